@@ -1,0 +1,9 @@
+package org.slotbook.core;
+
+/**
+ * Outcome of {@link BookingEngine#cancel}: {@link Cancelled} the first time, {@link AlreadyCancelled}
+ * for every repeat (or for a hold that already expired), {@link NotFound} for a booking that is not
+ * the caller's.
+ */
+public sealed interface CancelResult permits Cancelled, AlreadyCancelled, NotFound {
+}

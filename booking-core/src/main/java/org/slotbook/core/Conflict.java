@@ -1,0 +1,13 @@
+package org.slotbook.core;
+
+import java.util.List;
+
+/** A coach, room or student is already busy during the requested time; the list names each clash. */
+public record Conflict(List<ResourceConflict> conflicts) implements HoldResult, ScheduleResult {
+    public Conflict {
+        conflicts = List.copyOf(conflicts);
+        if (conflicts.isEmpty()) {
+            throw new IllegalArgumentException("conflicts must not be empty");
+        }
+    }
+}

@@ -1,0 +1,5 @@
+package org.slotbook.core;
+
+/** Every seat of the slot is held or confirmed. */
+public record Full(SlotId slotId) implements HoldResult {
+}

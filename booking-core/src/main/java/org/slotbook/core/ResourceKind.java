@@ -1,0 +1,8 @@
+package org.slotbook.core;
+
+/** The kinds of resource that can never be in two overlapping sessions at once. */
+public enum ResourceKind {
+    COACH,
+    ROOM,
+    STUDENT
+}

@@ -1,0 +1,8 @@
+package org.slotbook.core;
+
+/** Whether a slot still sells seats. */
+public enum SlotStatus {
+    OPEN,
+    /** The session was called off: every booking was released and no new hold is taken. */
+    CANCELLED
+}

@@ -1,0 +1,33 @@
+package org.slotbook.core;
+
+import org.slotbook.core.internal.Checks;
+
+/**
+ * Identifies a student within a tenant.
+ *
+ * <p>Any non-blank text of at most 64 characters without control characters or surrounding
+ * white space; {@link #of(long)} accepts positive numbers.
+ */
+public record StudentId(String value) implements Comparable<StudentId> {
+    public StudentId {
+        Checks.id("studentId", value);
+    }
+
+    public static StudentId of(String value) {
+        return new StudentId(value);
+    }
+
+    public static StudentId of(long value) {
+        return new StudentId(Checks.id("studentId", value));
+    }
+
+    @Override
+    public int compareTo(StudentId other) {
+        return value.compareTo(other.value);
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

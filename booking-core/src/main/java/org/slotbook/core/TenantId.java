@@ -1,0 +1,33 @@
+package org.slotbook.core;
+
+import org.slotbook.core.internal.Checks;
+
+/**
+ * The institution (a tenant of the host SaaS) every call is scoped to.
+ *
+ * <p>Any non-blank text of at most 64 characters without control characters or surrounding
+ * white space; {@link #of(long)} accepts positive numbers.
+ */
+public record TenantId(String value) implements Comparable<TenantId> {
+    public TenantId {
+        Checks.id("tenantId", value);
+    }
+
+    public static TenantId of(String value) {
+        return new TenantId(value);
+    }
+
+    public static TenantId of(long value) {
+        return new TenantId(Checks.id("tenantId", value));
+    }
+
+    @Override
+    public int compareTo(TenantId other) {
+        return value.compareTo(other.value);
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

@@ -1,0 +1,28 @@
+package org.slotbook.core.spi;
+
+import org.slotbook.core.RequestId;
+
+/**
+ * The gate's answer to a hold. {@code heldUnder} is set for {@link GateOutcome#DUPLICATE}: the
+ * request id of the student's existing gate hold, so a retry can be told from a second booking.
+ */
+public record GateDecision(GateOutcome outcome, RequestId heldUnder) {
+    public static final GateDecision HELD = new GateDecision(GateOutcome.HELD, null);
+    public static final GateDecision FULL = new GateDecision(GateOutcome.FULL, null);
+    public static final GateDecision MISSING = new GateDecision(GateOutcome.MISSING, null);
+    public static final GateDecision UNAVAILABLE = new GateDecision(GateOutcome.UNAVAILABLE, null);
+    public static final GateDecision BYPASS = new GateDecision(GateOutcome.BYPASS, null);
+
+    public GateDecision {
+        if (outcome == null) {
+            throw new IllegalArgumentException("outcome must not be null");
+        }
+        if (outcome == GateOutcome.DUPLICATE && heldUnder == null) {
+            throw new IllegalArgumentException("heldUnder must be set for DUPLICATE");
+        }
+    }
+
+    public static GateDecision duplicate(RequestId heldUnder) {
+        return new GateDecision(GateOutcome.DUPLICATE, heldUnder);
+    }
+}

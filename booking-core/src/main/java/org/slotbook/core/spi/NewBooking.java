@@ -1,0 +1,28 @@
+package org.slotbook.core.spi;
+
+import java.time.Instant;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.BookingStatus;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.internal.Checks;
+
+/**
+ * What {@link SeatLedger#claimSeat} writes: a booking without its seat number yet. Status is HELD
+ * (a hold waiting for its confirm until {@code heldUntil}) or CONFIRMED (hold and confirm in one step).
+ */
+public record NewBooking(BookingId bookingId, RequestId requestId, SlotId slotId, StudentId studentId,
+                         BookingStatus status, Instant heldUntil) {
+    public NewBooking {
+        Checks.notNull("bookingId", bookingId);
+        Checks.notNull("requestId", requestId);
+        Checks.notNull("slotId", slotId);
+        Checks.notNull("studentId", studentId);
+        Checks.notNull("status", status);
+        if (!status.isActive()) {
+            throw new IllegalArgumentException("status must be HELD or CONFIRMED, got " + status);
+        }
+        heldUntil = Checks.micros("heldUntil", heldUntil);
+    }
+}

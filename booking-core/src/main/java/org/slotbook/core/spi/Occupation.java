@@ -1,0 +1,23 @@
+package org.slotbook.core.spi;
+
+import java.util.List;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.ResourceRef;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.internal.Checks;
+
+/**
+ * Resources that one slot (coach and room, {@code bookingId} null) or one booking (the student)
+ * occupies over a time range.
+ */
+public record Occupation(List<ResourceRef> resources, TimeRange time, SlotId slotId, BookingId bookingId) {
+    public Occupation {
+        resources = List.copyOf(Checks.notNull("resources", resources));
+        if (resources.isEmpty()) {
+            throw new IllegalArgumentException("resources must not be empty");
+        }
+        Checks.notNull("time", time);
+        Checks.notNull("slotId", slotId);
+    }
+}
