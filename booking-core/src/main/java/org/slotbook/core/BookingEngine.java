@@ -252,20 +252,26 @@ public final class BookingEngine {
 
     private Outcome<HoldResult> holdInTx(StoreTransaction tx, HoldRequest request, BookingStatus status,
                                          Instant now, Instant heldUntil) {
-        Optional<Booking> replay = ledger.findByRequest(tx, request.requestId());
-        if (replay.isPresent()) {
-            return new Outcome<>(new Held(samePayloadOrThrow(replay.get(), request), true), List.of());
-        }
         Optional<Slot> found = ledger.findSlot(tx, request.slotId());
         if (found.isEmpty()) {
             return new Outcome<>(new NotFound(), List.of());
         }
         Slot slot = found.get();
         if (slot.status() != SlotStatus.OPEN || !now.isBefore(slot.time().end())) {
+            Optional<Booking> replay = ledger.findByRequest(tx, request.requestId());
+            if (replay.isPresent()) {
+                return new Outcome<>(new Held(samePayloadOrThrow(replay.get(), request), true), List.of());
+            }
             return new Outcome<>(new SlotNotOpen(slot.slotId(), slot.status()), List.of());
         }
+        // Everything about this student is decided under his lock: a retry of the same request
+        // running concurrently sees the first attempt's committed booking here.
         ResourceRef student = ResourceRef.of(request.studentId());
         conflicts.lock(tx, List.of(student));
+        Optional<Booking> replay = ledger.findByRequest(tx, request.requestId());
+        if (replay.isPresent()) {
+            return new Outcome<>(new Held(samePayloadOrThrow(replay.get(), request), true), List.of());
+        }
         List<Event> events = new ArrayList<>(2);
         Optional<Booking> active = ledger.findActive(tx, slot.slotId(), request.studentId());
         if (active.isPresent()) {
