@@ -260,7 +260,7 @@ public abstract class BookingEngineContract {
             int students = 400;
             List<Callable<HoldResult>> tasks = new ArrayList<>();
             for (int i = 0; i < students; i++) {
-                String student = "student-" + i;
+                String student = "student-" + capacity + "-" + i;
                 tasks.add(() -> engine.hold(tenant, request(slot.slotId().value(), student)));
             }
             List<HoldResult> results = race(raceThreads(), tasks);
