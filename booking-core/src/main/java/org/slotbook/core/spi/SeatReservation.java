@@ -44,9 +44,10 @@ public interface SeatReservation {
 
     /**
      * Converges the slot's state to the ledger's {@code truth} in one atomic step, creating it when
-     * missing: sets the capacity, adds the truth holders it lacks, and removes holders that the truth
-     * does not name, but only those taken before {@code removeTakenBefore} (a younger one may belong
-     * to a transaction still in flight).
+     * missing: sets the capacity, adds the truth holders it lacks (and gives a holder it has the
+     * truth's expiry, pinning confirmed ones), and removes holders that the truth does not name, but
+     * only those taken before {@code removeTakenBefore} (a younger one may belong to a transaction
+     * still in flight). {@code added} counts holders that were missing, not expiry updates.
      */
     GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth, Instant now,
                        Instant removeTakenBefore, Instant keepUntil);

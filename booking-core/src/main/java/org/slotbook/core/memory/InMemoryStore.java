@@ -1,0 +1,111 @@
+package org.slotbook.core.memory;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.internal.Checks;
+import org.slotbook.core.spi.ConflictDetector;
+import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.StoreTransaction;
+
+/**
+ * A store kept in memory: a {@link SeatLedger} and a {@link ConflictDetector} that share one
+ * transaction type.
+ *
+ * <p>A transaction holds its tenant's lock for its whole duration, so transactions of one tenant run
+ * one after the other and those of different tenants in parallel. Every mutation is recorded in an
+ * undo log and reverted when the work throws or asked for a rollback. All state is keyed by tenant.
+ *
+ * <pre>{@code
+ * InMemoryStore store = InMemoryStore.create();
+ * BookingEngine engine = BookingEngine.builder().ledger(store.ledger()).conflicts(store.conflicts()).build();
+ * }</pre>
+ */
+public final class InMemoryStore {
+    private final ConcurrentHashMap<TenantId, TenantState> tenants = new ConcurrentHashMap<>();
+    private final MemoryLedger ledger = new MemoryLedger(this);
+    private final MemoryConflicts conflicts = new MemoryConflicts(this);
+
+    private InMemoryStore() {
+    }
+
+    /** A new, empty store. */
+    public static InMemoryStore create() {
+        return new InMemoryStore();
+    }
+
+    /** The ledger of this store; its transactions are joined by {@link #conflicts()}. */
+    public SeatLedger ledger() {
+        return ledger;
+    }
+
+    /** The conflict detector of this store; it acts inside transactions of {@link #ledger()}. */
+    public ConflictDetector conflicts() {
+        return conflicts;
+    }
+
+    @Override
+    public String toString() {
+        return "InMemoryStore[tenants=" + tenants.size() + "]";
+    }
+
+    <T> T inTransaction(TenantId tenantId, Function<StoreTransaction, T> work) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("work", work);
+        TenantState state = tenants.computeIfAbsent(tenantId, TenantState::new);
+        state.lock.lock();
+        MemoryTransaction tx = new MemoryTransaction(this, state);
+        try {
+            T result;
+            try {
+                result = work.apply(tx);
+            } catch (Throwable failure) {
+                tx.rollback();
+                throw failure;
+            }
+            if (tx.isRollbackOnly()) {
+                tx.rollback();
+            } else {
+                tx.commit();
+            }
+            return result;
+        } finally {
+            state.lock.unlock();
+        }
+    }
+
+    /** The open transaction of this store that {@code tx} is, or an exception naming what is wrong with it. */
+    MemoryTransaction own(StoreTransaction tx) {
+        Checks.notNull("tx", tx);
+        if (!(tx instanceof MemoryTransaction mine) || mine.store != this) {
+            throw new IllegalArgumentException("tx must be a transaction of this in-memory store, got " + tx);
+        }
+        if (!mine.isOpen()) {
+            throw new IllegalStateException("tx has already ended: " + tx);
+        }
+        if (!mine.state.lock.isHeldByCurrentThread()) {
+            throw new IllegalStateException("tx belongs to another thread: " + tx);
+        }
+        return mine;
+    }
+
+    /** Undo actions of one transaction, newest first. */
+    static final class UndoLog {
+        private final ArrayDeque<Runnable> actions = new ArrayDeque<>();
+
+        void record(Runnable undo) {
+            actions.push(undo);
+        }
+
+        void revert() {
+            while (!actions.isEmpty()) {
+                actions.pop().run();
+            }
+        }
+
+        void forget() {
+            actions.clear();
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package org.slotbook.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class DomainValidationTest {
+    private static final Instant T = Instant.parse("2026-03-01T09:00:00Z");
+
+    @Test
+    void idsNameTheFieldAndTheValue() {
+        assertThatThrownBy(() -> TenantId.of((String) null)).hasMessage("tenantId must not be null");
+        assertThatThrownBy(() -> CoachId.of("  ")).hasMessage("coachId must not be blank, got '  '");
+        assertThatThrownBy(() -> RoomId.of(0)).hasMessage("roomId must be positive, got 0");
+        assertThatThrownBy(() -> StudentId.of(-7)).hasMessage("studentId must be positive, got -7");
+        assertThatThrownBy(() -> SlotId.of("x".repeat(65))).hasMessageStartingWith("slotId must be at most 64");
+        assertThatThrownBy(() -> BookingId.of("a\nb")).hasMessageContaining("bookingId must not contain control");
+        assertThatThrownBy(() -> RequestId.of(" r")).hasMessageContaining("requestId must not start or end");
+        assertThat(StudentId.of(42).value()).isEqualTo("42");
+        assertThat(SlotId.of("o'brien; DROP TABLE x").value()).isEqualTo("o'brien; DROP TABLE x");
+    }
+
+    @Test
+    void timeRangeIsHalfOpenAndMicrosecondPrecise() {
+        TimeRange nineToTen = TimeRange.of(T, Duration.ofHours(1));
+        TimeRange tenToEleven = TimeRange.of(T.plus(Duration.ofHours(1)), Duration.ofHours(1));
+        TimeRange nineThirty = TimeRange.of(T.plus(Duration.ofMinutes(30)), Duration.ofHours(1));
+        assertThat(nineToTen.overlaps(tenToEleven)).isFalse();
+        assertThat(tenToEleven.overlaps(nineToTen)).isFalse();
+        assertThat(nineToTen.overlaps(nineThirty)).isTrue();
+        assertThat(nineThirty.overlaps(tenToEleven)).isTrue();
+        assertThat(nineToTen.contains(T)).isTrue();
+        assertThat(nineToTen.contains(T.plus(Duration.ofHours(1)))).isFalse();
+
+        TimeRange nanos = TimeRange.of(T.plusNanos(1_234_567), T.plusSeconds(1).plusNanos(999));
+        assertThat(nanos.start()).isEqualTo(T.plusNanos(1_234_000));
+        assertThat(nanos.end()).isEqualTo(T.plusSeconds(1));
+        assertThatThrownBy(() -> TimeRange.of(T, T)).hasMessageContaining("end must be after start")
+                .hasMessageContaining(T.toString());
+        assertThatThrownBy(() -> TimeRange.of(T, T.minusSeconds(1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TimeRange.of(T.plusNanos(10), T.plusNanos(20)))
+                .as("equal once truncated to microseconds").isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TimeRange.of(null, T)).hasMessage("start must not be null");
+    }
+
+    @Test
+    void slotSpecCapacityIsBounded() {
+        TimeRange time = TimeRange.of(T, Duration.ofHours(1));
+        assertThatThrownBy(() -> new SlotSpec(SlotId.of("s"), CoachId.of("c"), RoomId.of("r"), time, 0))
+                .hasMessage("capacity must be between 1 and 100000, got 0");
+        assertThatThrownBy(() -> new SlotSpec(SlotId.of("s"), CoachId.of("c"), RoomId.of("r"), time, 100_001))
+                .hasMessage("capacity must be between 1 and 100000, got 100001");
+        assertThatThrownBy(() -> new SlotSpec(SlotId.of("s"), null, RoomId.of("r"), time, 5))
+                .hasMessage("coachId must not be null");
+        assertThat(new SlotSpec(SlotId.of("s"), CoachId.of("c"), RoomId.of("r"), time, 100_000).capacity())
+                .isEqualTo(100_000);
+    }
+
+    @Test
+    void holdPolicyDefaultsAndChecks() {
+        HoldPolicy defaults = HoldPolicy.ofDefaults();
+        assertThat(defaults.holdTtl()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(defaults.cacheGrace()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(defaults.gateTtl()).isEqualTo(Duration.ofSeconds(630));
+        assertThatThrownBy(() -> HoldPolicy.ofMinutes(0)).hasMessageContaining("holdTtl").hasMessageContaining("0");
+        assertThatThrownBy(() -> defaults.withCacheGrace(Duration.ofSeconds(-1)))
+                .hasMessage("cacheGrace must not be negative, got PT-1S");
+        assertThatThrownBy(() -> defaults.withHoldTtl(Duration.ZERO)).hasMessage("holdTtl must be positive, got PT0S");
+    }
+
+    @Test
+    void bookingLivenessUsesHalfOpenDeadline() {
+        Booking held = new Booking(TenantId.of("t"), BookingId.of("b"), RequestId.of("r"), SlotId.of("s"),
+                StudentId.of("st"), 1, BookingStatus.HELD, T, T.minusSeconds(60), T.minusSeconds(60));
+        assertThat(held.isLive(T.minusNanos(1000))).isTrue();
+        assertThat(held.isLive(T)).isFalse();
+        assertThat(held.with(BookingStatus.CONFIRMED, T).isLive(T.plusSeconds(9999))).isTrue();
+        assertThatThrownBy(() -> new Booking(TenantId.of("t"), BookingId.of("b"), RequestId.of("r"), SlotId.of("s"),
+                StudentId.of("st"), 0, BookingStatus.HELD, T, T, T)).hasMessage("seat must be positive, got 0");
+    }
+
+    @Test
+    void engineBuilderNamesWhatIsMissing() {
+        assertThatThrownBy(() -> BookingEngine.builder().build()).hasMessageContaining("ledger must be set");
+        assertThatThrownBy(() -> BookingEngine.builder().maxSessionDuration(Duration.ZERO))
+                .hasMessage("maxSessionDuration must be positive, got PT0S");
+    }
+}

@@ -1,0 +1,67 @@
+package org.slotbook.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Keeps the README's quick start identical to the code the build compiles, and runs it. */
+class ReadmeTest {
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+    @Test
+    void readmeQuickStartIsTheCompiledQuickStart() throws IOException {
+        String readme = Files.readString(ROOT.resolve("README.md"));
+        int section = readme.indexOf("## Quick start");
+        int open = readme.indexOf("```java", section);
+        int close = readme.indexOf("```", open + 7);
+        String snippet = normalize(readme.substring(open + 7, close).lines().collect(Collectors.toList()));
+
+        List<String> source = Files.readAllLines(
+                ROOT.resolve("booking-examples/src/main/java/org/slotbook/examples/QuickStart.java"));
+        int from = indexOfContaining(source, "--- quick start (README) ---") + 1;
+        int to = indexOfContaining(source, "--- end of quick start ---");
+        String code = normalize(source.subList(from, to));
+
+        assertThat(snippet).as("README quick start vs QuickStart.java").isEqualTo(code);
+        assertThat(snippet.lines().count()).as("quick start length").isBetween(10L, 30L);
+    }
+
+    @Test
+    void quickStartRunsAndEveryStepBehaves() {
+        PrintStream original = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            QuickStart.main(new String[0]);
+        } finally {
+            System.setOut(original);
+        }
+        String printed = out.toString(StandardCharsets.UTF_8);
+        original.print(printed);
+        assertThat(printed).contains("Every step behaved.");
+    }
+
+    private static int indexOfContaining(List<String> lines, String marker) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(marker)) {
+                return i;
+            }
+        }
+        throw new AssertionError("marker not found: " + marker);
+    }
+
+    private static String normalize(List<String> lines) {
+        int indent = lines.stream().filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+        return lines.stream().map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing())
+                .collect(Collectors.joining("\n")).strip();
+    }
+}
