@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotSpec;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.internal.Checks;
@@ -166,8 +167,7 @@ public final class RedisSeatReservation implements SeatReservation {
     public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil) {
         List<String> keys = keys(tenantId, slotId);
         checkCapacity(capacity);
-        long keep = millis("keepUntil", keepUntil);
-        run(INIT, "initialize", tenantId, slotId, keys, List.of(Integer.toString(capacity), Long.toString(keep)));
+        run(INIT, "initialize", tenantId, slotId, keys, List.of(Integer.toString(capacity), keepArg(keepUntil)));
     }
 
     @Override
@@ -180,7 +180,7 @@ public final class RedisSeatReservation implements SeatReservation {
         args.add(Integer.toString(capacity));
         args.add(Long.toString(millis("now", now)));
         args.add(Long.toString(millis("removeTakenBefore", removeTakenBefore)));
-        args.add(Long.toString(millis("keepUntil", keepUntil)));
+        args.add(keepArg(keepUntil));
         args.add(PINNED);
         for (GateHolder holder : truth) {
             Checks.notNull("truth holder", holder);
@@ -264,9 +264,12 @@ public final class RedisSeatReservation implements SeatReservation {
     }
 
     private static void checkCapacity(int capacity) {
-        if (capacity < 0) {
-            throw new IllegalArgumentException("capacity must not be negative, got " + capacity);
-        }
+        Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
+    }
+
+    /** Epoch milliseconds, or '' for null: the slot's keys then never expire. */
+    private static String keepArg(Instant keepUntil) {
+        return keepUntil == null ? "" : Long.toString(millis("keepUntil", keepUntil));
     }
 
     private static long millis(String field, Instant instant) {

@@ -2,7 +2,7 @@
 --
 -- KEYS[1] capacity   KEYS[2] holders   KEYS[3] meta
 -- ARGV[1] capacity   ARGV[2] now (epoch ms)   ARGV[3] removeTakenBefore (epoch ms)
--- ARGV[4] keepUntil (epoch ms)   ARGV[5] the score that means "pinned"
+-- ARGV[4] keepUntil (epoch ms, '' = never)   ARGV[5] the score that means "pinned"
 -- ARGV[6..] per truth holder, four values: student, request id, takenAt, expiresAt ('' = pinned)
 --
 -- Replies {added, removed, capacityFixed (0 or 1)}.
@@ -33,8 +33,8 @@ for i = 6, #ARGV, 4 do
     if not redis.call('ZSCORE', KEYS[2], student) then
       added = added + 1
     end
-    -- GT: never shortens a hold nor unpins one (a confirm may have landed after the truth was read)
-    redis.call('ZADD', KEYS[2], 'GT', score, student)
+    -- the truth's expiry wins, and a confirmed booking pins its holder
+    redis.call('ZADD', KEYS[2], score, student)
     redis.call('HSET', KEYS[3], student, ARGV[i + 2] .. '|' .. ARGV[i + 1])
   end
 end
@@ -63,6 +63,10 @@ for i = 1, #members do
 end
 
 for i = 1, 3 do
-  redis.call('PEXPIREAT', KEYS[i], ARGV[4])
+  if ARGV[4] == '' then
+    redis.call('PERSIST', KEYS[i])
+  else
+    redis.call('PEXPIREAT', KEYS[i], ARGV[4])
+  end
 end
 return {added, removed, fixed}

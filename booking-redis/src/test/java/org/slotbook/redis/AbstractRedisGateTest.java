@@ -306,20 +306,39 @@ abstract class AbstractRedisGateTest {
     }
 
     @Test
-    void reconcileRebuildsAMissingSlotAndNeverUnpins() {
+    void reconcileRebuildsAMissingSlotAndAppliesTheTruthsExpiry() {
         SlotId slot = SlotId.of("rebuild");
         List<GateHolder> truth = List.of(
                 new GateHolder(StudentId.of("a"), RequestId.of("ra"), now(), now().plus(TTL)));
         assertThat(gate.reconcile(tenant, slot, 2, truth, now(), now(), keep())).isEqualTo(new GateSync(1, 0, true));
         assertThat(hold(slot, "b")).isEqualTo(GateDecision.HELD);
         assertThat(hold(slot, "c")).isEqualTo(GateDecision.FULL);
-        gate.confirm(tenant, slot, StudentId.of("a"));
-        // a truth read before the confirm landed does not unpin
-        gate.reconcile(tenant, slot, 2, truth, now(), now().minus(Duration.ofHours(1)), keep());
-        clock.advance(TTL.multipliedBy(2));
+
+        // the ledger confirmed a: the truth pins it
+        List<GateHolder> confirmed = List.of(
+                new GateHolder(StudentId.of("a"), RequestId.of("ra"), now(), null),
+                new GateHolder(StudentId.of("b"), RequestId.of("rb"), now(), now().plusSeconds(5)));
+        assertThat(gate.reconcile(tenant, slot, 2, confirmed, now(), now().minus(Duration.ofHours(1)), keep()))
+                .isEqualTo(new GateSync(0, 0, false));
+        clock.advance(Duration.ofSeconds(5));
         GateView view = gate.inspect(tenant, slot, now()).orElseThrow();
         assertThat(view.holders()).extracting(h -> h.studentId().value()).containsExactly("a");
         assertThat(view.holders().get(0).pinned()).isTrue();
+        assertThat(hold(slot, "c")).isEqualTo(GateDecision.HELD);
+    }
+
+    @Test
+    void withoutKeepUntilTheSlotNeverExpires() {
+        SlotId slot = SlotId.of("forever");
+        gate.initialize(tenant, slot, 1, null);
+        hold(slot, "a");
+        for (String key : keys(slot)) {
+            assertThat(jedis().pttl(key)).as(key).isEqualTo(-1L);
+        }
+        gate.reconcile(tenant, slot, 1, List.of(), now(), now(), keep());
+        assertThat(jedis().pttl(keys(slot).get(0))).isPositive();
+        gate.reconcile(tenant, slot, 1, List.of(), now(), now(), null);
+        assertThat(jedis().pttl(keys(slot).get(0))).isEqualTo(-1L);
     }
 
     @Test
