@@ -75,6 +75,7 @@ public final class BookingEngine {
     private final LongAdder gateRebuilds = new LongAdder();
     private final AtomicLong lastGateLog = new AtomicLong(Long.MIN_VALUE);
     private final ConcurrentHashMap<String, CompletableFuture<Void>> rebuilding = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Long> rebuiltAtNanos = new ConcurrentHashMap<>();
 
     private BookingEngine(Builder b) {
         this.ledger = Checks.notNull("ledger", b.ledger);
@@ -166,6 +167,7 @@ public final class BookingEngine {
         boolean gateHeld = false;
         gateLoop:
         for (int attempt = 0; attempt < 2; attempt++) {
+            long askedAt = System.nanoTime();
             GateDecision decision = tryGate(tenantId, request, now);
             switch (decision.outcome()) {
                 case FULL:
@@ -186,7 +188,7 @@ public final class BookingEngine {
                 }
                 case MISSING:
                     if (attempt == 0) {
-                        rebuildGate(tenantId, request.slotId());
+                        rebuildGate(tenantId, request.slotId(), askedAt);
                         continue gateLoop;
                     }
                     break gateLoop;
@@ -599,8 +601,12 @@ public final class BookingEngine {
     }
 
     /** Rebuilds a slot's missing gate state from the ledger, once however many requests found it missing. */
-    private void rebuildGate(TenantId tenantId, SlotId slotId) {
+    private void rebuildGate(TenantId tenantId, SlotId slotId, long askedAt) {
         String key = tenantId.value() + '\u0000' + slotId.value();
+        Long rebuiltAt = rebuiltAtNanos.get(key);
+        if (rebuiltAt != null && rebuiltAt - askedAt > 0) {
+            return; // rebuilt after this request asked the gate: just ask again
+        }
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<Void> running = rebuilding.putIfAbsent(key, mine);
         if (running != null) {
@@ -614,9 +620,17 @@ public final class BookingEngine {
             return;
         }
         try {
+            Long since = rebuiltAtNanos.get(key);
+            if (since != null && since - askedAt > 0) {
+                return; // another thread rebuilt it between our check and our claim
+            }
             gateRebuilds.increment();
             reconcile(tenantId, slotId);
         } finally {
+            if (rebuiltAtNanos.size() > 10_000) {
+                rebuiltAtNanos.clear();
+            }
+            rebuiltAtNanos.put(key, System.nanoTime());
             rebuilding.remove(key, mine);
             mine.complete(null);
         }

@@ -1,0 +1,197 @@
+package org.slotbook.core.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.CoachId;
+import org.slotbook.core.Full;
+import org.slotbook.core.Held;
+import org.slotbook.core.HoldPolicy;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.HoldResult;
+import org.slotbook.core.ReconcileReport;
+import org.slotbook.core.ReconciliationJob;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.RoomId;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotSpec;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.StoreTransaction;
+import org.slotbook.core.tck.ForwardingLedger;
+import org.slotbook.core.tck.MutableClock;
+
+/** The engine against a misbehaving gate and a ledger that fails at the worst moment. */
+class EngineGateFaultTest {
+    private final MutableClock clock = new MutableClock();
+    private final InMemoryStore store = InMemoryStore.create();
+    private final InMemorySeatReservation gate = InMemorySeatReservation.create();
+    private final TenantId tenant = TenantId.of("t-" + UUID.randomUUID());
+    private final SlotId slot = SlotId.of("flash");
+    private BookingEngine engine;
+
+    @BeforeEach
+    void setUp() {
+        engine = engine(store.ledger());
+        Instant start = clock.instant().truncatedTo(ChronoUnit.HOURS).plus(Duration.ofDays(1));
+        engine.schedule(tenant, new SlotSpec(slot, CoachId.of("c"), RoomId.of("r"),
+                TimeRange.of(start, Duration.ofHours(1)), 10));
+    }
+
+    private BookingEngine engine(SeatLedger ledger) {
+        return BookingEngine.builder().ledger(ledger).conflicts(store.conflicts()).reservation(gate)
+                .clock(clock).holdPolicy(HoldPolicy.ofDefaults()).build();
+    }
+
+    private List<HoldResult> flashSale(BookingEngine e, int students, Runnable midway) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<HoldResult>> futures = new ArrayList<>();
+            for (int i = 0; i < students; i++) {
+                String student = "s" + i;
+                futures.add(pool.submit((Callable<HoldResult>) () ->
+                        e.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of(student)))));
+                if (i == students / 2) {
+                    midway.run();
+                }
+            }
+            List<HoldResult> results = new ArrayList<>();
+            for (Future<HoldResult> f : futures) {
+                results.add(f.get(60, TimeUnit.SECONDS));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private void assertNoOversellAndAllHeldStored(List<HoldResult> results) {
+        List<BookingId> answered = results.stream().filter(r -> r instanceof Held)
+                .map(r -> ((Held) r).booking().bookingId()).toList();
+        var live = store.ledger().inTransaction(tenant, tx -> store.ledger().liveBookings(tx, slot, clock.instant()));
+        assertThat(live.size()).as("live bookings in the ledger").isLessThanOrEqualTo(10);
+        assertThat(live).extracting(b -> b.bookingId()).containsExactlyInAnyOrderElementsOf(answered);
+    }
+
+    @Test
+    void gateDownMidSaleFallsBackToTheLedger() throws Exception {
+        List<HoldResult> results = flashSale(engine, 400, () -> gate.setAvailable(false));
+        assertNoOversellAndAllHeldStored(results);
+        assertThat(results.stream().filter(r -> r instanceof Held)).hasSize(10);
+        gate.setAvailable(true);
+        ReconcileReport report = engine.reconcile(tenant, slot);
+        assertThat(report.slotsUnreachable()).isZero();
+        assertThat(gate.inspect(tenant, slot, clock.instant()).orElseThrow().remaining()).isZero();
+    }
+
+    @Test
+    void gateStateLostMidSaleIsRebuiltOnceFromTheLedger() throws Exception {
+        List<HoldResult> results = flashSale(engine, 400, () -> gate.clearAll());
+        assertNoOversellAndAllHeldStored(results);
+        assertThat(results.stream().filter(r -> r instanceof Held)).hasSize(10);
+        assertThat(engine.metrics().gateRebuilds()).isBetween(1L, 3L);
+        assertThat(gate.inspect(tenant, slot, clock.instant()).orElseThrow().remaining()).isZero();
+    }
+
+    @Test
+    void ledgerFailureAfterTheGateHoldGivesTheGateSeatBack() {
+        SeatLedger failing = new FailingLedger(store.ledger());
+        BookingEngine broken = engine(failing);
+        assertThatThrownBy(() -> broken.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("x"))))
+                .isInstanceOf(BookingStoreException.class);
+        assertThat(gate.inspect(tenant, slot, clock.instant()).orElseThrow().remaining()).isEqualTo(10);
+        assertThat(engine.availability(tenant, slot).remaining()).isEqualTo(10);
+    }
+
+    @Test
+    void reconcileNeverDropsAnInFlightHold() {
+        Instant now = clock.instant();
+        // a hold taken in the gate just now, whose transaction has not committed yet
+        gate.tryHold(tenant, slot, StudentId.of("inflight"), RequestId.random(), now, now.plus(Duration.ofMinutes(10)));
+        // and one abandoned long ago (a crash before the commit)
+        gate.reconcile(tenant, slot, 10, List.of(new GateHolder(StudentId.of("ghost"), RequestId.random(),
+                now.minus(Duration.ofMinutes(5)), now.plus(Duration.ofMinutes(5)))), now, now.minus(Duration.ofDays(1)),
+                now.plus(Duration.ofDays(2)));
+        ReconcileReport report = engine.reconcile(tenant, slot);
+        assertThat(report.holdersRemoved()).isEqualTo(1);
+        assertThat(gate.inspect(tenant, slot, clock.instant()).orElseThrow().holders())
+                .extracting(GateHolder::studentId).containsExactly(StudentId.of("inflight"));
+        clock.advance(Duration.ofMinutes(2));
+        assertThat(engine.reconcile(tenant, slot).holdersRemoved()).isEqualTo(1);
+        assertThat(gate.inspect(tenant, slot, clock.instant()).orElseThrow().remaining()).isEqualTo(10);
+    }
+
+    @Test
+    void reconciliationJobRunsSurvivesFailuresAndCloses() throws Exception {
+        engine.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("a")));
+        clock.advance(Duration.ofMinutes(11));
+        int[] calls = {0};
+        try (ReconciliationJob job = ReconciliationJob.builder(engine, () -> {
+            if (calls[0]++ == 0) {
+                throw new IllegalStateException("tenant directory down");
+            }
+            return List.of(tenant);
+        }).interval(Duration.ofMillis(20)).build()) {
+            job.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (job.runs() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(job.failedRuns()).isEqualTo(1);
+            assertThat(job.runs()).isGreaterThanOrEqualTo(2);
+        }
+        assertThat(engine.availability(tenant, slot).remaining()).isEqualTo(10);
+        var run = ReconciliationJob.builder(engine, () -> List.of(tenant)).build().runOnce().orElseThrow();
+        assertThat(run.expired()).isZero();
+        assertThat(run.tenants()).isEqualTo(1);
+    }
+
+    @Test
+    void fullSlotIsAnsweredByTheGateAlone() {
+        for (int i = 0; i < 10; i++) {
+            engine.book(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("b" + i)));
+        }
+        SeatLedger counting = new FailingLedger(store.ledger());
+        BookingEngine gated = engine(counting);
+        for (int i = 0; i < 100; i++) {
+            assertThat(gated.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("late" + i))))
+                    .isInstanceOf(Full.class);
+        }
+        assertThat(gated.metrics().gateFull()).isEqualTo(100);
+    }
+
+    /** A ledger whose every transaction fails after the work ran, as if the commit was lost. */
+    private static final class FailingLedger extends ForwardingLedger {
+        FailingLedger(SeatLedger delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public <T> T inTransaction(TenantId tenantId, Function<StoreTransaction, T> work) {
+            return delegate.inTransaction(tenantId, tx -> {
+                work.apply(tx);
+                throw new BookingStoreException("connection lost before commit");
+            });
+        }
+    }
+}
