@@ -31,7 +31,9 @@ import redis.clients.jedis.RedisClient;
  * Gate decisions per second through {@link SeatReservation#tryHold} on the Redis gate, on a full slot
  * and on an open slot, at 1 and 50 client threads; and in the same run the raw ceiling:
  * {@code redis-benchmark} (started here as a subprocess) sending {@code EVALSHA} of the same
- * {@code hold.lua} with the same keys and arguments over 1 and 50 connections.
+ * {@code hold.lua} with the same keys and arguments over 1 and 50 connections. Between the two, a
+ * plain loop of Jedis {@code evalsha} calls on the same client and threads shows what the client
+ * itself costs.
  *
  * <pre>
  * mvn -B -q -pl booking-examples -am compile exec:java -Dexec.mainClass=org.slotbook.examples.GateBench \
@@ -81,9 +83,16 @@ public final class GateBench {
                     Instant n = Instant.now();
                     return gate.tryHold(TENANT, full, StudentId.of("s" + t + "-" + i), RequestId.of("r" + t + "-" + i),
                             n, n.plus(TTL));
-                }, GateOutcome.FULL);
-                double rawFull = redisBenchmark(server, threads, seconds, sha, prefix + "{bench:full}", "1");
-                rows.add(row("full slot", threads, gateFull, rawFull));
+                }, GateOutcome.FULL, "gate");
+                String fullBase = prefix + "{bench:full}";
+                double jedisFull = measure(threads, seconds, (t, i) -> {
+                    long n = System.currentTimeMillis();
+                    Object reply = redis.evalsha(sha, List.of(fullBase + ":cap", fullBase + ":holders", fullBase + ":meta"),
+                            List.of("s" + t + "-" + i, "r" + t + "-" + i, Long.toString(n), Long.toString(n + 600_000), "16"));
+                    return "F".equals(reply) ? GateDecision.FULL : GateDecision.UNAVAILABLE;
+                }, GateOutcome.FULL, "jedis");
+                double rawFull = redisBenchmark(server, threads, seconds, sha, fullBase, "1");
+                rows.add(row("full slot", threads, gateFull, jedisFull, rawFull));
 
                 // an open slot stays open: each thread rotates to a fresh slot before one can fill up
                 int capacity = 100_000;
@@ -96,17 +105,27 @@ public final class GateBench {
                     }
                     Instant n = Instant.now();
                     return gate.tryHold(TENANT, open[t], StudentId.of("s" + i), RequestId.of("r" + i), n, n.plus(TTL));
-                }, GateOutcome.HELD);
+                }, GateOutcome.HELD, "gate");
+                String jedisOpen = prefix + "{bench:open-jedis-" + threads + "}";
+                redis.set(jedisOpen + ":cap", "1000000000");
+                redis.pexpireAt(jedisOpen + ":cap", keep.toEpochMilli());
+                double jedisOpenRate = measure(threads, seconds, (t, i) -> {
+                    long n = System.currentTimeMillis();
+                    Object reply = redis.evalsha(sha, List.of(jedisOpen + ":cap", jedisOpen + ":holders", jedisOpen + ":meta"),
+                            List.of("s" + t + "-" + i, "r" + t + "-" + i, Long.toString(n), Long.toString(n + 600_000), "16"));
+                    return "H".equals(reply) ? GateDecision.HELD : GateDecision.UNAVAILABLE;
+                }, GateOutcome.HELD, "jedis");
                 String rawOpen = prefix + "{bench:open-raw-" + threads + "}";
                 redis.set(rawOpen + ":cap", "1000000000");
                 redis.pexpireAt(rawOpen + ":cap", keep.toEpochMilli());
                 double rawOpenRate = redisBenchmark(server, threads, seconds, sha, rawOpen, "1000000000");
-                rows.add(row("open slot", threads, gateOpen, rawOpenRate));
+                rows.add(row("open slot", threads, gateOpen, jedisOpenRate, rawOpenRate));
             }
 
             System.out.println();
-            System.out.println("| slot | client threads | gate decisions/s (SeatReservation) | redis-benchmark EVALSHA/s | gate / raw |");
-            System.out.println("|---|---:|---:|---:|---:|");
+            System.out.println("| slot | client threads | gate decisions/s (SeatReservation) "
+                    + "| plain Jedis EVALSHA/s (same client) | redis-benchmark EVALSHA/s | gate / redis-benchmark |");
+            System.out.println("|---|---:|---:|---:|---:|---:|");
             for (String[] r : rows) {
                 System.out.println("| " + String.join(" | ", r) + " |");
             }
@@ -120,13 +139,15 @@ public final class GateBench {
         GateDecision run(int thread, int iteration);
     }
 
-    private static String[] row(String slot, int threads, double gate, double raw) {
+    private static String[] row(String slot, int threads, double gate, double jedis, double raw) {
         return new String[] {slot, Integer.toString(threads), String.format(Locale.ROOT, "%,.0f", gate),
-                String.format(Locale.ROOT, "%,.0f", raw), String.format(Locale.ROOT, "%.0f%%", 100 * gate / raw)};
+                String.format(Locale.ROOT, "%,.0f", jedis), String.format(Locale.ROOT, "%,.0f", raw),
+                String.format(Locale.ROOT, "%.0f%%", 100 * gate / raw)};
     }
 
     /** Decisions per second over {@code seconds}, after a one-second warm-up; every answer must be {@code expected}. */
-    private static double measure(int threads, int seconds, Call call, GateOutcome expected) throws Exception {
+    private static double measure(int threads, int seconds, Call call, GateOutcome expected, String what)
+            throws Exception {
         LongAdder done = new LongAdder();
         AtomicBoolean counting = new AtomicBoolean(false);
         AtomicBoolean stop = new AtomicBoolean(false);
@@ -167,7 +188,7 @@ public final class GateBench {
             throw failure[0];
         }
         double rate = done.sum() / (elapsed / 1e9);
-        System.out.printf(Locale.ROOT, "gate %-4s  %2d threads: %,.0f decisions/s%n", expected, threads, rate);
+        System.out.printf(Locale.ROOT, "%-5s %-4s  %2d threads: %,.0f/s%n", what, expected, threads, rate);
         return rate;
     }
 

@@ -142,6 +142,8 @@ public abstract class AbstractRedisFaultTest {
             }
         });
         assertInvariants(slot, 50, sale);
+        System.out.printf("kill mid-sale: %d students, %d held, %d holds without the gate, slowest answer %d ms%n",
+                students, sale.held().size(), gate.unavailableCount(), sale.slowest().toMillis());
         assertThat(gate.unavailableCount()).as("holds that found Redis dead").isPositive();
         assertThat(engine.metrics().gateUnavailable()).isPositive();
         // back up and empty: the first hold after the restart found the slot missing and rebuilt it
