@@ -33,6 +33,8 @@ import redis.embedded.RedisServer;
  */
 final class Backends implements AutoCloseable {
     private static final String DEFAULT_H2 = "jdbc:h2:mem:slotbook-%s;DB_CLOSE_DELAY=-1";
+    /** The PostgreSQL application_name of the examples' connections. */
+    static final String APPLICATION_NAME = "slotbook-examples";
 
     private final HikariDataSource dataSource;
     private final JdbcStore store;
@@ -41,11 +43,16 @@ final class Backends implements AutoCloseable {
     private final SeatReservation gate;
     private final String ledgerName;
     private final String gateName;
+    private final String jdbcUrl;
+    private final String gateKeyPrefix;
     private final BookingEngine engine;
 
     private Backends(HikariDataSource dataSource, JdbcStore store, RedisServer embeddedRedis, RedisClient redis,
-                     SeatReservation gate, String ledgerName, String gateName, HoldPolicy policy) {
+                     SeatReservation gate, String ledgerName, String gateName, String jdbcUrl, String gateKeyPrefix,
+                     HoldPolicy policy) {
         this.dataSource = dataSource;
+        this.jdbcUrl = jdbcUrl;
+        this.gateKeyPrefix = gateKeyPrefix;
         this.store = store;
         this.embeddedRedis = embeddedRedis;
         this.redis = redis;
@@ -77,6 +84,10 @@ final class Backends implements AutoCloseable {
         config.setMinimumIdle(Math.min(4, poolSize));
         config.setConnectionTimeout(10_000);
         config.setPoolName("slotbook-examples");
+        if (url.startsWith("jdbc:postgresql:")) {
+            // lets a benchmark find this pool's sessions in pg_stat_activity
+            config.addDataSourceProperty("ApplicationName", APPLICATION_NAME);
+        }
         HikariDataSource dataSource = new HikariDataSource(config);
         RedisServer embedded = null;
         RedisClient client = null;
@@ -86,6 +97,7 @@ final class Backends implements AutoCloseable {
             String ledgerName = store.dialect() + (jdbcUrl == null ? " (in memory)" : " " + redactUser(url));
             SeatReservation gate = SeatReservation.none();
             String gateName = "none (DB-only)";
+            String keyPrefix = null;
             if (!noRedis) {
                 HostAndPort hostAndPort;
                 if (redisUrl == null) {
@@ -109,10 +121,11 @@ final class Backends implements AutoCloseable {
                                 .connectionTimeoutMillis(300).socketTimeoutMillis(500).build())
                         .poolConfig(pool)
                         .build();
-                gate = RedisSeatReservation.builder(client).keyPrefix("slotbook-example:" + UUID.randomUUID() + ":")
-                        .build();
+                keyPrefix = "slotbook-example:" + UUID.randomUUID() + ":";
+                gate = RedisSeatReservation.builder(client).keyPrefix(keyPrefix).build();
             }
-            return new Backends(dataSource, store, embedded, client, gate, ledgerName, gateName, policy);
+            return new Backends(dataSource, store, embedded, client, gate, ledgerName, gateName, url, keyPrefix,
+                    policy);
         } catch (RuntimeException | IOException e) {
             if (client != null) {
                 client.close();
@@ -137,6 +150,21 @@ final class Backends implements AutoCloseable {
 
     SeatReservation gate() {
         return gate;
+    }
+
+    /** The JDBC URL of the ledger database (the generated one for H2 in memory). */
+    String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    /** The Redis client behind the gate, or null when there is no gate. */
+    RedisClient redis() {
+        return redis;
+    }
+
+    /** The prefix of every gate key, or null when there is no gate. */
+    String gateKeyPrefix() {
+        return gateKeyPrefix;
     }
 
     String ledgerName() {
