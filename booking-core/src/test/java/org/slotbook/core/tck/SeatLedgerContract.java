@@ -136,7 +136,7 @@ public abstract class SeatLedgerContract {
     void racingClaimsNeverOversell(int capacity) {
         Slot slot = slot(capacity);
         int threads = 50;
-        int studentsPerThread = 4;
+        int studentsPerThread = 6;
         Set<BookingId> won = ConcurrentHashMap.newKeySet();
 
         Concurrent.runAll(threads, i -> {
@@ -363,6 +363,7 @@ public abstract class SeatLedgerContract {
         List<Integer> batches = new ArrayList<>();
         List<Booking> batch;
         do {
+            assertThat(batches).as("expireDue keeps answering").hasSizeLessThan(10);
             batch = tx(t -> ledger().expireDue(t, deadline, 3));
             batches.add(batch.size());
             for (Booking e : batch) {
@@ -394,6 +395,7 @@ public abstract class SeatLedgerContract {
             List<BookingId> mine = new ArrayList<>();
             List<Booking> batch;
             do {
+                assertThat(mine).as("expireDue keeps answering").hasSizeLessThan(100);
                 batch = tx(t -> ledger().expireDue(t, deadline, 3));
                 batch.forEach(b -> mine.add(b.bookingId()));
             } while (!batch.isEmpty());
@@ -420,7 +422,8 @@ public abstract class SeatLedgerContract {
         List<SlotId> seen = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
         SlotId after = null;
-        while (true) {
+        for (int pages = 0; ; pages++) {
+            assertThat(pages).as("paging does not end: a page starts at or before its 'after'").isLessThan(10);
             SlotId from = after;
             List<Slot> page = tx(t -> ledger().slots(t, from, 3));
             sizes.add(page.size());

@@ -279,6 +279,24 @@ public abstract class SeatReservationContract {
     }
 
     @Test
+    void reconcileGivesAHolderTheTruthsExpiry() {
+        init(2);
+        StudentId confirmed = Fixtures.student();
+        RequestId request = RequestId.random();
+        Instant expiry = now.plus(Duration.ofMinutes(1));
+        assertThat(hold(confirmed, request, now, expiry)).isEqualTo(GateDecision.HELD);
+        GateHolder pinned = new GateHolder(confirmed, request, now, null);
+
+        assertThat(reservation().reconcile(tenant, slot, 2, List.of(pinned), now, now.minusSeconds(60), keepUntil))
+                .as("an expiry update is not an addition").isEqualTo(new GateSync(0, 0, false));
+
+        Instant later = expiry.plus(Duration.ofHours(1));
+        assertThat(view(later).holders()).containsExactly(pinned);
+        assertThat(hold(Fixtures.student(), RequestId.random(), later, later.plus(TTL))).isEqualTo(GateDecision.HELD);
+        assertThat(hold(Fixtures.student(), RequestId.random(), later, later.plus(TTL))).isEqualTo(GateDecision.FULL);
+    }
+
+    @Test
     void reconcileLowersCapacityWithoutDroppingKnownHolders() {
         init(5);
         GateHolder a = new GateHolder(Fixtures.student(), RequestId.random(), now, now.plus(TTL));
