@@ -1,0 +1,44 @@
+package org.slotbook.jdbc.internal;
+
+import java.util.regex.Pattern;
+
+/** Table names under one prefix. The prefix is validated, since it is spliced into SQL text. */
+public record Tables(String prefix) {
+    public static final String DEFAULT_PREFIX = "slotbook_";
+    private static final Pattern VALID = Pattern.compile("[a-z_][a-z0-9_]{0,23}|");
+
+    public Tables {
+        prefix = checkPrefix(prefix);
+    }
+
+    public static String checkPrefix(String prefix) {
+        if (prefix == null) {
+            throw new IllegalArgumentException("tablePrefix must not be null");
+        }
+        if (!VALID.matcher(prefix).matches()) {
+            throw new IllegalArgumentException("tablePrefix must be empty or up to 24 characters of a-z, 0-9 and _,"
+                    + " not starting with a digit, got '" + prefix + "'");
+        }
+        return prefix;
+    }
+
+    public String slot() {
+        return prefix + "slot";
+    }
+
+    public String seat() {
+        return prefix + "slot_seat";
+    }
+
+    public String booking() {
+        return prefix + "booking";
+    }
+
+    public String occupancy() {
+        return prefix + "occupancy";
+    }
+
+    public String lock() {
+        return prefix + "resource_lock";
+    }
+}

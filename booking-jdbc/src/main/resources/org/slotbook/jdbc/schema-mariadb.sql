@@ -1,0 +1,88 @@
+-- Slotbook ledger schema for MariaDB 10.6+ (tested on 10.11) and MySQL 8.
+-- ${prefix} is the table prefix (default slotbook_); Flyway users define the placeholder "prefix".
+-- Every statement is idempotent. Times are UTC instants stored in DATETIME(6) (microseconds);
+-- the library writes and reads them as UTC, whatever the session time zone.
+-- Ids compare byte for byte (utf8mb4_bin): 'A' and 'a' are two different ids.
+
+CREATE TABLE IF NOT EXISTS ${prefix}slot (
+    tenant_id   VARCHAR(64) NOT NULL,
+    slot_id     VARCHAR(64) NOT NULL,
+    coach_id    VARCHAR(64) NOT NULL,
+    room_id     VARCHAR(64) NOT NULL,
+    starts_at   DATETIME(6) NOT NULL,
+    ends_at     DATETIME(6) NOT NULL,
+    capacity    INT         NOT NULL,
+    status      VARCHAR(16) NOT NULL,
+    PRIMARY KEY (tenant_id, slot_id),
+    CONSTRAINT ${prefix}slot_time_ck CHECK (starts_at < ends_at),
+    CONSTRAINT ${prefix}slot_capacity_ck CHECK (capacity > 0),
+    CONSTRAINT ${prefix}slot_status_ck CHECK (status IN ('OPEN', 'CANCELLED'))
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
+-- The owner (booking, student) lives on the row, so taking a seat is a locked read and an update by key.
+CREATE TABLE IF NOT EXISTS ${prefix}slot_seat (
+    tenant_id   VARCHAR(64) NOT NULL,
+    slot_id     VARCHAR(64) NOT NULL,
+    seq         INT         NOT NULL,
+    status      VARCHAR(16) NOT NULL,
+    booking_id  VARCHAR(64),
+    student_id  VARCHAR(64),
+    held_until  DATETIME(6),
+    PRIMARY KEY (tenant_id, slot_id, seq),
+    UNIQUE KEY ${prefix}slot_seat_student_uk (tenant_id, slot_id, student_id),
+    -- The claim's index: without it the optimizer may pick the student key and sort a whole hot slot.
+    KEY ${prefix}slot_seat_claim_ix (tenant_id, slot_id, status, seq),
+    KEY ${prefix}slot_seat_held_ix (tenant_id, slot_id, status, held_until),
+    CONSTRAINT ${prefix}slot_seat_status_ck CHECK (status IN ('FREE', 'HELD', 'CONFIRMED', 'CLOSED')),
+    CONSTRAINT ${prefix}slot_seat_owner_ck CHECK (
+        (status IN ('FREE', 'CLOSED') AND booking_id IS NULL AND student_id IS NULL)
+        OR (status IN ('HELD', 'CONFIRMED') AND booking_id IS NOT NULL AND student_id IS NOT NULL
+            AND held_until IS NOT NULL))
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+CREATE TABLE IF NOT EXISTS ${prefix}booking (
+    tenant_id   VARCHAR(64) NOT NULL,
+    booking_id  VARCHAR(64) NOT NULL,
+    request_id  VARCHAR(64) NOT NULL,
+    slot_id     VARCHAR(64) NOT NULL,
+    student_id  VARCHAR(64) NOT NULL,
+    seat        INT         NOT NULL,
+    status      VARCHAR(16) NOT NULL,
+    held_until  DATETIME(6) NOT NULL,
+    created_at  DATETIME(6) NOT NULL,
+    updated_at  DATETIME(6) NOT NULL,
+    PRIMARY KEY (tenant_id, booking_id),
+    UNIQUE KEY ${prefix}booking_request_uk (tenant_id, request_id),
+    KEY ${prefix}booking_slot_ix (tenant_id, slot_id, student_id),
+    KEY ${prefix}booking_held_ix (tenant_id, status, held_until),
+    CONSTRAINT ${prefix}booking_status_ck CHECK (status IN ('HELD', 'CONFIRMED', 'CANCELLED', 'EXPIRED'))
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- Who is busy when: coach and room of a slot (booking_id NULL) and the student of a booking.
+-- Released rows (active = FALSE) stay as history.
+CREATE TABLE IF NOT EXISTS ${prefix}occupancy (
+    id            BIGINT      NOT NULL AUTO_INCREMENT,
+    tenant_id     VARCHAR(64) NOT NULL,
+    resource_kind VARCHAR(8)  NOT NULL,
+    resource_id   VARCHAR(64) NOT NULL,
+    starts_at     DATETIME(6) NOT NULL,
+    ends_at       DATETIME(6) NOT NULL,
+    slot_id       VARCHAR(64) NOT NULL,
+    booking_id    VARCHAR(64),
+    active        BOOLEAN     NOT NULL,
+    PRIMARY KEY (id),
+    -- Serves starts_at < :end AND ends_at > :start AND starts_at > :start - :longestSession.
+    KEY ${prefix}occupancy_overlap_ix (tenant_id, resource_kind, resource_id, active, starts_at, ends_at),
+    KEY ${prefix}occupancy_booking_ix (tenant_id, booking_id),
+    KEY ${prefix}occupancy_slot_ix (tenant_id, slot_id),
+    CONSTRAINT ${prefix}occupancy_time_ck CHECK (starts_at < ends_at)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- One row per coach, room or student, locked (SELECT ... FOR UPDATE) before its occupancy is checked.
+CREATE TABLE IF NOT EXISTS ${prefix}resource_lock (
+    tenant_id     VARCHAR(64) NOT NULL,
+    resource_kind VARCHAR(8)  NOT NULL,
+    resource_id   VARCHAR(64) NOT NULL,
+    PRIMARY KEY (tenant_id, resource_kind, resource_id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

