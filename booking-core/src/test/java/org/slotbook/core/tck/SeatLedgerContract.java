@@ -49,16 +49,18 @@ public abstract class SeatLedgerContract {
     /** The confirm window of the holds these tests take. */
     protected static final Duration TTL = Duration.ofMinutes(10);
 
-    /** Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS). */
+    // Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS).
     protected TenantId tenant;
+    protected MutableClock clock;
+    /** The tests' "now": the real current time when the test started, at millisecond precision. */
+    protected Instant now;
 
     @BeforeEach
     void freshTenant() {
         tenant = Fixtures.tenant();
+        clock = new MutableClock();
+        now = clock.instant();
     }
-    protected final MutableClock clock = new MutableClock();
-    /** The tests' "now": the real current time, at millisecond precision. */
-    protected final Instant now = clock.instant();
 
     /** The ledger under test (may be the same instance on every call). */
     protected abstract SeatLedger ledger();

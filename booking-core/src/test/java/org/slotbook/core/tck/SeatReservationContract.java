@@ -33,16 +33,19 @@ public abstract class SeatReservationContract {
     /** How long the holds of these tests last. */
     protected static final Duration TTL = Duration.ofMinutes(10);
 
-    /** Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS). */
+    // Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS).
     protected TenantId tenant;
+    protected SlotId slot;
+    protected Instant now;
+    protected Instant keepUntil;
 
     @BeforeEach
     void freshTenant() {
         tenant = Fixtures.tenant();
+        slot = Fixtures.slot();
+        now = new MutableClock().instant();
+        keepUntil = now.plus(Duration.ofDays(2));
     }
-    protected final SlotId slot = Fixtures.slot();
-    protected final Instant now = new MutableClock().instant();
-    protected final Instant keepUntil = now.plus(Duration.ofDays(2));
 
     protected abstract SeatReservation reservation();
 
