@@ -233,7 +233,13 @@ public abstract class SeatLedgerContract {
         StudentId student = Fixtures.student();
         Booking first = claimed(hold(slot, student));
 
-        assertThatThrownBy(() -> claim(hold(slot, student), now)).isInstanceOf(DuplicateBookingException.class);
+        NewBooking bystander = hold(slot, Fixtures.student());
+        assertThatThrownBy(() -> tx(t -> {
+            assertThat(ledger().claimSeat(t, bystander, now)).isPresent();
+            return ledger().claimSeat(t, hold(slot, student), now);
+        })).isInstanceOf(DuplicateBookingException.class);
+        assertThat(tx((StoreTransaction t) -> ledger().findBooking(t, bystander.bookingId()))).isEmpty();
+        assertThat(count(slot, now).taken()).as("the bystander's seat was given back").isEqualTo(1);
         assertThat(tx((StoreTransaction t) -> ledger().confirm(t, first.bookingId(), now))).isTrue();
         assertThatThrownBy(() -> claim(hold(slot, student), now)).isInstanceOf(DuplicateBookingException.class);
 
