@@ -382,8 +382,9 @@ public final class Bench {
             Profiler profiler = profile && profiling ? Profiler.start(db) : null;
             long gateFullBefore = engine.metrics().gateFull();
             Measured m = drive(threads, requests, (thread, i) -> {
+                // request ids as a host passes them in: unique per tenant, no random source (UUID) contended
                 HoldResult r = engine.hold(tenant,
-                        HoldRequest.of(RequestId.random(), ids[pick[i]], StudentId.of("student-" + i)));
+                        HoldRequest.of(RequestId.of("request-" + i), ids[pick[i]], StudentId.of("student-" + i)));
                 return r instanceof Held h && !h.replayed();
             });
             keepProfile(profiler, workload + ", " + line + " (" + backend + ")");
@@ -413,13 +414,15 @@ public final class Bench {
                     BookingId[] booking = new BookingId[perThread];
                     byte[] state = new byte[perThread]; // 0 none, 1 held, 2 confirmed
                     boolean[] cancelledBefore = new boolean[perThread];
+                    long[] requests = new long[1];
                     return () -> {
                         int s = random.nextInt(perThread);
                         StudentId student = StudentId.of("m" + thread + "-" + s);
                         switch (state[s]) {
                             case 0 -> {
-                                HoldResult r = engine.hold(tenant, HoldRequest.of(RequestId.random(),
-                                        ids[random.nextInt(slots)], student));
+                                HoldResult r = engine.hold(tenant, HoldRequest.of(
+                                        RequestId.of("m" + thread + "-" + requests[0]++), ids[random.nextInt(slots)],
+                                        student));
                                 if (r instanceof Held h) {
                                     booking[s] = h.booking().bookingId();
                                     state[s] = 1;
@@ -1093,12 +1096,15 @@ public final class Bench {
                 return "waiting for a " + (owner.isEmpty() ? "socket" : owner) + " reply";
             }
             if (owner.equals("H2")) {
-                return state == Thread.State.RUNNABLE ? "running inside H2" : "waiting inside H2 (locks)";
+                return state == Thread.State.RUNNABLE ? "running inside H2"
+                        : "waiting inside H2 (" + state + " in " + stack[0].getClassName() + "."
+                        + stack[0].getMethodName() + ")";
             }
             if (state == Thread.State.RUNNABLE) {
                 return "running Java (engine, Jdbi, driver, " + (owner.isEmpty() ? "bench" : owner + " client") + ")";
             }
-            return "other wait (" + state + ")";
+            return "other wait (" + state + (stack.length == 0 ? "" : " in " + stack[0].getClassName() + "."
+                    + stack[0].getMethodName()) + ")";
         }
 
         private void sampleServer(PreparedStatement activity) throws SQLException {
