@@ -121,8 +121,12 @@ public final class RedisSeatReservation implements SeatReservation {
         Checks.notNull("requestId", requestId);
         long nowMillis = millis("now", now);
         long expiresMillis = millis("expiresAt", expiresAt);
-        if (expiresMillis <= nowMillis) {
+        if (!expiresAt.isAfter(now)) {
             throw new IllegalArgumentException("expiresAt must be after now (" + now + "), got " + expiresAt);
+        }
+        if (expiresAt.getNano() % 1_000_000 != 0) {
+            // Redis keeps milliseconds: round a sub-millisecond expiry up, never cutting a hold short
+            expiresMillis++;
         }
         Object reply;
         try {
