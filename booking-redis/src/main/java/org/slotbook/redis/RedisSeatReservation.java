@@ -98,6 +98,11 @@ public final class RedisSeatReservation implements SeatReservation {
         return builder(jedis).build();
     }
 
+    /**
+     * Settings for a gate over {@code jedis}: any {@link UnifiedJedis} ({@code RedisClient},
+     * {@code RedisClusterClient}, {@code JedisCluster}). The client's timeouts bound how long a hold
+     * waits for a sick Redis.
+     */
     public static Builder builder(UnifiedJedis jedis) {
         Checks.notNull("jedis", jedis);
         return new Builder(new JedisScriptRunner(jedis));
