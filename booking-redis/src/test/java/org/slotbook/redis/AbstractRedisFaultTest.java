@@ -45,8 +45,9 @@ import redis.clients.jedis.RedisClient;
  *
  * <p>Invariants are read back from the ledger: never more live bookings than seats, every
  * {@code Held} the engine answered is a live booking (and every live booking was answered), every
- * request got an answer. The ledger comes from {@link #ledger()}, so the same sale runs over any
- * store.
+ * request got an answer. The ledger comes from {@link #ledger()}, so the same sales run over any
+ * store: this class ships in booking-redis' test-jar ({@code <type>test-jar</type>}), and a JDBC
+ * backend runs them with {@code new Ledger(store.ledger(), store.conflicts())}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractRedisFaultTest {
