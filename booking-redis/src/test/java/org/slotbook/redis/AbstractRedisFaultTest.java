@@ -78,10 +78,11 @@ public abstract class AbstractRedisFaultTest {
             TestRedis.missing("no redis-server binary for the fault tests");
         }
         redis = RedisProcess.standalone();
-        // short timeouts and a short pool wait: a dead server is noticed in milliseconds
+        // a killed server is noticed at once (refused or dropped connections); the timeouts only
+        // bound a server that hangs, and are not so short that a loaded build machine trips them
         client = RedisClient.builder().hostAndPort(redis.hostAndPort())
-                .clientConfig(DefaultJedisClientConfig.builder().connectionTimeoutMillis(200)
-                        .socketTimeoutMillis(500).build())
+                .clientConfig(DefaultJedisClientConfig.builder().connectionTimeoutMillis(1000)
+                        .socketTimeoutMillis(2000).build())
                 .poolConfig(TestRedis.poolConfig(threads() + 4)).build();
         ledger = ledger();
     }
@@ -134,7 +135,7 @@ public abstract class AbstractRedisFaultTest {
         // back up and empty: the first hold after the restart found the slot missing and rebuilt it
         assertThat(engine.metrics().gateRebuilds()).isPositive();
         assertGateConvergesAfterReconcile(slot, 50);
-        assertThat(sale.slowest()).as("slowest answer").isLessThan(Duration.ofSeconds(5));
+        assertThat(sale.slowest()).as("slowest answer").isLessThan(Duration.ofSeconds(10));
     }
 
     @Test
