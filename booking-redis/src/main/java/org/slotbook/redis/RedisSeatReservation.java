@@ -98,6 +98,11 @@ public final class RedisSeatReservation implements SeatReservation {
         return builder(jedis).build();
     }
 
+    /**
+     * Settings for a gate over {@code jedis}: any {@link UnifiedJedis} ({@code RedisClient},
+     * {@code RedisClusterClient}, {@code JedisCluster}). The client's timeouts bound how long a hold
+     * waits for a sick Redis.
+     */
     public static Builder builder(UnifiedJedis jedis) {
         Checks.notNull("jedis", jedis);
         return new Builder(new JedisScriptRunner(jedis));
@@ -121,8 +126,12 @@ public final class RedisSeatReservation implements SeatReservation {
         Checks.notNull("requestId", requestId);
         long nowMillis = millis("now", now);
         long expiresMillis = millis("expiresAt", expiresAt);
-        if (expiresMillis <= nowMillis) {
+        if (!expiresAt.isAfter(now)) {
             throw new IllegalArgumentException("expiresAt must be after now (" + now + "), got " + expiresAt);
+        }
+        if (expiresAt.getNano() % 1_000_000 != 0) {
+            // Redis keeps milliseconds: round a sub-millisecond expiry up, never cutting a hold short
+            expiresMillis++;
         }
         Object reply;
         try {
