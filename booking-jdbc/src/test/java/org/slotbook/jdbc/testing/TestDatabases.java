@@ -131,6 +131,8 @@ public final class TestDatabases {
         config.setMaximumPoolSize(POOL_SIZE);
         config.setMinimumIdle(1);
         config.setConnectionTimeout(10_000);
+        // the store runs at READ COMMITTED; a pool that hands connections out that way saves the switch
+        config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         HikariDataSource dataSource;
         try {
             dataSource = new HikariDataSource(config);
