@@ -15,6 +15,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -51,7 +52,13 @@ public abstract class ConflictDetectorContract {
     /** The longest session these tests store; every occupy passes it. */
     protected static final Duration LONGEST = Duration.ofHours(4);
 
-    protected final TenantId tenant = Fixtures.tenant();
+    /** Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS). */
+    protected TenantId tenant;
+
+    @BeforeEach
+    void freshTenant() {
+        tenant = Fixtures.tenant();
+    }
     protected final Instant now = new MutableClock().instant();
     /** Minute 0 of the tests' timeline: a whole hour a day from now. */
     protected final Instant base = Fixtures.nextHour(now).plus(Duration.ofDays(1));

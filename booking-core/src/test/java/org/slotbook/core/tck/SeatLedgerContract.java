@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -48,7 +49,13 @@ public abstract class SeatLedgerContract {
     /** The confirm window of the holds these tests take. */
     protected static final Duration TTL = Duration.ofMinutes(10);
 
-    protected final TenantId tenant = Fixtures.tenant();
+    /** Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS). */
+    protected TenantId tenant;
+
+    @BeforeEach
+    void freshTenant() {
+        tenant = Fixtures.tenant();
+    }
     protected final MutableClock clock = new MutableClock();
     /** The tests' "now": the real current time, at millisecond precision. */
     protected final Instant now = clock.instant();

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,7 +33,13 @@ public abstract class SeatReservationContract {
     /** How long the holds of these tests last. */
     protected static final Duration TTL = Duration.ofMinutes(10);
 
-    protected final TenantId tenant = Fixtures.tenant();
+    /** Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS). */
+    protected TenantId tenant;
+
+    @BeforeEach
+    void freshTenant() {
+        tenant = Fixtures.tenant();
+    }
     protected final SlotId slot = Fixtures.slot();
     protected final Instant now = new MutableClock().instant();
     protected final Instant keepUntil = now.plus(Duration.ofDays(2));

@@ -1,0 +1,193 @@
+package org.slotbook.examples;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.HoldPolicy;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.spi.SeatReservation;
+import org.slotbook.jdbc.JdbcSchema;
+import org.slotbook.jdbc.JdbcStore;
+import org.slotbook.redis.RedisSeatReservation;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisClient;
+import redis.embedded.RedisServer;
+
+/**
+ * Wires a ledger database and an optional Redis gate for the examples: what a host application
+ * does at start-up. Closing it closes the pool and the client and stops an embedded server.
+ */
+final class Backends implements AutoCloseable {
+    private static final String DEFAULT_H2 = "jdbc:h2:mem:slotbook-%s;DB_CLOSE_DELAY=-1";
+
+    private final HikariDataSource dataSource;
+    private final JdbcStore store;
+    private final RedisServer embeddedRedis;
+    private final RedisClient redis;
+    private final SeatReservation gate;
+    private final String ledgerName;
+    private final String gateName;
+    private final BookingEngine engine;
+
+    private Backends(HikariDataSource dataSource, JdbcStore store, RedisServer embeddedRedis, RedisClient redis,
+                     SeatReservation gate, String ledgerName, String gateName, HoldPolicy policy) {
+        this.dataSource = dataSource;
+        this.store = store;
+        this.embeddedRedis = embeddedRedis;
+        this.redis = redis;
+        this.gate = gate;
+        this.ledgerName = ledgerName;
+        this.gateName = gateName;
+        this.engine = BookingEngine.builder()
+                .ledger(store.ledger())
+                .conflicts(store.conflicts())
+                .reservation(gate)
+                .holdPolicy(policy)
+                .build();
+    }
+
+    /**
+     * @param jdbcUrl  null for H2 in memory
+     * @param redisUrl null for an embedded Redis (unless {@code noRedis})
+     */
+    static Backends open(String jdbcUrl, String redisUrl, boolean noRedis, PrintStream out) {
+        return open(jdbcUrl, redisUrl, noRedis, out, 64, HoldPolicy.ofDefaults());
+    }
+
+    static Backends open(String jdbcUrl, String redisUrl, boolean noRedis, PrintStream out, int poolSize,
+                         HoldPolicy policy) {
+        String url = jdbcUrl != null ? jdbcUrl : String.format(DEFAULT_H2, UUID.randomUUID());
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(poolSize);
+        config.setMinimumIdle(Math.min(4, poolSize));
+        config.setConnectionTimeout(10_000);
+        config.setPoolName("slotbook-examples");
+        HikariDataSource dataSource = new HikariDataSource(config);
+        RedisServer embedded = null;
+        RedisClient client = null;
+        try {
+            JdbcSchema.create(dataSource);
+            JdbcStore store = JdbcStore.create(dataSource);
+            String ledgerName = store.dialect() + (jdbcUrl == null ? " (in memory)" : " " + redactUser(url));
+            SeatReservation gate = SeatReservation.none();
+            String gateName = "none (DB-only)";
+            if (!noRedis) {
+                HostAndPort hostAndPort;
+                if (redisUrl == null) {
+                    int port = freePort();
+                    embedded = RedisServer.builder().port(port).setting("bind 127.0.0.1").setting("save \"\"")
+                            .setting("appendonly no").build();
+                    embedded.start();
+                    hostAndPort = new HostAndPort("127.0.0.1", port);
+                    gateName = "Redis (embedded, port " + port + ")";
+                } else {
+                    URI uri = URI.create(redisUrl);
+                    hostAndPort = new HostAndPort(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 6379);
+                    gateName = "Redis " + hostAndPort;
+                }
+                ConnectionPoolConfig pool = new ConnectionPoolConfig();
+                pool.setMaxTotal(128);
+                pool.setMaxIdle(128);
+                pool.setMaxWait(Duration.ofMillis(500));
+                client = RedisClient.builder().hostAndPort(hostAndPort)
+                        .clientConfig(DefaultJedisClientConfig.builder()
+                                .connectionTimeoutMillis(300).socketTimeoutMillis(500).build())
+                        .poolConfig(pool)
+                        .build();
+                gate = RedisSeatReservation.builder(client).keyPrefix("slotbook-example:" + UUID.randomUUID() + ":")
+                        .build();
+            }
+            return new Backends(dataSource, store, embedded, client, gate, ledgerName, gateName, policy);
+        } catch (RuntimeException | IOException e) {
+            if (client != null) {
+                client.close();
+            }
+            stopQuietly(embedded);
+            dataSource.close();
+            throw e instanceof RuntimeException re ? re : new IllegalStateException("cannot start Redis: " + e, e);
+        }
+    }
+
+    BookingEngine engine() {
+        return engine;
+    }
+
+    JdbcStore store() {
+        return store;
+    }
+
+    DataSource dataSource() {
+        return dataSource;
+    }
+
+    SeatReservation gate() {
+        return gate;
+    }
+
+    String ledgerName() {
+        return ledgerName;
+    }
+
+    String gateName() {
+        return gateName;
+    }
+
+    /** HELD or CONFIRMED bookings of the slot, counted by a query of its own (not through the engine). */
+    long countLiveBookings(TenantId tenant, SlotId slot) throws SQLException {
+        String sql = "SELECT COUNT(*) FROM " + store.tablePrefix() + "booking"
+                + " WHERE tenant_id = ? AND slot_id = ? AND status IN ('HELD', 'CONFIRMED')";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, tenant.value());
+            ps.setString(2, slot.value());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (redis != null) {
+            redis.close();
+        }
+        stopQuietly(embeddedRedis);
+        dataSource.close();
+    }
+
+    private static void stopQuietly(RedisServer server) {
+        if (server != null) {
+            try {
+                server.stop();
+            } catch (RuntimeException e) {
+                // already gone
+            }
+        }
+    }
+
+    private static String redactUser(String url) {
+        return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,214 @@
+package org.slotbook.examples;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.slotbook.core.AlreadyBooked;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.CoachId;
+import org.slotbook.core.Conflict;
+import org.slotbook.core.Full;
+import org.slotbook.core.Held;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.HoldResult;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.RoomId;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotSpec;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+
+/**
+ * A star coach's Saturday slot opens and every student presses "book" in the same second.
+ *
+ * <p>With no arguments it needs nothing installed: the ledger is H2 in memory and the gate a real
+ * Redis started from the embedded-redis package. {@code --jdbc URL} and {@code --redis URL} point it
+ * at real servers; {@code --no-redis} runs DB-only. The summary counts oversold seats with an
+ * independent query on the database, not from the engine's answers.
+ */
+public final class FlashSale {
+    private FlashSale() {
+    }
+
+    /** The run's settings, parsed from the command line. */
+    public record Options(String jdbcUrl, String redisUrl, boolean noRedis, int students, int seats, int threads) {
+        static final String USAGE = String.join("\n",
+                "usage: FlashSale [--jdbc URL] [--redis URL | --no-redis] [--students N] [--seats N] [--threads N]",
+                "  --jdbc URL      ledger database (jdbc:postgresql:..., jdbc:mariadb:..., jdbc:h2:...);"
+                        + " default: H2 in memory",
+                "  --redis URL     Redis gate (redis://127.0.0.1:6379); default: an embedded Redis",
+                "  --no-redis      no gate: the database alone decides (small-institution mode)",
+                "  --students N    students pressing book at once (default 2000)",
+                "  --seats N       seats in the slot (default 10)",
+                "  --threads N     client threads (default 64)");
+
+        public static Options parse(String... args) {
+            String jdbc = null;
+            String redis = null;
+            boolean noRedis = false;
+            int students = 2000;
+            int seats = 10;
+            int threads = 64;
+            for (int i = 0; i < args.length; i++) {
+                String flag = args[i];
+                switch (flag) {
+                    case "--no-redis" -> noRedis = true;
+                    case "--jdbc" -> jdbc = value(args, ++i, flag);
+                    case "--redis" -> redis = value(args, ++i, flag);
+                    case "--students" -> students = number(args, ++i, flag, 1, 10_000_000);
+                    case "--seats" -> seats = number(args, ++i, flag, 1, 100_000);
+                    case "--threads" -> threads = number(args, ++i, flag, 1, 2_000);
+                    default -> throw new IllegalArgumentException("unknown flag '" + flag + "'");
+                }
+            }
+            if (noRedis && redis != null) {
+                throw new IllegalArgumentException("--redis and --no-redis exclude each other");
+            }
+            return new Options(jdbc, redis, noRedis, students, seats, threads);
+        }
+
+        private static String value(String[] args, int i, String flag) {
+            if (i >= args.length || args[i].startsWith("--")) {
+                throw new IllegalArgumentException(flag + " needs a value");
+            }
+            return args[i];
+        }
+
+        private static int number(String[] args, int i, String flag, int min, int max) {
+            String text = value(args, i, flag);
+            try {
+                int n = Integer.parseInt(text);
+                if (n < min || n > max) {
+                    throw new IllegalArgumentException(flag + " must be between " + min + " and " + max + ", got " + n);
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(flag + " must be a number, got '" + text + "'");
+            }
+        }
+    }
+
+    /** What a sale did, counted from the answers and, for oversold, from the database. */
+    public record Summary(int students, int seats, int booked, int full, int conflicts, int other, Duration duration,
+                          double decisionsPerSecond, double p50Millis, double p99Millis, long storedBookings,
+                          long oversold, long gateFullAnswers) {
+        String render() {
+            return String.format(Locale.ROOT, String.join("%n",
+                    "students          %d",
+                    "seats             %d",
+                    "booked            %d",
+                    "full              %d",
+                    "conflicts         %d",
+                    "other answers     %d",
+                    "duration          %d ms",
+                    "decisions/s       %.0f",
+                    "latency p50       %.2f ms",
+                    "latency p99       %.2f ms",
+                    "answered by gate  %d (full, no database work)",
+                    "stored bookings   %d (independent query on the database)",
+                    "oversold          %d"),
+                    students, seats, booked, full, conflicts, other, duration.toMillis(), decisionsPerSecond,
+                    p50Millis, p99Millis, gateFullAnswers, storedBookings, oversold);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("FlashSale: " + e.getMessage());
+            System.err.println(Options.USAGE);
+            System.exit(2);
+            return;
+        }
+        Summary summary = run(options, System.out);
+        System.exit(summary.oversold() == 0 ? 0 : 1);
+    }
+
+    /** Runs one sale with the given options, printing progress and the summary to {@code out}. */
+    public static Summary run(Options options, PrintStream out) throws Exception {
+        try (Backends backends = Backends.open(options.jdbcUrl(), options.redisUrl(), options.noRedis(), out)) {
+            BookingEngine engine = backends.engine();
+            TenantId tenant = TenantId.of("flash-" + UUID.randomUUID());
+            SlotId slot = SlotId.of("saturday-star");
+            Instant start = Instant.now().truncatedTo(ChronoUnit.DAYS).plus(Duration.ofDays(3));
+            engine.schedule(tenant, new SlotSpec(slot, CoachId.of("star-coach"), RoomId.of("main-hall"),
+                    TimeRange.of(start, Duration.ofMinutes(90)), options.seats()));
+            out.printf(Locale.ROOT, "Flash sale: %d students, %d seats, %d threads, ledger %s, gate %s%n",
+                    options.students(), options.seats(), options.threads(), backends.ledgerName(),
+                    backends.gateName());
+
+            long[] latencies = new long[options.students()];
+            LongAdder booked = new LongAdder();
+            LongAdder full = new LongAdder();
+            LongAdder conflicts = new LongAdder();
+            LongAdder other = new LongAdder();
+            AtomicInteger answered = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(options.threads());
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<?>> futures = new ArrayList<>(options.students());
+            for (int i = 0; i < options.students(); i++) {
+                int n = i;
+                futures.add(pool.submit(() -> {
+                    go.await();
+                    long t0 = System.nanoTime();
+                    HoldResult r = engine.book(tenant,
+                            HoldRequest.of(RequestId.random(), slot, StudentId.of("student-" + n)));
+                    latencies[n] = System.nanoTime() - t0;
+                    if (r instanceof Held) {
+                        booked.increment();
+                    } else if (r instanceof Full) {
+                        full.increment();
+                    } else if (r instanceof Conflict || r instanceof AlreadyBooked) {
+                        conflicts.increment();
+                    } else {
+                        other.increment();
+                    }
+                    answered.incrementAndGet();
+                    return null;
+                }));
+            }
+            long t0 = System.nanoTime();
+            go.countDown();
+            pool.shutdown();
+            while (!pool.awaitTermination(500, TimeUnit.MILLISECONDS)) {
+                out.printf(Locale.ROOT, "  ... %d of %d answered%n", answered.get(), options.students());
+            }
+            long elapsed = System.nanoTime() - t0;
+            for (Future<?> f : futures) {
+                f.get();
+            }
+            long stored = backends.countLiveBookings(tenant, slot);
+            Arrays.sort(latencies);
+            Summary summary = new Summary(options.students(), options.seats(), booked.intValue(), full.intValue(),
+                    conflicts.intValue(), other.intValue(), Duration.ofNanos(elapsed),
+                    options.students() / (elapsed / 1e9), percentile(latencies, 50), percentile(latencies, 99),
+                    stored, Math.max(0, stored - options.seats()), engine.metrics().gateFull());
+            out.println(summary.render());
+            return summary;
+        }
+    }
+
+    static double percentile(long[] sortedNanos, double p) {
+        if (sortedNanos.length == 0) {
+            return 0;
+        }
+        int index = (int) Math.ceil(p / 100.0 * sortedNanos.length) - 1;
+        return sortedNanos[Math.max(0, Math.min(sortedNanos.length - 1, index))] / 1e6;
+    }
+}

@@ -1,0 +1,334 @@
+package org.slotbook.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotSpec;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.internal.Checks;
+import org.slotbook.core.spi.GateDecision;
+import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateSync;
+import org.slotbook.core.spi.GateView;
+import org.slotbook.core.spi.SeatReservation;
+import org.slotbook.redis.internal.JedisScriptRunner;
+import org.slotbook.redis.internal.LuaScript;
+import org.slotbook.redis.internal.ScriptRunner;
+import org.slotbook.redis.internal.SlotKeys;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * The seat gate as Redis Lua scripts, over any Jedis {@link UnifiedJedis}: {@code RedisClient},
+ * {@code JedisPooled}, {@code RedisClusterClient} or {@code JedisCluster}. The host owns the client
+ * (and closes it); this class only borrows it.
+ *
+ * <pre>{@code
+ * RedisClient redis = RedisClient.builder()
+ *     .hostAndPort("127.0.0.1", 6379)
+ *     .clientConfig(DefaultJedisClientConfig.builder()
+ *         .connectionTimeoutMillis(200).socketTimeoutMillis(200).build())
+ *     .build();
+ * SeatReservation gate = RedisSeatReservation.create(redis);
+ * }</pre>
+ *
+ * <h2>Keys</h2>
+ * Per slot, {@code <prefix>{<tenant>:<slot>}:cap} (capacity), {@code ...:holders} (sorted set of
+ * students scored by hold expiry in epoch milliseconds; a confirmed hold is pinned at
+ * {@value #PINNED_SCORE}) and {@code ...:meta} (hash of student to {@code takenAt|requestId}).
+ * They share one hash tag, so every script runs on one node of a cluster, and they expire at the
+ * slot's {@code keepUntil}. Remaining seats are derived (capacity - live holders), never counted.
+ *
+ * <h2>Scripts</h2>
+ * {@code hold.lua}, {@code release.lua}, {@code confirm.lua}, {@code init.lua}, {@code reconcile.lua},
+ * {@code clear.lua} and {@code inspect.lua}, each run by {@code EVALSHA}; a server that does not know
+ * a script ({@code NOSCRIPT}: first use on a node, {@code SCRIPT FLUSH}, restart) gets it by one
+ * {@code EVAL}, which caches it again.
+ *
+ * <h2>Faults</h2>
+ * {@link #tryHold} never throws for an infrastructure fault: it answers
+ * {@link GateDecision#UNAVAILABLE} (the engine goes on with the database alone), counts it
+ * ({@link #unavailableCount()}) and logs a warning at most once per interval. How quickly it answers
+ * is the client's connect and socket timeouts (and a pool's maximum wait): keep them short. The
+ * other methods throw {@link BookingStoreException}.
+ */
+public final class RedisSeatReservation implements SeatReservation {
+    /** The score of a pinned (confirmed) holder: far beyond any real expiry. */
+    public static final long PINNED_SCORE = 9_000_000_000_000_000L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisSeatReservation.class);
+
+    private static final LuaScript HOLD = LuaScript.load("hold");
+    private static final LuaScript RELEASE = LuaScript.load("release");
+    private static final LuaScript CONFIRM = LuaScript.load("confirm");
+    private static final LuaScript INIT = LuaScript.load("init");
+    private static final LuaScript RECONCILE = LuaScript.load("reconcile");
+    private static final LuaScript CLEAR = LuaScript.load("clear");
+    private static final LuaScript INSPECT = LuaScript.load("inspect");
+
+    private static final String PINNED = Long.toString(PINNED_SCORE);
+
+    private final ScriptRunner redis;
+    private final String keyPrefix;
+    private final String reclaimBatch;
+    private final long logIntervalNanos;
+    private final LongAdder unavailable = new LongAdder();
+    private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
+    private final AtomicLong unloggedSinceLast = new AtomicLong();
+
+    private RedisSeatReservation(Builder builder) {
+        this.redis = builder.runner;
+        this.keyPrefix = builder.keyPrefix;
+        this.reclaimBatch = Integer.toString(builder.reclaimBatch);
+        this.logIntervalNanos = builder.unavailableLogInterval.toNanos();
+    }
+
+    /** A gate with the default settings: key prefix {@code slotbook:}, reclaim batch 16. */
+    public static RedisSeatReservation create(UnifiedJedis jedis) {
+        return builder(jedis).build();
+    }
+
+    public static Builder builder(UnifiedJedis jedis) {
+        Checks.notNull("jedis", jedis);
+        return new Builder(new JedisScriptRunner(jedis));
+    }
+
+    /** How many times {@link #tryHold} answered {@link GateDecision#UNAVAILABLE} since this gate was built. */
+    public long unavailableCount() {
+        return unavailable.sum();
+    }
+
+    /** The key prefix of every key this gate writes. */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    @Override
+    public GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId,
+                                Instant now, Instant expiresAt) {
+        List<String> keys = keys(tenantId, slotId);
+        Checks.notNull("studentId", studentId);
+        Checks.notNull("requestId", requestId);
+        long nowMillis = millis("now", now);
+        long expiresMillis = millis("expiresAt", expiresAt);
+        if (expiresMillis <= nowMillis) {
+            throw new IllegalArgumentException("expiresAt must be after now (" + now + "), got " + expiresAt);
+        }
+        Object reply;
+        try {
+            reply = redis.run(HOLD, keys, List.of(studentId.value(), requestId.value(),
+                    Long.toString(nowMillis), Long.toString(expiresMillis), reclaimBatch));
+        } catch (RuntimeException e) {
+            return unavailable(e);
+        }
+        if (!(reply instanceof String text) || text.isEmpty()) {
+            return unavailable(new IllegalStateException("unexpected reply of hold.lua: " + reply));
+        }
+        switch (text.charAt(0)) {
+            case 'H':
+                return GateDecision.HELD;
+            case 'F':
+                return GateDecision.FULL;
+            case 'M':
+                return GateDecision.MISSING;
+            case 'D':
+                return GateDecision.duplicate(RequestId.of(text.substring(1)));
+            default:
+                return unavailable(new IllegalStateException("unexpected reply of hold.lua: " + reply));
+        }
+    }
+
+    @Override
+    public void confirm(TenantId tenantId, SlotId slotId, StudentId studentId) {
+        List<String> keys = keys(tenantId, slotId);
+        Checks.notNull("studentId", studentId);
+        run(CONFIRM, "confirm", tenantId, slotId, keys, List.of(studentId.value(), PINNED));
+    }
+
+    @Override
+    public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId) {
+        List<String> keys = keys(tenantId, slotId);
+        Checks.notNull("studentId", studentId);
+        Object reply = run(RELEASE, "release", tenantId, slotId, keys, List.of(studentId.value()));
+        return reply instanceof Long removed && removed == 1L;
+    }
+
+    @Override
+    public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil) {
+        List<String> keys = keys(tenantId, slotId);
+        checkCapacity(capacity);
+        run(INIT, "initialize", tenantId, slotId, keys, List.of(Integer.toString(capacity), keepArg(keepUntil)));
+    }
+
+    @Override
+    public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
+                              Instant now, Instant removeTakenBefore, Instant keepUntil) {
+        List<String> keys = keys(tenantId, slotId);
+        checkCapacity(capacity);
+        Checks.notNull("truth", truth);
+        List<String> args = new ArrayList<>(5 + 4 * truth.size());
+        args.add(Integer.toString(capacity));
+        args.add(Long.toString(millis("now", now)));
+        args.add(Long.toString(millis("removeTakenBefore", removeTakenBefore)));
+        args.add(keepArg(keepUntil));
+        args.add(PINNED);
+        for (GateHolder holder : truth) {
+            Checks.notNull("truth holder", holder);
+            args.add(holder.studentId().value());
+            args.add(holder.requestId().value());
+            args.add(Long.toString(millis("takenAt", holder.takenAt())));
+            args.add(holder.pinned() ? "" : Long.toString(millis("expiresAt", holder.expiresAt())));
+        }
+        Object reply = run(RECONCILE, "reconcile", tenantId, slotId, keys, args);
+        if (!(reply instanceof List<?> counts) || counts.size() != 3) {
+            throw new BookingStoreException("Redis gate: unexpected reply of reconcile.lua: " + reply);
+        }
+        return new GateSync(toInt(counts.get(0)), toInt(counts.get(1)), toInt(counts.get(2)) == 1);
+    }
+
+    @Override
+    public void clear(TenantId tenantId, SlotId slotId) {
+        run(CLEAR, "clear", tenantId, slotId, keys(tenantId, slotId), List.of());
+    }
+
+    @Override
+    public Optional<GateView> inspect(TenantId tenantId, SlotId slotId, Instant now) {
+        List<String> keys = keys(tenantId, slotId);
+        long nowMillis = millis("now", now);
+        Object reply = run(INSPECT, "inspect", tenantId, slotId, keys, List.of(Long.toString(nowMillis)));
+        if (!(reply instanceof List<?> values)) {
+            throw new BookingStoreException("Redis gate: unexpected reply of inspect.lua: " + reply);
+        }
+        if (values.isEmpty()) {
+            return Optional.empty();
+        }
+        int capacity = Integer.parseInt(String.valueOf(values.get(0)));
+        List<GateHolder> holders = new ArrayList<>((values.size() - 1) / 3);
+        for (int i = 1; i + 2 < values.size(); i += 3) {
+            holders.add(holder(String.valueOf(values.get(i)), String.valueOf(values.get(i + 1)),
+                    String.valueOf(values.get(i + 2))));
+        }
+        return Optional.of(new GateView(capacity, holders));
+    }
+
+    private static GateHolder holder(String student, String score, String meta) {
+        long expiry = (long) Double.parseDouble(score);
+        Instant expiresAt = expiry >= PINNED_SCORE ? null : Instant.ofEpochMilli(expiry);
+        int bar = meta.indexOf('|');
+        Instant takenAt = Instant.EPOCH;
+        RequestId requestId = RequestId.of("unknown");
+        if (bar > 0 && bar < meta.length() - 1) {
+            takenAt = Instant.ofEpochMilli(Long.parseLong(meta.substring(0, bar)));
+            requestId = RequestId.of(meta.substring(bar + 1));
+        }
+        return new GateHolder(StudentId.of(student), requestId, takenAt, expiresAt);
+    }
+
+    private Object run(LuaScript script, String operation, TenantId tenantId, SlotId slotId, List<String> keys,
+                       List<String> args) {
+        try {
+            return redis.run(script, keys, args);
+        } catch (RuntimeException e) {
+            throw new BookingStoreException("Redis gate: " + operation + " failed for tenant " + tenantId
+                    + ", slot " + slotId + ": " + e.getMessage(), e);
+        }
+    }
+
+    private GateDecision unavailable(RuntimeException cause) {
+        unavailable.increment();
+        long missed = unloggedSinceLast.incrementAndGet();
+        long now = System.nanoTime();
+        long next = nextLogNanos.get();
+        if (now - next >= 0 && nextLogNanos.compareAndSet(next, now + logIntervalNanos)) {
+            unloggedSinceLast.addAndGet(-missed);
+            LOG.warn("Redis gate unavailable ({} hold(s) sent to the database alone since the last warning, "
+                    + "{} in total): {}", missed, unavailable.sum(), cause.toString());
+        }
+        return GateDecision.UNAVAILABLE;
+    }
+
+    private List<String> keys(TenantId tenantId, SlotId slotId) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("slotId", slotId);
+        return SlotKeys.keys(keyPrefix, tenantId, slotId);
+    }
+
+    private static void checkCapacity(int capacity) {
+        Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
+    }
+
+    /** Epoch milliseconds, or '' for null: the slot's keys then never expire. */
+    private static String keepArg(Instant keepUntil) {
+        return keepUntil == null ? "" : Long.toString(millis("keepUntil", keepUntil));
+    }
+
+    private static long millis(String field, Instant instant) {
+        Checks.notNull(field, instant);
+        long millis;
+        try {
+            millis = instant.toEpochMilli();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(field + " is out of range, got " + instant, e);
+        }
+        if (millis >= PINNED_SCORE || millis <= -PINNED_SCORE) {
+            throw new IllegalArgumentException(field + " is out of range, got " + instant);
+        }
+        return millis;
+    }
+
+    private static int toInt(Object value) {
+        if (value instanceof Long number) {
+            return Math.toIntExact(number);
+        }
+        return Integer.parseInt(String.valueOf(value));
+    }
+
+    @Override
+    public String toString() {
+        return "RedisSeatReservation[prefix=" + keyPrefix + ", " + redis + "]";
+    }
+
+    /** Settings of a {@link RedisSeatReservation}; every setting has a default. */
+    public static final class Builder {
+        private final ScriptRunner runner;
+        private String keyPrefix = "slotbook:";
+        private int reclaimBatch = 16;
+        private Duration unavailableLogInterval = Duration.ofSeconds(10);
+
+        private Builder(ScriptRunner runner) {
+            this.runner = runner;
+        }
+
+        /** Prefix of every key (default {@code slotbook:}); must not contain braces. */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = SlotKeys.checkPrefix(keyPrefix);
+            return this;
+        }
+
+        /** How many expired holders one {@code tryHold} reclaims at most (default 16, 1 to 10,000). */
+        public Builder reclaimBatch(int reclaimBatch) {
+            this.reclaimBatch = Checks.between("reclaimBatch", reclaimBatch, 1, 10_000);
+            return this;
+        }
+
+        /** At most one warning per interval while Redis is unavailable (default 10 seconds). */
+        public Builder unavailableLogInterval(Duration interval) {
+            this.unavailableLogInterval = Checks.positive("unavailableLogInterval", interval);
+            return this;
+        }
+
+        public RedisSeatReservation build() {
+            return new RedisSeatReservation(this);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package org.slotbook.redis.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * One Lua script of the gate: its name, its body (a {@code .lua} resource) and the SHA-1 digest of
+ * the body, which is exactly the id Redis gives it in {@code SCRIPT LOAD}, so it can be run by
+ * {@code EVALSHA} without a round trip to learn it.
+ */
+public final class LuaScript {
+    private final String name;
+    private final String body;
+    private final String sha;
+
+    private LuaScript(String name, String body) {
+        this.name = name;
+        this.body = body;
+        this.sha = sha1(body);
+    }
+
+    /** Loads {@code org/slotbook/redis/<name>.lua} from the class path. */
+    public static LuaScript load(String name) {
+        String resource = "/org/slotbook/redis/" + name + ".lua";
+        try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("script resource " + resource + " is missing");
+            }
+            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read script resource " + resource, e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String body() {
+        return body;
+    }
+
+    public String sha() {
+        return sha;
+    }
+
+    private static String sha1(String text) {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-1");
+            return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is not available", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + ".lua (" + sha + ")";
+    }
+}

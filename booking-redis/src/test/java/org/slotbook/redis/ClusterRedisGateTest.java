@@ -1,0 +1,78 @@
+package org.slotbook.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.spi.GateDecision;
+import org.slotbook.redis.internal.SlotKeys;
+import org.slotbook.redis.support.TestCluster;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/** The same behaviour through {@link RedisClusterClient} on a real three-master cluster. */
+class ClusterRedisGateTest extends AbstractRedisGateTest {
+    private static TestCluster cluster;
+    private static RedisClusterClient client;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = TestCluster.start();
+        client = cluster.client();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (client != null) {
+            client.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Override
+    protected UnifiedJedis jedis() {
+        return client;
+    }
+
+    @Override
+    protected void flushScripts() {
+        for (int i = 0; i < TestCluster.MASTERS; i++) {
+            try (Jedis node = cluster.connect(i)) {
+                node.scriptFlush();
+            }
+        }
+    }
+
+    @Test
+    void slotsSpreadOverAllMastersAndEachSlotLivesOnItsOwner() {
+        Map<Integer, Integer> perMaster = new HashMap<>();
+        for (int i = 0; i < 24; i++) {
+            SlotId slot = SlotId.of("spread-" + i);
+            List<String> keys = SlotKeys.keys(prefix, tenant, slot);
+            int master = cluster.masterOf(keys.get(0));
+            perMaster.merge(master, 1, Integer::sum);
+            gate.initialize(tenant, slot, 2, keep());
+            assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.random(), now(),
+                    now().plus(Duration.ofMinutes(5)))).isEqualTo(GateDecision.HELD);
+            try (Jedis owner = cluster.connect(master)) {
+                for (String key : keys) {
+                    assertThat(owner.clusterKeySlot(key)).isEqualTo(JedisClusterCRC16.getSlot(keys.get(0)));
+                    assertThat(owner.exists(key)).as("%s on its owner, master %d", key, master).isTrue();
+                }
+            }
+        }
+        assertThat(perMaster.keySet()).as("masters that own the test's slots").hasSize(TestCluster.MASTERS);
+    }
+}

@@ -1,0 +1,46 @@
+package org.slotbook.redis;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.slotbook.core.memory.InMemoryStore;
+import org.slotbook.core.spi.ConflictDetector;
+import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.SeatReservation;
+import org.slotbook.core.tck.BookingEngineContract;
+import org.slotbook.redis.support.TestRedis;
+import redis.clients.jedis.RedisClient;
+
+/** The engine contract with the in-memory ledger behind the Redis gate on a standalone server. */
+class StandaloneEngineTest extends BookingEngineContract {
+    private static final InMemoryStore STORE = InMemoryStore.create();
+    private static RedisClient client;
+    private static RedisSeatReservation gate;
+
+    @BeforeAll
+    static void connect() {
+        client = TestRedis.client(TestRedis.standalone());
+        gate = RedisSeatReservation.builder(client).keyPrefix(TestRedis.freshPrefix("engine")).build();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    @Override
+    protected SeatLedger ledger() {
+        return STORE.ledger();
+    }
+
+    @Override
+    protected ConflictDetector detector() {
+        return STORE.conflicts();
+    }
+
+    @Override
+    protected SeatReservation reservation() {
+        return gate;
+    }
+}

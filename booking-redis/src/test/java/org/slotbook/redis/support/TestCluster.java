@@ -1,0 +1,117 @@
+package org.slotbook.redis.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * A real Redis Cluster of three masters (no replicas) on free loopback ports, started by the test:
+ * master i owns hash slots {@code [i * 16384 / 3, (i + 1) * 16384 / 3)}.
+ */
+public final class TestCluster implements AutoCloseable {
+    public static final int MASTERS = 3;
+
+    private final List<RedisProcess> nodes = new ArrayList<>();
+    private final int[] firstSlot = new int[MASTERS + 1];
+
+    private TestCluster() {
+    }
+
+    public static TestCluster start() {
+        if (!RedisProcess.binaryAvailable()) {
+            TestRedis.missing("no redis-server binary to start a Redis Cluster with");
+        }
+        TestCluster cluster = new TestCluster();
+        try {
+            cluster.boot();
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+        return cluster;
+    }
+
+    private void boot() {
+        for (int i = 0; i < MASTERS; i++) {
+            nodes.add(RedisProcess.clusterNode());
+        }
+        for (int i = 0; i <= MASTERS; i++) {
+            firstSlot[i] = i * 16384 / MASTERS;
+        }
+        for (int i = 0; i < MASTERS; i++) {
+            try (Jedis jedis = connect(i)) {
+                jedis.clusterAddSlotsRange(firstSlot[i], firstSlot[i + 1] - 1);
+            }
+        }
+        try (Jedis first = connect(0)) {
+            for (int i = 1; i < MASTERS; i++) {
+                first.clusterMeet("127.0.0.1", nodes.get(i).port());
+            }
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!allOk()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Redis Cluster on " + nodes + " did not reach cluster_state:ok");
+            }
+            RedisProcess.sleep(50);
+        }
+    }
+
+    private boolean allOk() {
+        for (int i = 0; i < MASTERS; i++) {
+            try (Jedis jedis = connect(i)) {
+                String info = jedis.clusterInfo();
+                if (!info.contains("cluster_state:ok") || !info.contains("cluster_known_nodes:" + MASTERS)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    public Jedis connect(int master) {
+        return new Jedis(nodes.get(master).hostAndPort(), TestRedis.adminConfig());
+    }
+
+    public RedisProcess node(int master) {
+        return nodes.get(master);
+    }
+
+    /** The master that owns the key's hash slot. */
+    public int masterOf(String key) {
+        int slot = JedisClusterCRC16.getSlot(key);
+        for (int i = 0; i < MASTERS; i++) {
+            if (slot < firstSlot[i + 1]) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("slot " + slot);
+    }
+
+    public Set<HostAndPort> seeds() {
+        Set<HostAndPort> seeds = new LinkedHashSet<>();
+        for (RedisProcess node : nodes) {
+            seeds.add(node.hostAndPort());
+        }
+        return seeds;
+    }
+
+    public RedisClusterClient client() {
+        return RedisClusterClient.builder().nodes(seeds()).clientConfig(TestRedis.clientConfig())
+                .poolConfig(TestRedis.poolConfig(32)).maxAttempts(3)
+                .maxTotalRetriesDuration(Duration.ofSeconds(2)).build();
+    }
+
+    @Override
+    public void close() {
+        for (RedisProcess node : nodes) {
+            node.stop();
+        }
+    }
+}
