@@ -366,8 +366,13 @@ public final class JdbcSeatLedger implements SeatLedger {
         }
         // Taking over an expired hold (and every claim on MariaDB and H2): lock the seat row, then
         // update it by key, re-checking what was read.
+        // MariaDB's optimizer prefers the primary key for ORDER BY seq and walks every sold seat of a
+        // hot slot to reach a free one (~10 claims/s at 90k sold); name the index that finds it at once.
+        String hint = dialect != JdbcDialect.MARIADB ? ""
+                : " FORCE INDEX (" + core.tables().prefix() + (expired ? "slot_seat_held_ix" : "slot_seat_claim_ix") + ")";
         Optional<Taken> candidate = core.step(tx, what, h -> {
-            Query query = h.createQuery("SELECT seq, booking_id FROM " + seat + candidates + lock)
+            Query query = h.createQuery("SELECT seq, " + (expired ? "booking_id" : "NULL") + " FROM " + seat + hint
+                            + candidates + lock)
                     .bind("t", tx.tenantId().value()).bind("slot", nb.slotId().value());
             if (expired) {
                 query.bind("now", times.arg(now));
