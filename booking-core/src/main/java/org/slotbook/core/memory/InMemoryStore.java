@@ -16,6 +16,9 @@ import org.slotbook.core.spi.StoreTransaction;
  * <p>A transaction holds its tenant's lock for its whole duration, so transactions of one tenant run
  * one after the other and those of different tenants in parallel. Every mutation is recorded in an
  * undo log and reverted when the work throws or asked for a rollback. All state is keyed by tenant.
+ * A transaction opened inside another one (same thread) is independent of it: it commits or rolls
+ * back on its own, as a second database connection would. A transaction may only be used by the
+ * thread that opened it, and only until its work returns.
  *
  * <pre>{@code
  * InMemoryStore store = InMemoryStore.create();

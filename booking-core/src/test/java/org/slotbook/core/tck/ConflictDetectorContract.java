@@ -52,16 +52,18 @@ public abstract class ConflictDetectorContract {
     /** The longest session these tests store; every occupy passes it. */
     protected static final Duration LONGEST = Duration.ofHours(4);
 
-    /** Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS). */
+    // Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS).
     protected TenantId tenant;
+    protected Instant now;
+    /** Minute 0 of the tests' timeline: a whole hour a day from now. */
+    protected Instant base;
 
     @BeforeEach
     void freshTenant() {
         tenant = Fixtures.tenant();
+        now = new MutableClock().instant();
+        base = Fixtures.nextHour(now).plus(Duration.ofDays(1));
     }
-    protected final Instant now = new MutableClock().instant();
-    /** Minute 0 of the tests' timeline: a whole hour a day from now. */
-    protected final Instant base = Fixtures.nextHour(now).plus(Duration.ofDays(1));
 
     protected abstract SeatLedger ledger();
 
@@ -357,8 +359,8 @@ public abstract class ConflictDetectorContract {
                 Slot slot = newSlot(range(start, start + length), Fixtures.coach(), Fixtures.room());
                 Occupation occupation = new Occupation(wanted, slot.time(), slot.slotId(), null);
                 boolean stored = tx(t -> {
-                    assertThat(ledger().insertSlot(t, slot)).isTrue();
                     detector().lock(t, occupation.resources());
+                    assertThat(ledger().insertSlot(t, slot)).isTrue();
                     if (detector().occupy(t, occupation, LONGEST).isEmpty()) {
                         return true;
                     }

@@ -33,16 +33,19 @@ public abstract class SeatReservationContract {
     /** How long the holds of these tests last. */
     protected static final Duration TTL = Duration.ofMinutes(10);
 
-    /** Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS). */
+    // Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS).
     protected TenantId tenant;
+    protected SlotId slot;
+    protected Instant now;
+    protected Instant keepUntil;
 
     @BeforeEach
     void freshTenant() {
         tenant = Fixtures.tenant();
+        slot = Fixtures.slot();
+        now = new MutableClock().instant();
+        keepUntil = now.plus(Duration.ofDays(2));
     }
-    protected final SlotId slot = Fixtures.slot();
-    protected final Instant now = new MutableClock().instant();
-    protected final Instant keepUntil = now.plus(Duration.ofDays(2));
 
     protected abstract SeatReservation reservation();
 
@@ -283,6 +286,24 @@ public abstract class SeatReservationContract {
                 muchLater.minus(Duration.ofMinutes(1)), keepUntil))
                 .as("the in-flight hold is old now, and still unknown").isEqualTo(new GateSync(0, 1, false));
         assertThat(view(muchLater).holders()).containsExactlyInAnyOrder(knownHolder, missing);
+    }
+
+    @Test
+    void reconcileGivesAHolderTheTruthsExpiry() {
+        init(2);
+        StudentId confirmed = Fixtures.student();
+        RequestId request = RequestId.random();
+        Instant expiry = now.plus(Duration.ofMinutes(1));
+        assertThat(hold(confirmed, request, now, expiry)).isEqualTo(GateDecision.HELD);
+        GateHolder pinned = new GateHolder(confirmed, request, now, null);
+
+        assertThat(reservation().reconcile(tenant, slot, 2, List.of(pinned), now, now.minusSeconds(60), keepUntil))
+                .as("an expiry update is not an addition").isEqualTo(new GateSync(0, 0, false));
+
+        Instant later = expiry.plus(Duration.ofHours(1));
+        assertThat(view(later).holders()).containsExactly(pinned);
+        assertThat(hold(Fixtures.student(), RequestId.random(), later, later.plus(TTL))).isEqualTo(GateDecision.HELD);
+        assertThat(hold(Fixtures.student(), RequestId.random(), later, later.plus(TTL))).isEqualTo(GateDecision.FULL);
     }
 
     @Test
