@@ -325,7 +325,12 @@ public final class BookingEngine {
             }
             Optional<Booking> active = ledger.findActive(tx, request.slotId(), request.studentId());
             if (active.isPresent() && active.get().isLive(now)) {
-                return new AlreadyBooked(active.get());
+                Booking existing = active.get();
+                if (existing.requestId().equals(request.requestId())) {
+                    // the same request committed between the two reads: a replay, not a second booking
+                    return new Held(existing, true);
+                }
+                return new AlreadyBooked(existing);
             }
             return null;
         });
