@@ -44,8 +44,8 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <h2>Keys</h2>
  * Per slot, {@code <prefix>{<tenant>:<slot>}:cap} (capacity), {@code ...:holders} (sorted set of
- * students scored by hold expiry in epoch milliseconds; a confirmed hold is pinned at
- * {@value #PINNED_SCORE}) and {@code ...:meta} (hash of student to {@code takenAt|requestId}).
+ * students scored by hold expiry in epoch milliseconds; a confirmed hold is pinned at 9e15, far
+ * beyond any real expiry) and {@code ...:meta} (hash of student to {@code takenAt|requestId}).
  * They share one hash tag, so every script runs on one node of a cluster, and they expire at the
  * slot's {@code keepUntil}. Remaining seats are derived (capacity - live holders), never counted.
  *
@@ -64,7 +64,7 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class RedisSeatReservation implements SeatReservation {
     /** The score of a pinned (confirmed) holder: far beyond any real expiry. */
-    public static final long PINNED_SCORE = 9_000_000_000_000_000L;
+    private static final long PINNED_SCORE = 9_000_000_000_000_000L;
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisSeatReservation.class);
 
@@ -98,6 +98,11 @@ public final class RedisSeatReservation implements SeatReservation {
         return builder(jedis).build();
     }
 
+    /**
+     * Settings for a gate over {@code jedis}: any {@link UnifiedJedis} ({@code RedisClient},
+     * {@code RedisClusterClient}, {@code JedisCluster}). The client's timeouts bound how long a hold
+     * waits for a sick Redis.
+     */
     public static Builder builder(UnifiedJedis jedis) {
         Checks.notNull("jedis", jedis);
         return new Builder(new JedisScriptRunner(jedis));
@@ -121,8 +126,12 @@ public final class RedisSeatReservation implements SeatReservation {
         Checks.notNull("requestId", requestId);
         long nowMillis = millis("now", now);
         long expiresMillis = millis("expiresAt", expiresAt);
-        if (expiresMillis <= nowMillis) {
+        if (!expiresAt.isAfter(now)) {
             throw new IllegalArgumentException("expiresAt must be after now (" + now + "), got " + expiresAt);
+        }
+        if (expiresAt.getNano() % 1_000_000 != 0) {
+            // Redis keeps milliseconds: round a sub-millisecond expiry up, never cutting a hold short
+            expiresMillis++;
         }
         Object reply;
         try {
@@ -131,7 +140,8 @@ public final class RedisSeatReservation implements SeatReservation {
         } catch (RuntimeException e) {
             return unavailable(e);
         }
-        if (!(reply instanceof String text) || text.isEmpty()) {
+        String text = text(reply);
+        if (text == null || text.isEmpty()) {
             return unavailable(new IllegalStateException("unexpected reply of hold.lua: " + reply));
         }
         switch (text.charAt(0)) {
@@ -160,7 +170,7 @@ public final class RedisSeatReservation implements SeatReservation {
         List<String> keys = keys(tenantId, slotId);
         Checks.notNull("studentId", studentId);
         Object reply = run(RELEASE, "release", tenantId, slotId, keys, List.of(studentId.value()));
-        return reply instanceof Long removed && removed == 1L;
+        return reply instanceof Long removed ? removed == 1L : "1".equals(text(reply));
     }
 
     @Override
@@ -212,11 +222,10 @@ public final class RedisSeatReservation implements SeatReservation {
         if (values.isEmpty()) {
             return Optional.empty();
         }
-        int capacity = Integer.parseInt(String.valueOf(values.get(0)));
+        int capacity = Integer.parseInt(text(values.get(0)));
         List<GateHolder> holders = new ArrayList<>((values.size() - 1) / 3);
         for (int i = 1; i + 2 < values.size(); i += 3) {
-            holders.add(holder(String.valueOf(values.get(i)), String.valueOf(values.get(i + 1)),
-                    String.valueOf(values.get(i + 2))));
+            holders.add(holder(text(values.get(i)), text(values.get(i + 1)), text(values.get(i + 2))));
         }
         return Optional.of(new GateView(capacity, holders));
     }
@@ -290,7 +299,15 @@ public final class RedisSeatReservation implements SeatReservation {
         if (value instanceof Long number) {
             return Math.toIntExact(number);
         }
-        return Integer.parseInt(String.valueOf(value));
+        return Integer.parseInt(text(value));
+    }
+
+    /** A reply element as text, whatever the client decoded it to (String, bytes, number). */
+    private static String text(Object value) {
+        if (value instanceof byte[] bytes) {
+            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        }
+        return value == null ? "" : value.toString();
     }
 
     @Override

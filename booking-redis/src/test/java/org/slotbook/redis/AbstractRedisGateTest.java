@@ -438,6 +438,17 @@ abstract class AbstractRedisGateTest {
     }
 
     @Test
+    void aSubMillisecondExpiryIsRoundedUpNeverDown() {
+        SlotId slot = SlotId.of("micros");
+        gate.initialize(tenant, slot, 1, keep());
+        Instant at = now();
+        assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.random(), at, at.plusNanos(500_000)))
+                .isEqualTo(GateDecision.HELD);
+        assertThat(gate.inspect(tenant, slot, at).orElseThrow().holders()).hasSize(1);
+        assertThat(gate.inspect(tenant, slot, at.plusMillis(1)).orElseThrow().holders()).isEmpty();
+    }
+
+    @Test
     void badInputIsRefusedWithTheFieldNamed() {
         SlotId slot = SlotId.of("bad");
         assertThatThrownBy(() -> gate.tryHold(null, slot, StudentId.of("a"), RequestId.random(), now(), keep()))

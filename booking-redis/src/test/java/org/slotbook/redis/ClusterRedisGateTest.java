@@ -15,7 +15,9 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.redis.internal.SlotKeys;
 import org.slotbook.redis.support.TestCluster;
+import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -52,6 +54,21 @@ class ClusterRedisGateTest extends AbstractRedisGateTest {
             try (Jedis node = cluster.connect(i)) {
                 node.scriptFlush();
             }
+        }
+    }
+
+    @Test
+    void theLegacyJedisClusterClientWorksToo() {
+        try (JedisCluster legacy = new JedisCluster(cluster.seeds(), TestRedis.clientConfig(), 2,
+                Duration.ofMillis(500))) {
+            RedisSeatReservation viaLegacy = RedisSeatReservation.builder(legacy).keyPrefix(prefix).build();
+            SlotId slot = SlotId.of("legacy");
+            viaLegacy.initialize(tenant, slot, 1, keep());
+            assertThat(viaLegacy.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("r1"), now(),
+                    now().plus(Duration.ofMinutes(5)))).isEqualTo(GateDecision.HELD);
+            // the same keys, seen through the other client
+            assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("r2"), now(),
+                    now().plus(Duration.ofMinutes(5)))).isEqualTo(GateDecision.duplicate(RequestId.of("r1")));
         }
     }
 

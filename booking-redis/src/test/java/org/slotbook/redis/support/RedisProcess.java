@@ -30,6 +30,7 @@ public final class RedisProcess implements AutoCloseable {
     private final Path dir;
     private Process process;
     private File binaryOverride;
+    private boolean startedBefore;
 
     private RedisProcess(int port, List<String> extraArgs) {
         this.port = port;
@@ -77,14 +78,21 @@ public final class RedisProcess implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
-    /** Starts the server (again, after {@link #kill()} or {@link #stop()}), empty, and waits until it answers. */
+    /**
+     * Starts the server (again, after {@link #kill()} or {@link #stop()}), empty (no persistence), and
+     * waits until it answers. A cluster node keeps its cluster config across restarts.
+     */
     public synchronized void start() {
         if (isAlive()) {
             throw new IllegalStateException("redis-server on port " + port + " is already running");
         }
         try {
             Files.createDirectories(dir);
-            Files.deleteIfExists(dir.resolve("nodes-" + port + ".conf"));
+            if (!startedBefore) {
+                // a fresh node; a restarted cluster node keeps its config and so its id and slots
+                Files.deleteIfExists(dir.resolve("nodes-" + port + ".conf"));
+                startedBefore = true;
+            }
             List<String> command = new ArrayList<>(List.of(
                     (binaryOverride != null ? binaryOverride : binary()).getAbsolutePath(),
                     "--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir", dir.toString(),

@@ -54,6 +54,11 @@ public final class TestCluster implements AutoCloseable {
                 first.clusterMeet("127.0.0.1", nodes.get(i).port());
             }
         }
+        awaitOk();
+    }
+
+    /** Waits until every master reports {@code cluster_state:ok} and knows all the others. */
+    public void awaitOk() {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!allOk()) {
             if (System.nanoTime() > deadline) {
@@ -70,6 +75,8 @@ public final class TestCluster implements AutoCloseable {
                 if (!info.contains("cluster_state:ok") || !info.contains("cluster_known_nodes:" + MASTERS)) {
                     return false;
                 }
+            } catch (RuntimeException notYet) {
+                return false;
             }
         }
         return true;
@@ -103,9 +110,14 @@ public final class TestCluster implements AutoCloseable {
     }
 
     public RedisClusterClient client() {
+        return client(3, Duration.ofSeconds(2));
+    }
+
+    /** A client whose retries on a dead node end after {@code maxAttempts} or {@code retries}, whichever first. */
+    public RedisClusterClient client(int maxAttempts, Duration retries) {
         return RedisClusterClient.builder().nodes(seeds()).clientConfig(TestRedis.clientConfig())
-                .poolConfig(TestRedis.poolConfig(32)).maxAttempts(3)
-                .maxTotalRetriesDuration(Duration.ofSeconds(2)).build();
+                .poolConfig(TestRedis.poolConfig(48)).maxAttempts(maxAttempts)
+                .maxTotalRetriesDuration(retries).build();
     }
 
     @Override

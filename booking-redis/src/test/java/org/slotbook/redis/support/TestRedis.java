@@ -70,14 +70,17 @@ public final class TestRedis {
         return sharedFrom;
     }
 
-    /** Short timeouts: an unreachable server is noticed in well under a second. */
+    /**
+     * Bounded timeouts, generous enough for a loaded build machine: these tests check behaviour, not
+     * timeouts ({@code UnavailableRedisTest} does that with its own short ones).
+     */
     public static JedisClientConfig clientConfig() {
-        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(500).socketTimeoutMillis(1000).build();
+        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(2000).socketTimeoutMillis(5000).build();
     }
 
     /** For single connections ({@code Jedis}) that set servers up: RESP2, short timeouts. */
     public static JedisClientConfig adminConfig() {
-        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(500).socketTimeoutMillis(2000).resp2()
+        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(2000).socketTimeoutMillis(5000).resp2()
                 .build();
     }
 
@@ -85,7 +88,7 @@ public final class TestRedis {
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(size);
         pool.setMaxIdle(size);
-        pool.setMaxWait(java.time.Duration.ofMillis(1000));
+        pool.setMaxWait(java.time.Duration.ofMillis(5000));
         return pool;
     }
 
