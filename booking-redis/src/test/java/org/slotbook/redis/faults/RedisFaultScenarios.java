@@ -186,7 +186,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
     @Test
     void scenario8ReconcileRacingHoldsNeverDropsAnInFlightHold() {
         // real time, and an in-flight grace far longer than any hold transaction here
-        HoldPolicy policy = POLICY.withInFlightGrace(Duration.ofSeconds(3));
+        HoldPolicy policy = POLICY.withInFlightGrace(Duration.ofSeconds(5));
         BookingEngine racing = BookingEngine.builder().ledger(store.ledger()).conflicts(store.conflicts())
                 .reservation(gate).holdPolicy(policy).clock(Clock.systemUTC()).build();
         int capacity = 300;
