@@ -30,11 +30,11 @@ import org.slotbook.core.TimeRange;
 import org.slotbook.jdbc.internal.SqlScript;
 
 /**
- * Keeps {@code README-section.md} honest: its wiring snippet is the code below (which runs, on H2),
+ * Keeps the README's database section honest: its wiring snippet is the code below (which runs, on H2),
  * and every DDL block it quotes is a shipped schema file, character for character.
  */
 class ReadmeSectionTest {
-    private static final Path SECTION = Path.of("README-section.md");
+    private static final Path SECTION = Path.of("../README.md");
 
     static BookingEngine wire(String jdbcUrl) {
         // --- wiring (README) ---
