@@ -207,6 +207,12 @@ public final class BookingEngine {
             outcome = holdInLedger(tenantId, request, status, now, heldUntil);
         } catch (RuntimeException e) {
             if (gateHeld) {
+                Held committed = committedDespite(tenantId, request, e);
+                if (committed != null) {
+                    // The commit went through and only its acknowledgement was lost: keep the gate
+                    // hold and give the caller the booking it has.
+                    return committed;
+                }
                 gateCall("release", () -> gate.release(tenantId, request.slotId(), request.studentId()));
             }
             throw e;
@@ -225,6 +231,32 @@ public final class BookingEngine {
         }
         outcome.publish();
         return result;
+    }
+
+    /**
+     * After a ledger failure whose outcome is unknown (a connection lost around the commit): the
+     * request's booking if it was committed after all, else null. A ledger that cannot answer counts
+     * as "not committed", so an outage never leaves gate holds behind.
+     */
+    private Held committedDespite(TenantId tenantId, HoldRequest request, RuntimeException failure) {
+        if (failure instanceof IllegalArgumentException) {
+            return null;
+        }
+        try {
+            Booking stored = ledger.inTransaction(tenantId, tx -> {
+                tx.setRollbackOnly();
+                return ledger.findByRequest(tx, request.requestId()).orElse(null);
+            });
+            if (stored != null && stored.slotId().equals(request.slotId())
+                    && stored.studentId().equals(request.studentId())) {
+                LOG.info("Hold {} was committed although the ledger reported {}; answering it", request.requestId(),
+                        failure.toString());
+                return new Held(stored, true);
+            }
+        } catch (RuntimeException checkFailed) {
+            failure.addSuppressed(checkFailed);
+        }
+        return null;
     }
 
     /** The live booking of this student that a gate hold stands for, or null when the gate hold must go. */
@@ -325,7 +357,12 @@ public final class BookingEngine {
             }
             Optional<Booking> active = ledger.findActive(tx, request.slotId(), request.studentId());
             if (active.isPresent() && active.get().isLive(now)) {
-                return new AlreadyBooked(active.get());
+                Booking existing = active.get();
+                if (existing.requestId().equals(request.requestId())) {
+                    // the same request committed between the two reads: a replay, not a second booking
+                    return new Held(existing, true);
+                }
+                return new AlreadyBooked(existing);
             }
             return null;
         });

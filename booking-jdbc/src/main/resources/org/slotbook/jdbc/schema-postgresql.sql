@@ -28,13 +28,16 @@ CREATE TABLE IF NOT EXISTS ${prefix}slot_seat (
     student_id  VARCHAR(64) COLLATE "C",
     held_until  TIMESTAMPTZ,
     CONSTRAINT ${prefix}slot_seat_pk PRIMARY KEY (tenant_id, slot_id, seq),
-    CONSTRAINT ${prefix}slot_seat_student_uk UNIQUE (tenant_id, slot_id, student_id),
     CONSTRAINT ${prefix}slot_seat_status_ck CHECK (status IN ('FREE', 'HELD', 'CONFIRMED', 'CLOSED')),
     CONSTRAINT ${prefix}slot_seat_owner_ck CHECK (
         (status IN ('FREE', 'CLOSED') AND booking_id IS NULL AND student_id IS NULL)
         OR (status IN ('HELD', 'CONFIRMED') AND booking_id IS NOT NULL AND student_id IS NOT NULL
             AND held_until IS NOT NULL))
 );
+-- One seat per student and slot. Partial, so that no claim (which looks for seats without a
+-- student) can be planned over it, even before the table has statistics.
+CREATE UNIQUE INDEX IF NOT EXISTS ${prefix}slot_seat_student_uk
+    ON ${prefix}slot_seat (tenant_id, slot_id, student_id) WHERE student_id IS NOT NULL;
 -- Free seats only: the claim reads the first entry of this index.
 CREATE INDEX IF NOT EXISTS ${prefix}slot_seat_free_ix
     ON ${prefix}slot_seat (tenant_id, slot_id, seq) WHERE status = 'FREE';

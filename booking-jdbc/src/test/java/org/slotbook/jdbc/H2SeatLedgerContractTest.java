@@ -2,25 +2,23 @@ package org.slotbook.jdbc;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInstance;
 import org.slotbook.core.spi.SeatLedger;
 import org.slotbook.core.tck.SeatLedgerContract;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class H2SeatLedgerContractTest extends SeatLedgerContract {
-    private TestDatabase db;
-    private JdbcStore store;
+    private static TestDatabase db;
+    private static JdbcStore store;
 
     @BeforeAll
-    void openStore() {
+    static void openStore() {
         db = TestDatabases.h2();
         store = db.store();
     }
 
     @AfterAll
-    void closeStore() {
+    static void closeStore() {
         if (db != null) {
             db.close();
         }

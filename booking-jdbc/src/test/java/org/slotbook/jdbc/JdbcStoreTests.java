@@ -709,6 +709,32 @@ abstract class JdbcStoreTests {
                 .isExactlyInstanceOf(BookingStoreException.class).hasMessageContaining("read slot s");
     }
 
+    @Test
+    void retriesRunOutIntoAPlainStoreException() {
+        JdbcStore strict = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).maxRetries(2).build();
+        AtomicInteger attempts = new AtomicInteger();
+        assertThatThrownBy(() -> strict.ledger().inTransaction(tenant(), tx -> {
+            attempts.incrementAndGet();
+            throw new org.slotbook.jdbc.internal.SqlErrors.TransientStoreException("simulated deadlock", null);
+        })).isExactlyInstanceOf(BookingStoreException.class).hasMessageContaining("gave up after 3 attempts");
+        assertThat(attempts).hasValue(3);
+        assertThatThrownBy(() -> JdbcStore.builder(db.dataSource()).maxRetries(-1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxRetries");
+    }
+
+    @Test
+    void occupationsOfOneTenantNeverClashWithAnother() {
+        TenantId one = tenant();
+        TenantId two = tenant();
+        ResourceRef coach = ResourceRef.of(CoachId.of("shared-name"));
+        TimeRange time = TimeRange.of(T0, HOUR);
+        occupy(one, coach, time, "s", null, true);
+        occupy(two, coach, time, "s", null, true);
+        assertThat(occupy(one, coach, time, "s2", null, false)).hasSize(1);
+        assertThat(ledger.<Integer>inTransaction(two, tx -> conflicts.releaseSlot(tx, SlotId.of("s")))).isEqualTo(1);
+        assertThat(activeOccupations(one, ResourceKind.COACH)).isEqualTo(1);
+    }
+
     // ------------------------------------------------------------------ a killed connection
 
     @Test

@@ -2,26 +2,24 @@ package org.slotbook.jdbc;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInstance;
 import org.slotbook.core.spi.ConflictDetector;
 import org.slotbook.core.spi.SeatLedger;
 import org.slotbook.core.tck.BookingEngineContract;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresEngineContractTest extends BookingEngineContract {
-    private TestDatabase db;
-    private JdbcStore store;
+    private static TestDatabase db;
+    private static JdbcStore store;
 
     @BeforeAll
-    void openStore() {
+    static void openStore() {
         db = TestDatabases.postgres();
         store = db.store();
     }
 
     @AfterAll
-    void closeStore() {
+    static void closeStore() {
         if (db != null) {
             db.close();
         }

@@ -43,8 +43,10 @@ public final class JdbcConflictDetector implements ConflictDetector {
         this.insertLock = switch (dialect) {
             case POSTGRESQL -> "INSERT INTO " + lock + " (tenant_id, resource_kind, resource_id)"
                     + " VALUES (:t, :kind, :id) ON CONFLICT DO NOTHING";
-            case MARIADB -> "INSERT IGNORE INTO " + lock + " (tenant_id, resource_kind, resource_id)"
-                    + " VALUES (:t, :kind, :id)";
+            // not INSERT IGNORE: on a duplicate it takes a shared lock, and two of those upgraded by
+            // the FOR UPDATE that follows deadlock
+            case MARIADB -> "INSERT INTO " + lock + " (tenant_id, resource_kind, resource_id)"
+                    + " VALUES (:t, :kind, :id) ON DUPLICATE KEY UPDATE resource_id = resource_id";
             case H2 -> "MERGE INTO " + lock + " (tenant_id, resource_kind, resource_id)"
                     + " KEY (tenant_id, resource_kind, resource_id) VALUES (:t, :kind, :id)";
         };
@@ -70,14 +72,21 @@ public final class JdbcConflictDetector implements ConflictDetector {
                 continue;
             }
             core.step(tx, "lock " + resource, h -> {
-                ensureLockRow(tx, h, resource);
-                return h.createQuery(selectLock)
-                        .bind("t", tx.tenantId().value()).bind("kind", resource.kind().name())
-                        .bind("id", resource.id())
-                        .mapTo(String.class)
-                        .one();
+                // the row exists after the first use: one locking read; else create it, then lock it
+                if (lockRow(tx, h, resource).isEmpty()) {
+                    ensureLockRow(tx, h, resource);
+                    lockRow(tx, h, resource).orElseThrow();
+                }
+                return null;
             });
         }
+    }
+
+    private Optional<String> lockRow(JdbcTx tx, Handle h, ResourceRef resource) {
+        return h.createQuery(selectLock)
+                .bind("t", tx.tenantId().value()).bind("kind", resource.kind().name()).bind("id", resource.id())
+                .mapTo(String.class)
+                .findOne();
     }
 
     private void ensureLockRow(JdbcTx tx, Handle h, ResourceRef resource) {

@@ -354,19 +354,25 @@ public final class JdbcSeatLedger implements SeatLedger {
                 : " WHERE tenant_id = :t AND slot_id = :slot AND status = 'FREE' ORDER BY seq LIMIT 1";
         String set = " SET status = :status, booking_id = :b, student_id = :student, held_until = :heldUntil";
         String what = "claim a seat of slot " + nb.slotId() + " for student " + nb.studentId();
-        if (dialect == JdbcDialect.POSTGRESQL) {
-            // One statement: lock the first free (or expired) seat nobody else holds, and take it.
-            String sql = "WITH c AS (SELECT seq, booking_id FROM " + seat + candidates + lock + ")"
-                    + " UPDATE " + seat + " s" + set + " FROM c"
-                    + " WHERE s.tenant_id = :t AND s.slot_id = :slot AND s.seq = c.seq"
-                    + " RETURNING s.seq, c.booking_id";
-            return core.step(tx, what, h -> bindClaim(h.createQuery(sql), tx, nb, now, expired)
-                    .map((rs, ctx) -> new Taken(rs.getInt(1), expired ? rs.getString(2) : null))
-                    .findOne());
+        if (dialect == JdbcDialect.POSTGRESQL && !expired) {
+            // One statement: lock the first free seat nobody else holds, and take it. The scalar
+            // subquery keeps the outer update on the primary key whatever the planner estimates.
+            String sql = "UPDATE " + seat + set + " WHERE tenant_id = :t AND slot_id = :slot AND seq ="
+                    + " (SELECT seq FROM " + seat + candidates + lock + ") RETURNING seq";
+            return core.step(tx, what, h -> bindClaim(h.createQuery(sql), tx, nb, now, false)
+                    .mapTo(Integer.class)
+                    .findOne()
+                    .map(seq -> new Taken(seq, null)));
         }
-        // MariaDB and H2: lock the seat row, then update it by key, re-checking what was read.
+        // Taking over an expired hold (and every claim on MariaDB and H2): lock the seat row, then
+        // update it by key, re-checking what was read.
+        // MariaDB's optimizer prefers the primary key for ORDER BY seq and walks every sold seat of a
+        // hot slot to reach a free one (~10 claims/s at 90k sold); name the index that finds it at once.
+        String hint = dialect != JdbcDialect.MARIADB ? ""
+                : " FORCE INDEX (" + core.tables().prefix() + (expired ? "slot_seat_held_ix" : "slot_seat_claim_ix") + ")";
         Optional<Taken> candidate = core.step(tx, what, h -> {
-            Query query = h.createQuery("SELECT seq, booking_id FROM " + seat + candidates + lock)
+            Query query = h.createQuery("SELECT seq, " + (expired ? "booking_id" : "NULL") + " FROM " + seat + hint
+                            + candidates + lock)
                     .bind("t", tx.tenantId().value()).bind("slot", nb.slotId().value());
             if (expired) {
                 query.bind("now", times.arg(now));

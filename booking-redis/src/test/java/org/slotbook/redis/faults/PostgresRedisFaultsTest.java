@@ -1,0 +1,12 @@
+package org.slotbook.redis.faults;
+
+import org.slotbook.jdbc.testing.TestDatabases;
+import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
+
+/** Scenarios 1-3 and the reconcile race on PostgreSQL and a Redis process the suite owns. */
+class PostgresRedisFaultsTest extends RedisFaultScenarios {
+    @Override
+    TestDatabase openDatabase() {
+        return TestDatabases.postgres();
+    }
+}
