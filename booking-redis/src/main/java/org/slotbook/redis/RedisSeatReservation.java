@@ -29,9 +29,9 @@ import org.slotbook.redis.internal.SlotKeys;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The seat gate as Redis Lua scripts, over any Jedis {@link UnifiedJedis}: {@code RedisClient},
- * {@code JedisPooled}, {@code RedisClusterClient} or {@code JedisCluster}. The host owns the client
- * (and closes it); this class only borrows it.
+ * The seat gate as Redis Lua scripts, over any Jedis {@link UnifiedJedis}: {@code RedisClient} (the
+ * pooled standalone client of Jedis 8), {@code RedisClusterClient} or {@code JedisCluster}. The host
+ * owns the client (and closes it); this class only borrows it.
  *
  * <pre>{@code
  * RedisClient redis = RedisClient.builder()
