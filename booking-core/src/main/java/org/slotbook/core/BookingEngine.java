@@ -298,6 +298,20 @@ public final class BookingEngine {
             }
             return new Outcome<>(new SlotNotOpen(slot.slotId(), slot.status()), List.of());
         }
+        if (!ledger.hasFreeSeat(tx, slot.slotId(), now)) {
+            // Full by committed seats: answer without locking anything, unless this request (or
+            // this student) already has its seat.
+            tx.setRollbackOnly();
+            Optional<Booking> replay = ledger.findByRequest(tx, request.requestId());
+            if (replay.isPresent()) {
+                return new Outcome<>(new Held(samePayloadOrThrow(replay.get(), request), true), List.of());
+            }
+            Optional<Booking> mine = ledger.findActive(tx, slot.slotId(), request.studentId());
+            if (mine.isPresent() && mine.get().isLive(now)) {
+                return new Outcome<>(new AlreadyBooked(mine.get()), List.of());
+            }
+            return new Outcome<>(new Full(slot.slotId()), List.of());
+        }
         // Everything about this student is decided under his lock: a retry of the same request
         // running concurrently sees the first attempt's committed booking here.
         ResourceRef student = ResourceRef.of(request.studentId());

@@ -85,6 +85,16 @@ public interface SeatLedger {
      */
     List<BookingId> cancelSlot(StoreTransaction tx, SlotId slotId, Instant now);
 
+    /**
+     * Whether a claim could find a seat of the slot at {@code now}: a free one, or one whose hold ran
+     * out. A cheap pre-check that locks nothing and reads only committed rows; the claim alone
+     * decides. The default derives it from {@link #findSlot} and {@link #count}; a backend should
+     * answer it with one indexed lookup.
+     */
+    default boolean hasFreeSeat(StoreTransaction tx, SlotId slotId, Instant now) {
+        return findSlot(tx, slotId).map(slot -> count(tx, slotId, now).taken() < slot.capacity()).orElse(false);
+    }
+
     /** Live holds and confirmed bookings of the slot at {@code now}. */
     SeatCount count(StoreTransaction tx, SlotId slotId, Instant now);
 

@@ -81,6 +81,11 @@ public class ForwardingLedger implements SeatLedger {
     }
 
     @Override
+    public boolean hasFreeSeat(StoreTransaction tx, SlotId slotId, Instant now) {
+        return delegate.hasFreeSeat(tx, slotId, now);
+    }
+
+    @Override
     public SeatCount count(StoreTransaction tx, SlotId slotId, Instant now) {
         return delegate.count(tx, slotId, now);
     }

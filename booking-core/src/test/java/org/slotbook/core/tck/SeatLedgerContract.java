@@ -283,6 +283,22 @@ public abstract class SeatLedgerContract {
     }
 
     @Test
+    void hasFreeSeatFollowsClaimsExpiryAndCancels() {
+        Slot slot = slot(2);
+        assertThat(tx((StoreTransaction t) -> ledger().hasFreeSeat(t, slot.slotId(), now))).isTrue();
+        Booking first = claimed(hold(slot, Fixtures.student()));
+        claimed(new NewBooking(BookingId.random(), RequestId.random(), slot.slotId(), Fixtures.student(),
+                BookingStatus.CONFIRMED, now.plus(TTL)));
+        assertThat(tx((StoreTransaction t) -> ledger().hasFreeSeat(t, slot.slotId(), now))).isFalse();
+        assertThat(tx((StoreTransaction t) -> ledger().hasFreeSeat(t, slot.slotId(), first.heldUntil())))
+                .as("a hold that ran out frees its seat for a claim").isTrue();
+        assertThat(tx((StoreTransaction t) -> ledger().cancel(t, first.bookingId(), now))).isTrue();
+        assertThat(tx((StoreTransaction t) -> ledger().hasFreeSeat(t, slot.slotId(), now))).isTrue();
+        assertThat(tx((StoreTransaction t) -> ledger().hasFreeSeat(t, Fixtures.slot(), now)))
+                .as("an unknown slot").isFalse();
+    }
+
+    @Test
     void cancelIsTrueOnceAndFreesTheSeat() {
         Slot slot = slot(1);
         Booking held = claimed(hold(slot, Fixtures.student()));

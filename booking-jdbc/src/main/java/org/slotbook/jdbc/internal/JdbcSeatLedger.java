@@ -246,6 +246,23 @@ public final class JdbcSeatLedger implements SeatLedger {
     }
 
     @Override
+    public boolean hasFreeSeat(StoreTransaction t, SlotId slotId, Instant now) {
+        JdbcTx tx = core.tx(t);
+        notNull("slotId", slotId);
+        notNull("now", now);
+        // Two EXISTS, each served by its own index (the free-seat one, the held-by-deadline one).
+        return core.step(tx, "look for a free seat of slot " + slotId, h -> h.createQuery(
+                        "SELECT CASE WHEN EXISTS (SELECT 1 FROM " + seat
+                                + " WHERE tenant_id = :t AND slot_id = :slot AND status = 'FREE')"
+                                + " OR EXISTS (SELECT 1 FROM " + seat
+                                + " WHERE tenant_id = :t AND slot_id = :slot AND status = 'HELD'"
+                                + " AND held_until <= :now) THEN 1 ELSE 0 END")
+                .bind("t", tx.tenantId().value()).bind("slot", slotId.value()).bind("now", times.arg(now))
+                .mapTo(Integer.class)
+                .one()) == 1;
+    }
+
+    @Override
     public SeatCount count(StoreTransaction t, SlotId slotId, Instant now) {
         JdbcTx tx = core.tx(t);
         notNull("slotId", slotId);
