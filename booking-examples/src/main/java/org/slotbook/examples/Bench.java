@@ -268,7 +268,6 @@ public final class Bench {
         private final BookingEngine gated;
         private final String mainName;
         private final String redisPrefix;
-        private String holdSha;
         private final List<Result> results = new ArrayList<>();
         private final Map<String, List<Double>> heap = new LinkedHashMap<>();
         private final List<String> profiles = new ArrayList<>();
@@ -604,9 +603,6 @@ public final class Bench {
                             + " PRIMARY KEY (run_id, slot_id, seq))");
                 }
             }
-            if (redisPrefix != null) {
-                holdSha = main.redis().scriptLoad(resource("/org/slotbook/redis/hold.lua"));
-            }
         }
 
         /** Removes this run's rows from the benchmark's own tables and the run's Redis keys. */
@@ -709,9 +705,11 @@ public final class Bench {
                 redis.set(keys[slot][0], Integer.toString(seats), SetParams.setParams().px(keep));
             }
             int[] pick = picks(requests, slots, base.hashCode());
+            // loaded again right before the loop: another client may have flushed the script cache
+            String sha = redis.scriptLoad(resource("/org/slotbook/redis/hold.lua"));
             Measured m = drive(threads, requests, (thread, i) -> {
                 long now = System.currentTimeMillis();
-                Object reply = redis.evalsha(holdSha, List.of(keys[pick[i]]), List.of("student-" + i, "r" + i,
+                Object reply = redis.evalsha(sha, List.of(keys[pick[i]]), List.of("student-" + i, "r" + i,
                         Long.toString(now), Long.toString(now + keep), "16"));
                 return "H".equals(reply);
             });
