@@ -1,0 +1,54 @@
+package org.slotbook.redis;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.slotbook.core.spi.ConflictDetector;
+import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.SeatReservation;
+import org.slotbook.core.tck.BookingEngineContract;
+import org.slotbook.jdbc.JdbcStore;
+import org.slotbook.jdbc.testing.TestDatabases;
+import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
+import org.slotbook.redis.support.TestRedis;
+import redis.clients.jedis.RedisClient;
+
+/** The engine contract with the Postgres ledger behind the Redis gate on a standalone server. */
+class PostgresEngineRedisTest extends BookingEngineContract {
+    private static TestDatabase db;
+    private static JdbcStore store;
+    private static RedisClient client;
+    private static RedisSeatReservation gate;
+
+    @BeforeAll
+    static void open() {
+        client = TestRedis.client(TestRedis.standalone());
+        gate = RedisSeatReservation.builder(client).keyPrefix(TestRedis.freshPrefix("engine-postgres")).build();
+        db = TestDatabases.postgres();
+        store = db.store();
+    }
+
+    @AfterAll
+    static void close() {
+        if (db != null) {
+            db.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    @Override
+    protected SeatLedger ledger() {
+        return store.ledger();
+    }
+
+    @Override
+    protected ConflictDetector detector() {
+        return store.conflicts();
+    }
+
+    @Override
+    protected SeatReservation reservation() {
+        return gate;
+    }
+}
