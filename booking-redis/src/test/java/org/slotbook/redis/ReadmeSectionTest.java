@@ -34,7 +34,7 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
- * The wiring shown in {@code README-section.md}, compiled and run here: every {@code java} block of
+ * The wiring shown in the README's Redis section, compiled and run here: every {@code java} block of
  * that file must equal one marked region of this class.
  */
 class ReadmeSectionTest {
@@ -110,7 +110,9 @@ class ReadmeSectionTest {
 
     @Test
     void readmeSnippetsAreTheCompiledOnes() throws IOException {
-        String readme = Files.readString(Path.of("README-section.md"));
+        String whole = Files.readString(Path.of("../README.md"));
+        String readme = whole.substring(whole.indexOf("<!-- booking-redis section"),
+                whole.indexOf("<!-- end of booking-redis section -->"));
         List<String> snippets = new ArrayList<>();
         for (int open = readme.indexOf("```java"); open >= 0; open = readme.indexOf("```java", open + 1)) {
             int close = readme.indexOf("```", open + 7);
