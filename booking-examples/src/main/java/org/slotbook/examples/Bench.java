@@ -114,15 +114,15 @@ public final class Bench {
             for (int i = 0; i < args.length; i++) {
                 String flag = args[i];
                 switch (flag) {
-                    case "--jdbc" -> jdbc = value(args, ++i, flag);
-                    case "--redis" -> redis = value(args, ++i, flag);
+                    case "--jdbc" -> jdbc = Flags.value(args, ++i, flag);
+                    case "--redis" -> redis = Flags.value(args, ++i, flag);
                     case "--no-redis" -> noRedis = true;
-                    case "--students" -> students = number(args, ++i, flag, 1, 10_000_000);
-                    case "--seats" -> seats = number(args, ++i, flag, 1, SlotSpec.MAX_CAPACITY);
-                    case "--slots" -> slots = number(args, ++i, flag, 1, 100_000);
-                    case "--requests" -> requests = number(args, ++i, flag, 1, 10_000_000);
-                    case "--mix-seconds" -> mixSeconds = number(args, ++i, flag, 1, 3_600);
-                    case "--threads" -> threads = number(args, ++i, flag, 1, 512);
+                    case "--students" -> students = Flags.number(args, ++i, flag, 1, 10_000_000);
+                    case "--seats" -> seats = Flags.number(args, ++i, flag, 1, SlotSpec.MAX_CAPACITY);
+                    case "--slots" -> slots = Flags.number(args, ++i, flag, 1, 100_000);
+                    case "--requests" -> requests = Flags.number(args, ++i, flag, 1, 10_000_000);
+                    case "--mix-seconds" -> mixSeconds = Flags.number(args, ++i, flag, 1, 3_600);
+                    case "--threads" -> threads = Flags.number(args, ++i, flag, 1, 512);
                     case "--no-warmup" -> warmup = false;
                     case "--no-profile" -> profile = false;
                     default -> throw new IllegalArgumentException("unknown flag '" + flag + "'");
@@ -145,26 +145,6 @@ public final class Bench {
         Options warmupSizes() {
             return new Options(jdbcUrl, redisUrl, noRedis, Math.min(students, 2_000), seats, Math.min(slots, 100),
                     Math.min(requests, 2_000), Math.min(mixSeconds, 3), threads, false, false);
-        }
-
-        private static String value(String[] args, int i, String flag) {
-            if (i >= args.length || args[i].startsWith("--")) {
-                throw new IllegalArgumentException(flag + " needs a value");
-            }
-            return args[i];
-        }
-
-        private static int number(String[] args, int i, String flag, int min, int max) {
-            String text = value(args, i, flag);
-            try {
-                int n = Integer.parseInt(text);
-                if (n < min || n > max) {
-                    throw new IllegalArgumentException(flag + " must be between " + min + " and " + max + ", got " + n);
-                }
-                return n;
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(flag + " must be a number, got '" + text + "'");
-            }
         }
     }
 

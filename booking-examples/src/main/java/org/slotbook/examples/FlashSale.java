@@ -67,11 +67,11 @@ public final class FlashSale {
                 String flag = args[i];
                 switch (flag) {
                     case "--no-redis" -> noRedis = true;
-                    case "--jdbc" -> jdbc = value(args, ++i, flag);
-                    case "--redis" -> redis = value(args, ++i, flag);
-                    case "--students" -> students = number(args, ++i, flag, 1, 10_000_000);
-                    case "--seats" -> seats = number(args, ++i, flag, 1, 100_000);
-                    case "--threads" -> threads = number(args, ++i, flag, 1, 2_000);
+                    case "--jdbc" -> jdbc = Flags.value(args, ++i, flag);
+                    case "--redis" -> redis = Flags.value(args, ++i, flag);
+                    case "--students" -> students = Flags.number(args, ++i, flag, 1, 10_000_000);
+                    case "--seats" -> seats = Flags.number(args, ++i, flag, 1, 100_000);
+                    case "--threads" -> threads = Flags.number(args, ++i, flag, 1, 2_000);
                     default -> throw new IllegalArgumentException("unknown flag '" + flag + "'");
                 }
             }
@@ -79,26 +79,6 @@ public final class FlashSale {
                 throw new IllegalArgumentException("--redis and --no-redis exclude each other");
             }
             return new Options(jdbc, redis, noRedis, students, seats, threads);
-        }
-
-        private static String value(String[] args, int i, String flag) {
-            if (i >= args.length || args[i].startsWith("--")) {
-                throw new IllegalArgumentException(flag + " needs a value");
-            }
-            return args[i];
-        }
-
-        private static int number(String[] args, int i, String flag, int min, int max) {
-            String text = value(args, i, flag);
-            try {
-                int n = Integer.parseInt(text);
-                if (n < min || n > max) {
-                    throw new IllegalArgumentException(flag + " must be between " + min + " and " + max + ", got " + n);
-                }
-                return n;
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(flag + " must be a number, got '" + text + "'");
-            }
         }
     }
 
