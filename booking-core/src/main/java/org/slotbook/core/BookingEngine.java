@@ -204,7 +204,7 @@ public final class BookingEngine {
 
         Outcome<HoldResult> outcome;
         try {
-            outcome = holdInLedger(tenantId, request, status, now, heldUntil);
+            outcome = holdInLedger(tenantId, request, status, now, heldUntil, gateHeld);
         } catch (RuntimeException e) {
             if (gateHeld) {
                 Held committed = committedDespite(tenantId, request, e);
@@ -271,21 +271,26 @@ public final class BookingEngine {
     }
 
     private Outcome<HoldResult> holdInLedger(TenantId tenantId, HoldRequest request, BookingStatus status,
-                                             Instant now, Instant heldUntil) {
+                                             Instant now, Instant heldUntil, boolean gateHeld) {
         try {
-            return ledger.inTransaction(tenantId, tx -> holdInTx(tx, request, status, now, heldUntil));
+            return ledger.inTransaction(tenantId, tx -> holdInTx(tx, request, status, now, heldUntil, gateHeld));
         } catch (DuplicateBookingException e) {
             // A unique key stopped a concurrent duplicate; answer from what is stored now.
             HoldResult answer = answerFromLedger(tenantId, request, now);
             if (answer != null) {
                 return new Outcome<>(answer, List.of());
             }
-            return ledger.inTransaction(tenantId, tx -> holdInTx(tx, request, status, now, heldUntil));
+            return ledger.inTransaction(tenantId, tx -> holdInTx(tx, request, status, now, heldUntil, gateHeld));
         }
     }
 
+    /**
+     * The ledger step of a hold. {@code gateHeld}: the gate already found a seat, so the cheap
+     * full-slot pre-check would be a wasted round trip; without a gate it spares a full slot's
+     * refusals every lock and write.
+     */
     private Outcome<HoldResult> holdInTx(StoreTransaction tx, HoldRequest request, BookingStatus status,
-                                         Instant now, Instant heldUntil) {
+                                         Instant now, Instant heldUntil, boolean gateHeld) {
         Optional<Slot> found = ledger.findSlot(tx, request.slotId());
         if (found.isEmpty()) {
             return new Outcome<>(new NotFound(), List.of());
@@ -298,7 +303,7 @@ public final class BookingEngine {
             }
             return new Outcome<>(new SlotNotOpen(slot.slotId(), slot.status()), List.of());
         }
-        if (!ledger.hasFreeSeat(tx, slot.slotId(), now)) {
+        if (!gateHeld && !ledger.hasFreeSeat(tx, slot.slotId(), now)) {
             // Full by committed seats: answer without locking anything, unless this request (or
             // this student) already has its seat.
             tx.setRollbackOnly();
@@ -350,7 +355,9 @@ public final class BookingEngine {
         Optional<BookingId> displaced = claim.get().displaced();
         if (displaced.isPresent()) {
             conflicts.releaseBooking(tx, displaced.get());
-            ledger.findBooking(tx, displaced.get()).ifPresent(b -> events.add(new Event(EventKind.EXPIRED, b)));
+            if (listener != BookingListener.NONE) {
+                ledger.findBooking(tx, displaced.get()).ifPresent(b -> events.add(new Event(EventKind.EXPIRED, b)));
+            }
         }
         Booking booking = claim.get().booking();
         events.add(new Event(status == BookingStatus.CONFIRMED ? EventKind.CONFIRMED : EventKind.HELD, booking));
@@ -512,8 +519,10 @@ public final class BookingEngine {
             List<BookingId> released = ledger.cancelSlot(tx, slotId, now);
             conflicts.releaseSlot(tx, slotId);
             List<Event> events = new ArrayList<>(released.size());
-            for (BookingId id : released) {
-                ledger.findBooking(tx, id).ifPresent(b -> events.add(new Event(EventKind.CANCELLED, b)));
+            if (listener != BookingListener.NONE) { // one read per booking, only for the listener
+                for (BookingId id : released) {
+                    ledger.findBooking(tx, id).ifPresent(b -> events.add(new Event(EventKind.CANCELLED, b)));
+                }
             }
             return new Outcome<>(new SlotCancelled(found.get().withStatus(SlotStatus.CANCELLED), released.size()),
                     events);

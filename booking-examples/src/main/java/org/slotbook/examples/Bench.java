@@ -789,61 +789,44 @@ public final class Bench {
 
     /** Runs {@code requests} requests on {@code threads} threads, all released at once. */
     static Measured drive(int threads, int requests, Request request) throws InterruptedException {
-        Measured m = new Measured();
         AtomicInteger next = new AtomicInteger();
-        LongAdder errors = new LongAdder();
-        CountDownLatch go = new CountDownLatch(1);
-        CountDownLatch done = new CountDownLatch(threads);
-        for (int t = 0; t < threads; t++) {
-            int thread = t;
-            Thread worker = new Thread(() -> {
-                try {
-                    go.await();
-                    for (int i = next.getAndIncrement(); i < requests; i = next.getAndIncrement()) {
-                        long t0 = System.nanoTime();
-                        try {
-                            boolean took = request.run(thread, i);
-                            m.latencies.record(System.nanoTime() - t0);
-                            m.decisions.increment();
-                            if (took) {
-                                m.holds.increment();
-                            }
-                        } catch (Exception | Error e) {
-                            errors.increment();
-                            m.firstError.compareAndSet(null, e);
-                        }
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    done.countDown();
-                }
-            }, "bench-worker-" + t);
-            worker.setDaemon(true);
-            worker.start();
-        }
-        long t0 = System.nanoTime();
-        go.countDown();
-        done.await();
-        m.seconds = (System.nanoTime() - t0) / 1e9;
-        m.errors = errors.sum();
-        return m;
+        return run(threads, thread -> () -> {
+            int i = next.getAndIncrement();
+            return i < requests ? () -> request.run(thread, i) : null;
+        }, () -> { });
     }
 
     /** Runs each thread's steps for {@code duration}. */
     static Measured driveFor(int threads, Duration duration, StepFactory steps) throws InterruptedException {
+        long[] deadline = new long[1];
+        return run(threads, thread -> {
+            Step step = steps.forThread(thread);
+            return () -> System.nanoTime() - deadline[0] < 0 ? step : null;
+        }, () -> deadline[0] = System.nanoTime() + duration.toNanos());
+    }
+
+    /** A worker's next step, or null when it is done. */
+    interface Steps {
+        Step next();
+    }
+
+    /**
+     * Starts {@code threads} workers, releases them together (after {@code atStart}), and times
+     * every step each one runs until its {@link Steps} says it is done.
+     */
+    private static Measured run(int threads, java.util.function.IntFunction<Steps> workers, Runnable atStart)
+            throws InterruptedException {
         Measured m = new Measured();
         LongAdder errors = new LongAdder();
         CountDownLatch go = new CountDownLatch(1);
         CountDownLatch done = new CountDownLatch(threads);
-        long[] deadline = new long[1];
         for (int t = 0; t < threads; t++) {
             int thread = t;
             Thread worker = new Thread(() -> {
                 try {
-                    Step step = steps.forThread(thread);
+                    Steps steps = workers.apply(thread);
                     go.await();
-                    while (System.nanoTime() - deadline[0] < 0) {
+                    for (Step step = steps.next(); step != null; step = steps.next()) {
                         long t0 = System.nanoTime();
                         try {
                             boolean took = step.run();
@@ -867,7 +850,7 @@ public final class Bench {
             worker.start();
         }
         long t0 = System.nanoTime();
-        deadline[0] = t0 + duration.toNanos();
+        atStart.run();
         go.countDown();
         done.await();
         m.seconds = (System.nanoTime() - t0) / 1e9;

@@ -376,7 +376,7 @@ public final class JdbcSeatLedger implements SeatLedger {
             // subquery keeps the outer update on the primary key whatever the planner estimates.
             String sql = "UPDATE " + seat + set + " WHERE tenant_id = :t AND slot_id = :slot AND seq ="
                     + " (SELECT seq FROM " + seat + candidates + lock + ") RETURNING seq";
-            return core.step(tx, what, h -> bindClaim(h.createQuery(sql), tx, nb, now, false)
+            return core.step(tx, what, h -> bindClaim(h.createQuery(sql), tx, nb)
                     .mapTo(Integer.class)
                     .findOne()
                     .map(seq -> new Taken(seq, null)));
@@ -417,17 +417,13 @@ public final class JdbcSeatLedger implements SeatLedger {
                 : new Taken(0, null));
     }
 
-    private Query bindClaim(Query query, JdbcTx tx, NewBooking nb, Instant now, boolean expired) {
-        query.bind("t", tx.tenantId().value())
+    private Query bindClaim(Query query, JdbcTx tx, NewBooking nb) {
+        return query.bind("t", tx.tenantId().value())
                 .bind("slot", nb.slotId().value())
                 .bind("status", nb.status().name())
                 .bind("b", nb.bookingId().value())
                 .bind("student", nb.studentId().value())
                 .bind("heldUntil", times.arg(nb.heldUntil()));
-        if (expired) {
-            query.bind("now", times.arg(now));
-        }
-        return query;
     }
 
     // ---------------------------------------------------------------- bookings: transitions
