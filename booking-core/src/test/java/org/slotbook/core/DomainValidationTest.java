@@ -84,7 +84,7 @@ class DomainValidationTest {
 
     @Test
     void engineBuilderNamesWhatIsMissing() {
-        assertThatThrownBy(() -> BookingEngine.builder().build()).hasMessageContaining("ledger must be set");
+        assertThatThrownBy(() -> BookingEngine.builder().build()).hasMessageContaining("store must be set");
         assertThatThrownBy(() -> BookingEngine.builder().maxSessionDuration(Duration.ZERO))
                 .hasMessage("maxSessionDuration must be positive, got PT0S");
     }

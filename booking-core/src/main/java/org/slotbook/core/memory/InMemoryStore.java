@@ -1,7 +1,29 @@
 package org.slotbook.core.memory;
 
 import java.util.ArrayDeque;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slotbook.core.Availability;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.CancelResult;
+import org.slotbook.core.CancelSlotResult;
+import org.slotbook.core.ConfirmResult;
+import org.slotbook.core.HoldResult;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.ScheduleResult;
+import org.slotbook.core.Slot;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.spi.BookingStore;
+import org.slotbook.core.spi.HoldCommand;
+import org.slotbook.core.spi.LiveSlot;
+import org.slotbook.core.spi.StepwiseStore;
+import org.slotbook.core.spi.StoreOutcome;
 import java.util.function.Function;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.internal.Checks;
@@ -10,8 +32,8 @@ import org.slotbook.core.spi.SeatLedger;
 import org.slotbook.core.spi.StoreTransaction;
 
 /**
- * A store kept in memory: a {@link SeatLedger} and a {@link ConflictDetector} that share one
- * transaction type.
+ * A {@link BookingStore} kept in memory, built as a {@link StepwiseStore} of a {@link SeatLedger}
+ * and a {@link ConflictDetector} that share one transaction type.
  *
  * <p>A transaction holds its tenant's lock for its whole duration, so transactions of one tenant run
  * one after the other and those of different tenants in parallel. Every mutation is recorded in an
@@ -22,20 +44,84 @@ import org.slotbook.core.spi.StoreTransaction;
  *
  * <pre>{@code
  * InMemoryStore store = InMemoryStore.create();
- * BookingEngine engine = BookingEngine.builder().ledger(store.ledger()).conflicts(store.conflicts()).build();
+ * BookingEngine engine = BookingEngine.builder().store(store).build();
  * }</pre>
  */
-public final class InMemoryStore {
+public final class InMemoryStore implements BookingStore {
     private final ConcurrentHashMap<TenantId, TenantState> tenants = new ConcurrentHashMap<>();
     private final MemoryLedger ledger = new MemoryLedger(this);
     private final MemoryConflicts conflicts = new MemoryConflicts(this);
+    private final StepwiseStore rules;
 
-    private InMemoryStore() {
+    private InMemoryStore(Clock clock) {
+        this.rules = StepwiseStore.of(ledger, conflicts, clock);
     }
 
-    /** A new, empty store. */
+    /** A new, empty store on the system UTC clock. */
     public static InMemoryStore create() {
-        return new InMemoryStore();
+        return new InMemoryStore(Clock.systemUTC());
+    }
+
+    /** A new, empty store whose own clock (a {@code now} of null) is {@code clock}. */
+    public static InMemoryStore create(Clock clock) {
+        return new InMemoryStore(Checks.notNull("clock", clock));
+    }
+
+    @Override
+    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession) {
+        return rules.schedule(tenantId, slot, longestSession);
+    }
+
+    @Override
+    public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
+        return rules.hold(tenantId, command);
+    }
+
+    @Override
+    public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
+                                               Instant now) {
+        return rules.confirm(tenantId, bookingId, studentId, now);
+    }
+
+    @Override
+    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
+                                             Instant now) {
+        return rules.cancel(tenantId, bookingId, studentId, now);
+    }
+
+    @Override
+    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now) {
+        return rules.cancelSlot(tenantId, slotId, now);
+    }
+
+    @Override
+    public List<Booking> expireDue(TenantId tenantId, Instant now, int limit) {
+        return rules.expireDue(tenantId, now, limit);
+    }
+
+    @Override
+    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now) {
+        return rules.availability(tenantId, slotId, now);
+    }
+
+    @Override
+    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now) {
+        return rules.liveSlot(tenantId, slotId, now);
+    }
+
+    @Override
+    public Optional<Booking> findBooking(TenantId tenantId, BookingId bookingId) {
+        return rules.findBooking(tenantId, bookingId);
+    }
+
+    @Override
+    public Optional<Booking> findByRequest(TenantId tenantId, RequestId requestId) {
+        return rules.findByRequest(tenantId, requestId);
+    }
+
+    @Override
+    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
+        return rules.slots(tenantId, after, limit);
     }
 
     /** The ledger of this store; its transactions are joined by {@link #conflicts()}. */

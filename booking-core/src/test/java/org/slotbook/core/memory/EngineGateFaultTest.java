@@ -37,6 +37,7 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.StepwiseStore;
 import org.slotbook.core.spi.StoreTransaction;
 import org.slotbook.core.tck.ForwardingLedger;
 import org.slotbook.core.tck.MutableClock;
@@ -59,7 +60,7 @@ class EngineGateFaultTest {
     }
 
     private BookingEngine engine(SeatLedger ledger) {
-        return BookingEngine.builder().ledger(ledger).conflicts(store.conflicts()).reservation(gate)
+        return BookingEngine.builder().store(StepwiseStore.of(ledger, store.conflicts(), clock)).reservation(gate)
                 .clock(clock).holdPolicy(HoldPolicy.ofDefaults()).build();
     }
 
@@ -88,7 +89,7 @@ class EngineGateFaultTest {
     private void assertNoOversellAndAllHeldStored(List<HoldResult> results) {
         List<BookingId> answered = results.stream().filter(r -> r instanceof Held)
                 .map(r -> ((Held) r).booking().bookingId()).toList();
-        var live = store.ledger().inTransaction(tenant, tx -> store.ledger().liveBookings(tx, slot, clock.instant()));
+        var live = store.liveSlot(tenant, slot, clock.instant()).orElseThrow().live();
         assertThat(live.size()).as("live bookings in the ledger").isLessThanOrEqualTo(10);
         assertThat(live).extracting(b -> b.bookingId()).containsExactlyInAnyOrderElementsOf(answered);
     }

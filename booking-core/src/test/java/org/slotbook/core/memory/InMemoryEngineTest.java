@@ -1,8 +1,7 @@
 package org.slotbook.core.memory;
 
 import org.junit.jupiter.api.Nested;
-import org.slotbook.core.spi.ConflictDetector;
-import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.BookingEngineContract;
 
@@ -14,26 +13,16 @@ class InMemoryEngineTest {
     @Nested
     class DbOnly extends BookingEngineContract {
         @Override
-        protected SeatLedger ledger() {
-            return STORE.ledger();
-        }
-
-        @Override
-        protected ConflictDetector detector() {
-            return STORE.conflicts();
+        protected BookingStore store() {
+            return STORE;
         }
     }
 
     @Nested
     class Gated extends BookingEngineContract {
         @Override
-        protected SeatLedger ledger() {
-            return STORE.ledger();
-        }
-
-        @Override
-        protected ConflictDetector detector() {
-            return STORE.conflicts();
+        protected BookingStore store() {
+            return STORE;
         }
 
         @Override

@@ -62,10 +62,9 @@ import org.slotbook.core.SlotStatus;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
-import org.slotbook.core.spi.ConflictDetector;
+import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatCount;
-import org.slotbook.core.spi.SeatLedger;
 import org.slotbook.core.spi.SeatReservation;
 
 /**
@@ -86,9 +85,8 @@ public abstract class BookingEngineContract {
     protected TenantId tenant;
     protected Instant base;
 
-    protected abstract SeatLedger ledger();
-
-    protected abstract ConflictDetector detector();
+    /** The store under test. */
+    protected abstract BookingStore store();
 
     /** The gate in front of the ledger; {@link SeatReservation#none()} for DB-only. */
     protected SeatReservation reservation() {
@@ -110,8 +108,7 @@ public abstract class BookingEngineContract {
 
     protected BookingEngine newEngine(BookingListener listener) {
         return BookingEngine.builder()
-                .ledger(ledger())
-                .conflicts(detector())
+                .store(store())
                 .reservation(reservation())
                 .holdPolicy(POLICY)
                 .clock(clock)
@@ -146,26 +143,16 @@ public abstract class BookingEngineContract {
     }
 
     protected SeatCount countInLedger(SlotId slot) {
-        Instant now = clock.instant();
-        return ledger().inTransaction(tenant, tx -> {
-            tx.setRollbackOnly();
-            return ledger().count(tx, slot, now);
-        });
+        Availability seats = store().availability(tenant, slot, clock.instant()).orElseThrow();
+        return new SeatCount(seats.held(), seats.confirmed());
     }
 
     protected List<Booking> liveInLedger(SlotId slot) {
-        Instant now = clock.instant();
-        return ledger().inTransaction(tenant, tx -> {
-            tx.setRollbackOnly();
-            return ledger().liveBookings(tx, slot, now);
-        });
+        return store().liveSlot(tenant, slot, clock.instant()).orElseThrow().live();
     }
 
     protected Booking bookingInLedger(BookingId id) {
-        return ledger().inTransaction(tenant, tx -> {
-            tx.setRollbackOnly();
-            return ledger().findBooking(tx, id).orElseThrow();
-        });
+        return store().findBooking(tenant, id).orElseThrow();
     }
 
     /**

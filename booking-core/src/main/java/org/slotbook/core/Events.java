@@ -1,0 +1,42 @@
+package org.slotbook.core;
+
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slotbook.core.spi.BookingEvent;
+
+/** Tells the listener what a committed decision did. A listener that throws undoes nothing. */
+final class Events {
+    private static final Logger LOG = LoggerFactory.getLogger(BookingEngine.class);
+
+    private final BookingListener listener;
+
+    Events(BookingListener listener) {
+        this.listener = listener;
+    }
+
+    void publish(List<BookingEvent> events) {
+        if (listener == BookingListener.NONE) {
+            return;
+        }
+        for (BookingEvent e : events) {
+            publish(e);
+        }
+    }
+
+    void publish(BookingEvent event) {
+        Booking booking = event.booking();
+        try {
+            switch (event.kind()) {
+                case HELD -> listener.held(booking);
+                case CONFIRMED -> listener.confirmed(booking);
+                case CANCELLED -> listener.cancelled(booking);
+                case EXPIRED -> listener.expired(booking);
+                default -> throw new IllegalStateException("unknown event " + event.kind());
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("BookingListener threw on {} of booking {}; the booking stands", event.kind(),
+                    booking.bookingId(), e);
+        }
+    }
+}

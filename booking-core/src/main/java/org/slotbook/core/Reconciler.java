@@ -1,0 +1,127 @@
+package org.slotbook.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slotbook.core.spi.BookingStore;
+import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateSync;
+import org.slotbook.core.spi.LiveSlot;
+
+/** Converges the gate to the store: per slot, per tenant, and when a slot's gate state went missing. */
+final class Reconciler {
+    static final int PAGE = 200;
+    private static final Duration GATE_KEY_MARGIN = Duration.ofHours(1);
+    private static final long REBUILD_WAIT_MILLIS = 5_000;
+
+    private final BookingStore store;
+    private final GateGuard guard;
+    private final EngineClock clock;
+    private final HoldPolicy policy;
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> rebuilding = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Long> rebuiltAtNanos = new ConcurrentHashMap<>();
+
+    Reconciler(BookingStore store, GateGuard guard, EngineClock clock, HoldPolicy policy) {
+        this.store = store;
+        this.guard = guard;
+        this.clock = clock;
+        this.policy = policy;
+    }
+
+    /** How long the gate keeps a slot's state: past its end by the gate's TTL and a margin. */
+    Instant keepUntil(Slot slot) {
+        return slot.time().end().plus(policy.gateTtl()).plus(GATE_KEY_MARGIN);
+    }
+
+    ReconcileReport reconcile(TenantId tenantId, SlotId slotId) {
+        if (!guard.present()) {
+            return ReconcileReport.EMPTY;
+        }
+        Instant now = clock.now();
+        Optional<LiveSlot> truth = store.liveSlot(tenantId, slotId, clock.storeNow());
+        return truth.map(t -> toGate(tenantId, t, now)).orElse(ReconcileReport.EMPTY);
+    }
+
+    ReconcileReport reconcileAll(TenantId tenantId) {
+        if (!guard.present()) {
+            return ReconcileReport.EMPTY;
+        }
+        ReconcileReport report = ReconcileReport.EMPTY;
+        SlotId after = null;
+        while (true) {
+            List<Slot> page = store.slots(tenantId, after, PAGE);
+            for (Slot slot : page) {
+                if (clock.now().isBefore(keepUntil(slot))) {
+                    report = report.plus(reconcile(tenantId, slot.slotId()));
+                }
+            }
+            if (page.size() < PAGE) {
+                return report;
+            }
+            after = page.get(page.size() - 1).slotId();
+        }
+    }
+
+    private ReconcileReport toGate(TenantId tenantId, LiveSlot truth, Instant now) {
+        Slot slot = truth.slot();
+        try {
+            if (slot.status() == SlotStatus.CANCELLED) {
+                guard.gate().clear(tenantId, slot.slotId());
+                return new ReconcileReport(1, 0, 0, 0, 0);
+            }
+            List<GateHolder> holders = new ArrayList<>(truth.live().size());
+            for (Booking b : truth.live()) {
+                Instant expiresAt = b.status() == BookingStatus.CONFIRMED ? null
+                        : b.heldUntil().plus(policy.cacheGrace());
+                holders.add(new GateHolder(b.studentId(), b.requestId(), b.createdAt(), expiresAt));
+            }
+            GateSync sync = guard.gate().reconcile(tenantId, slot.slotId(), slot.capacity(), holders, now,
+                    now.minus(policy.inFlightGrace()), keepUntil(slot));
+            return new ReconcileReport(1, sync.added(), sync.removed(), sync.capacityFixed() ? 1 : 0, 0);
+        } catch (RuntimeException e) {
+            guard.log("reconcile", e);
+            return new ReconcileReport(1, 0, 0, 0, 1);
+        }
+    }
+
+    /** Rebuilds a slot's missing gate state from the store, once however many requests found it missing. */
+    void rebuild(TenantId tenantId, SlotId slotId, long askedAt) {
+        String key = tenantId.value() + '\u0000' + slotId.value();
+        Long rebuiltAt = rebuiltAtNanos.get(key);
+        if (rebuiltAt != null && rebuiltAt - askedAt > 0) {
+            return; // rebuilt after this request asked the gate: just ask again
+        }
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> running = rebuilding.putIfAbsent(key, mine);
+        if (running != null) {
+            try {
+                running.get(REBUILD_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                // the rebuilding thread reports its own failure; go on
+            }
+            return;
+        }
+        try {
+            Long since = rebuiltAtNanos.get(key);
+            if (since != null && since - askedAt > 0) {
+                return; // another thread rebuilt it between our check and our claim
+            }
+            guard.rebuilds.increment();
+            reconcile(tenantId, slotId);
+        } finally {
+            if (rebuiltAtNanos.size() > 10_000) {
+                rebuiltAtNanos.clear();
+            }
+            rebuiltAtNanos.put(key, System.nanoTime());
+            rebuilding.remove(key, mine);
+            mine.complete(null);
+        }
+    }
+}

@@ -1,0 +1,15 @@
+package org.slotbook.core.spi;
+
+import org.slotbook.core.Booking;
+import org.slotbook.core.internal.Checks;
+
+/** Something that happened to a booking in a committed decision, with the booking as it is after it. */
+public record BookingEvent(Kind kind, Booking booking) {
+    public BookingEvent {
+        Checks.notNull("kind", kind);
+        Checks.notNull("booking", booking);
+    }
+
+    /** What happened. */
+    public enum Kind { HELD, CONFIRMED, CANCELLED, EXPIRED }
+}

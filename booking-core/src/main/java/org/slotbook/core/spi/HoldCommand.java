@@ -1,0 +1,31 @@
+package org.slotbook.core.spi;
+
+import java.time.Duration;
+import java.time.Instant;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.BookingStatus;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.internal.Checks;
+
+/**
+ * One hold for {@link BookingStore#hold}: the request, the id the new booking gets, and how.
+ *
+ * @param status         HELD (waits for a confirm until {@code now + holdTtl}) or CONFIRMED (book)
+ * @param now            the instant to judge by, or null for the store's own clock
+ * @param longestSession no stored session is longer than this (bounds the overlap search)
+ * @param gateHeld       a gate already found a seat: the store may skip its cheap full-slot pre-check
+ */
+public record HoldCommand(BookingId bookingId, HoldRequest request, BookingStatus status, Instant now,
+                          Duration holdTtl, Duration longestSession, boolean gateHeld) {
+    public HoldCommand {
+        Checks.notNull("bookingId", bookingId);
+        Checks.notNull("request", request);
+        Checks.notNull("status", status);
+        if (!status.isActive()) {
+            throw new IllegalArgumentException("status must be HELD or CONFIRMED, got " + status);
+        }
+        now = now == null ? null : Checks.micros("now", now);
+        Checks.positive("holdTtl", holdTtl);
+        Checks.positive("longestSession", longestSession);
+    }
+}
