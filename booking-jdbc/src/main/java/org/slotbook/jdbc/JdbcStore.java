@@ -1,46 +1,61 @@
 package org.slotbook.jdbc;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
+import org.slotbook.core.Availability;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStoreException;
-import org.slotbook.core.spi.ConflictDetector;
-import org.slotbook.core.spi.SeatLedger;
-import org.slotbook.jdbc.internal.JdbcConflictDetector;
-import org.slotbook.jdbc.internal.JdbcSeatLedger;
+import org.slotbook.core.CancelResult;
+import org.slotbook.core.CancelSlotResult;
+import org.slotbook.core.ConfirmResult;
+import org.slotbook.core.HoldResult;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.ScheduleResult;
+import org.slotbook.core.Slot;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.spi.BookingStore;
+import org.slotbook.core.spi.HoldCommand;
+import org.slotbook.core.spi.LiveSlot;
+import org.slotbook.core.spi.StoreOutcome;
+import org.slotbook.jdbc.internal.Decisions;
 import org.slotbook.jdbc.internal.StoreCore;
 import org.slotbook.jdbc.internal.Tables;
 
 /**
- * The seat ledger and conflict detector on a relational database (PostgreSQL, MariaDB/MySQL, H2).
+ * The {@link BookingStore} on a relational database (PostgreSQL, MariaDB/MySQL, H2).
  *
  * <pre>{@code
  * JdbcStore store = JdbcStore.create(dataSource);          // tables slotbook_*, dialect detected
- * BookingEngine engine = BookingEngine.builder()
- *     .ledger(store.ledger())
- *     .conflicts(store.conflicts())
- *     .build();
+ * BookingEngine engine = BookingEngine.builder().store(store).build();
  * }</pre>
  *
- * <p>{@link #ledger()} and {@link #conflicts()} share one transaction type: the engine's conflict
- * check, seat claim, booking row and occupation rows commit together or not at all. Transactions run
- * at READ COMMITTED; a deadlock, serialization failure or lock wait timeout makes the store run the
- * transaction again (a bounded number of times, with jittered back-off). Every other database
- * failure surfaces as a {@link BookingStoreException}. The tables must exist: see {@link JdbcSchema}.
+ * <p>Each decision (schedule, hold, confirm, cancel, cancelSlot, a sweep batch) is one call of a
+ * routine that ships with the schema (a PL/pgSQL function on PostgreSQL, a stored procedure on
+ * MariaDB, a Java alias on H2), run in autocommit mode: the routine locks, checks and writes in one
+ * READ COMMITTED transaction, so the decision costs one round trip. A deadlock, serialization failure
+ * or lock wait timeout makes the store call again (a bounded number of times, with jittered
+ * back-off). Every other database failure surfaces as a {@link BookingStoreException}. The tables
+ * and routines must exist: see {@link JdbcSchema}.
  */
-public final class JdbcStore {
+public final class JdbcStore implements BookingStore {
     /** Retries after a deadlock or serialization failure, unless the builder says otherwise. */
     public static final int DEFAULT_MAX_RETRIES = 8;
 
     private final StoreCore core;
-    private final JdbcSeatLedger ledger;
-    private final JdbcConflictDetector conflicts;
+    private final Decisions decisions;
 
     private JdbcStore(StoreCore core) {
         this.core = core;
-        this.ledger = new JdbcSeatLedger(core);
-        this.conflicts = new JdbcConflictDetector(core);
+        this.decisions = new Decisions(core);
     }
 
     /** A store on the host's DataSource, tables prefixed {@code slotbook_}, dialect detected. */
@@ -67,14 +82,61 @@ public final class JdbcStore {
         return new Builder(jdbi);
     }
 
-    /** The source of truth for slots, seats and bookings. */
-    public SeatLedger ledger() {
-        return ledger;
+    @Override
+    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession) {
+        return decisions.schedule(tenantId, slot, longestSession);
     }
 
-    /** Keeps coaches, rooms and students out of overlapping sessions; joins the ledger's transactions. */
-    public ConflictDetector conflicts() {
-        return conflicts;
+    @Override
+    public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
+        return decisions.hold(tenantId, command);
+    }
+
+    @Override
+    public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
+                                               Instant now) {
+        return decisions.confirm(tenantId, bookingId, studentId, now);
+    }
+
+    @Override
+    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
+                                             Instant now) {
+        return decisions.cancel(tenantId, bookingId, studentId, now);
+    }
+
+    @Override
+    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now) {
+        return decisions.cancelSlot(tenantId, slotId, now);
+    }
+
+    @Override
+    public List<Booking> expireDue(TenantId tenantId, Instant now, int limit) {
+        return decisions.expireDue(tenantId, now, limit);
+    }
+
+    @Override
+    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now) {
+        return decisions.availability(tenantId, slotId, now);
+    }
+
+    @Override
+    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now) {
+        return decisions.liveSlot(tenantId, slotId, now);
+    }
+
+    @Override
+    public Optional<Booking> findBooking(TenantId tenantId, BookingId bookingId) {
+        return decisions.findBooking(tenantId, bookingId);
+    }
+
+    @Override
+    public Optional<Booking> findByRequest(TenantId tenantId, RequestId requestId) {
+        return decisions.findByRequest(tenantId, requestId);
+    }
+
+    @Override
+    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
+        return decisions.slots(tenantId, after, limit);
     }
 
     public JdbcDialect dialect() {

@@ -22,13 +22,6 @@ public final class SqlErrors {
         return null;
     }
 
-    /** SQLState class 23: a unique, check or exclusion constraint refused the write. */
-    public static boolean isConstraintViolation(Throwable failure) {
-        SQLException sql = sqlCause(failure);
-        String state = sql == null ? null : sql.getSQLState();
-        return state != null && state.startsWith("23");
-    }
-
     /** A unique (or primary) key refused the write. */
     public static boolean isUniqueViolation(JdbcDialect dialect, Throwable failure) {
         SQLException sql = sqlCause(failure);
@@ -65,12 +58,17 @@ public final class SqlErrors {
         return false;
     }
 
-    /** What a failed step says to its caller: a retryable failure or a plain store failure. */
-    public static BookingStoreException translate(JdbcDialect dialect, String what, Throwable failure) {
+    /** SQLState, vendor code and message of the failure. */
+    public static String describe(Throwable failure) {
         SQLException sql = sqlCause(failure);
-        String detail = sql == null
+        return sql == null
                 ? String.valueOf(failure.getMessage())
                 : "SQLState " + sql.getSQLState() + ", error " + sql.getErrorCode() + ": " + sql.getMessage();
+    }
+
+    /** What a failed step says to its caller: a retryable failure or a plain store failure. */
+    public static BookingStoreException translate(JdbcDialect dialect, String what, Throwable failure) {
+        String detail = describe(failure);
         if (isTransient(dialect, failure)) {
             return new TransientStoreException("could not " + what + " (will retry): " + detail, failure);
         }

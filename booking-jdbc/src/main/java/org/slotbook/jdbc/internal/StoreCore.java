@@ -1,10 +1,14 @@
 package org.slotbook.jdbc.internal;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Function;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
@@ -12,15 +16,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.TenantId;
-import org.slotbook.core.spi.StoreTransaction;
+import org.slotbook.core.spi.DuplicateBookingException;
 import org.slotbook.jdbc.JdbcDialect;
-import org.slotbook.jdbc.internal.SqlErrors.TransientStoreException;
 
 /**
- * What the ledger and the detector of one store share: the Jdbi instance, dialect, table names and
- * the transaction runner. {@link #inTransaction} runs the work at READ COMMITTED on one connection
- * and runs it again (bounded, with jittered back-off) after a deadlock, serialization failure or
- * lock wait timeout.
+ * Runs one statement, a decision routine's call or a read, on a connection of the pool in
+ * autocommit mode: the routine's call is its own transaction, so a decision costs one round trip.
+ * After a deadlock, serialization failure or lock wait timeout the call runs again (bounded, with
+ * jittered back-off); a routine rolls back whole, so a retry starts from a clean state.
  */
 public final class StoreCore {
     private static final Logger LOG = LoggerFactory.getLogger(StoreCore.class);
@@ -28,102 +31,83 @@ public final class StoreCore {
     private static final long MAX_BACKOFF_NANOS = 200_000_000L;
 
     private final Jdbi jdbi;
-    private final JdbcDialect dialect;
+    private final SqlDialect sql;
     private final Tables tables;
-    private final Times times;
     private final int maxRetries;
+    /** Physical connections already seen at READ COMMITTED (PostgreSQL, whose isolation query is a round trip). */
+    private final Map<Object, Boolean> readCommitted = Collections.synchronizedMap(new WeakHashMap<>());
 
     public StoreCore(Jdbi jdbi, JdbcDialect dialect, Tables tables, int maxRetries) {
         this.jdbi = jdbi;
-        this.dialect = dialect;
         this.tables = tables;
-        this.times = new Times(dialect);
+        this.sql = SqlDialect.of(dialect, tables);
         this.maxRetries = maxRetries;
     }
 
     public JdbcDialect dialect() {
-        return dialect;
+        return sql.dialect();
+    }
+
+    public SqlDialect sql() {
+        return sql;
     }
 
     public Tables tables() {
         return tables;
     }
 
-    public Times times() {
-        return times;
+    /** Binds a statement's parameters. */
+    @FunctionalInterface
+    public interface Binder {
+        void bind(PreparedStatement statement) throws SQLException;
     }
 
-    public int maxRetries() {
-        return maxRetries;
+    /** Reads a statement's rows. */
+    @FunctionalInterface
+    public interface Reader<T> {
+        T read(ResultSet rows) throws SQLException;
     }
 
-    /** The store's own transaction behind {@code tx}; a transaction of another store is refused. */
-    public JdbcTx tx(StoreTransaction tx) {
-        if (tx == null) {
-            throw new IllegalArgumentException("tx must not be null");
-        }
-        if (!(tx instanceof JdbcTx jdbcTx) || jdbcTx.store() != this) {
-            throw new IllegalArgumentException("tx must be a transaction of this JDBC store, got " + tx);
-        }
-        return jdbcTx;
-    }
-
-    public <T> T inTransaction(TenantId tenantId, Function<StoreTransaction, T> work) {
-        if (tenantId == null) {
-            throw new IllegalArgumentException("tenantId must not be null");
-        }
-        if (work == null) {
-            throw new IllegalArgumentException("work must not be null");
-        }
+    /**
+     * Runs {@code statement} and reads its rows.
+     *
+     * @param what       says what failed in an exception's message
+     * @param duplicates a unique-key violation becomes {@link DuplicateBookingException} (else a store failure)
+     */
+    public <T> T run(TenantId tenantId, String what, String statement, Binder binder, Reader<T> reader,
+                     boolean duplicates) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return attempt(tenantId, work);
-            } catch (TransientStoreException e) {
-                if (attempt > maxRetries) {
-                    throw new BookingStoreException("transaction of tenant " + tenantId + " gave up after "
-                            + attempt + " attempts: " + e.getMessage(), e);
+                return attempt(statement, binder, reader);
+            } catch (SQLException | JdbiException e) {
+                if (SqlErrors.isTransient(sql.dialect(), e)) {
+                    if (attempt > maxRetries) {
+                        throw new BookingStoreException("could not " + what + " for tenant " + tenantId
+                                + ": gave up after " + attempt + " attempts: " + SqlErrors.describe(e), e);
+                    }
+                    LOG.debug("attempt {} to {} for tenant {} failed, retrying: {}", attempt, what, tenantId,
+                            e.getMessage());
+                    backOff(attempt);
+                    continue;
                 }
-                LOG.debug("attempt {} of a transaction of tenant {} failed, retrying: {}", attempt, tenantId,
-                        e.getMessage());
-                backOff(attempt);
+                if (duplicates && SqlErrors.isUniqueViolation(sql.dialect(), e)) {
+                    throw new DuplicateBookingException("could not " + what + ": a unique key refused it", e);
+                }
+                throw SqlErrors.translate(sql.dialect(), what, e);
             }
         }
     }
 
-    private <T> T attempt(TenantId tenantId, Function<StoreTransaction, T> work) {
-        Handle handle = open();
-        JdbcTx tx = new JdbcTx(this, handle, tenantId);
-        try {
-            begin(handle);
-            T result;
-            try {
-                result = work.apply(tx);
-            } catch (RuntimeException | Error e) {
-                rollbackQuietly(handle, e);
-                RuntimeException failure = tx.failure();
-                if (failure instanceof TransientStoreException transientFailure && e != failure) {
-                    // the work swallowed or wrapped the deadlock of one of its statements: run it again
-                    throw transientFailure;
+    private <T> T attempt(String statement, Binder binder, Reader<T> reader) throws SQLException {
+        try (Handle handle = open()) {
+            Connection connection = handle.getConnection();
+            prepare(connection);
+            try (PreparedStatement ps = connection.prepareStatement(statement)) {
+                binder.bind(ps);
+                try (ResultSet rows = ps.executeQuery()) {
+                    return reader.read(rows);
                 }
-                throw e;
             }
-            RuntimeException failure = tx.failure();
-            if (tx.isRollbackOnly()) {
-                handle.rollback();
-                if (failure instanceof BookingStoreException) {
-                    // a statement failed but the work went on: nothing was committed, say so
-                    throw failure;
-                }
-                return result;
-            }
-            handle.commit();
-            return result;
-        } catch (JdbiException e) {
-            rollbackQuietly(handle, e);
-            throw SqlErrors.translate(dialect, "complete the transaction of tenant " + tenantId, e);
-        } finally {
-            tx.close();
-            closeQuietly(handle);
         }
     }
 
@@ -131,53 +115,44 @@ public final class StoreCore {
         try {
             return jdbi.open();
         } catch (JdbiException e) {
-            throw SqlErrors.translate(dialect, "open a database connection", e);
+            throw SqlErrors.translate(sql.dialect(), "open a database connection", e);
         }
     }
 
-    private void begin(Handle handle) {
+    /**
+     * Autocommit on (each call is its own transaction) and, where the routine cannot set it itself,
+     * READ COMMITTED. Both are local checks except the first isolation check of a PostgreSQL
+     * connection; a pool that resets what it lends restores the host's settings afterwards.
+     */
+    private void prepare(Connection connection) throws SQLException {
+        if (!connection.getAutoCommit()) {
+            connection.setAutoCommit(true);
+        }
+        if (!sql.checksIsolation()) {
+            return;
+        }
+        Object physical = physical(connection);
+        if (readCommitted.containsKey(physical)) {
+            return;
+        }
+        if (SqlDialect.readCommitted(connection)) {
+            readCommitted.put(physical, Boolean.TRUE);
+        } else {
+            connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        }
+    }
+
+    private static Object physical(Connection connection) {
         try {
-            Connection connection = handle.getConnection();
-            if (connection.getTransactionIsolation() != Connection.TRANSACTION_READ_COMMITTED) {
-                connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            }
+            Connection inner = connection.unwrap(Connection.class);
+            return inner == null ? connection : inner;
         } catch (SQLException e) {
-            throw SqlErrors.translate(dialect, "set READ COMMITTED isolation", e);
-        }
-        handle.begin();
-    }
-
-    private static void rollbackQuietly(Handle handle, Throwable cause) {
-        try {
-            if (handle.isInTransaction()) {
-                handle.rollback();
-            }
-        } catch (RuntimeException e) {
-            cause.addSuppressed(e);
-        }
-    }
-
-    private static void closeQuietly(Handle handle) {
-        try {
-            handle.close();
-        } catch (RuntimeException e) {
-            LOG.debug("closing a connection failed: {}", e.toString());
+            return connection;
         }
     }
 
     private static void backOff(int attempt) {
         long ceiling = Math.min(MAX_BACKOFF_NANOS, BASE_BACKOFF_NANOS << Math.min(attempt, 16));
         LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
-    }
-
-    /** Runs one step of a primitive, translating driver failures and marking the transaction failed. */
-    public <R> R step(JdbcTx tx, String what, Function<Handle, R> body) {
-        try {
-            return body.apply(tx.handle());
-        } catch (JdbiException e) {
-            BookingStoreException failure = SqlErrors.translate(dialect, what, e);
-            tx.failed(failure);
-            throw failure;
-        }
     }
 }

@@ -1,0 +1,238 @@
+package org.slotbook.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import org.slotbook.jdbc.JdbcDialect;
+
+/**
+ * All SQL text of one database, in one place: how to call each decision routine, the reads, how an
+ * instant is bound and read, and what an error means. One instance per store (the table prefix is
+ * part of every name).
+ */
+public abstract class SqlDialect {
+    /** The booking columns every read and every fact row carries, in this order. */
+    static final String BOOKING_COLUMNS =
+            "booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at";
+    static final String SLOT_COLUMNS = "slot_id, coach_id, room_id, starts_at, ends_at, capacity, status";
+
+    protected final Tables tables;
+    protected final String prefix;
+
+    protected SqlDialect(Tables tables) {
+        this.tables = tables;
+        this.prefix = tables.prefix();
+    }
+
+    public static SqlDialect of(JdbcDialect dialect, Tables tables) {
+        return switch (dialect) {
+            case POSTGRESQL -> new Postgres(tables);
+            case MARIADB -> new MariaDb(tables);
+            case H2 -> new H2(tables);
+        };
+    }
+
+    public abstract JdbcDialect dialect();
+
+    /** The statement that calls routine {@code name} with {@code arity} bound parameters. */
+    public abstract String call(String name, int arity);
+
+    /** Binds what {@link #call} needs before the routine's own parameters; returns the next index. */
+    public int bindPrefix(PreparedStatement statement) throws SQLException {
+        return 1;
+    }
+
+    /** SQL for "the given instant, or the database's clock when it is null" (one bound parameter). */
+    protected abstract String nowOr();
+
+    /** Binds an instant (null: SQL NULL). */
+    public abstract void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException;
+
+    public abstract Instant readInstant(ResultSet rs, int column) throws SQLException;
+
+    /** Whether this connection needs its isolation switched to READ COMMITTED before a call. */
+    public boolean checksIsolation() {
+        return false;
+    }
+
+    public String findBooking() {
+        return "SELECT " + BOOKING_COLUMNS + " FROM " + tables.booking() + " WHERE tenant_id = ? AND booking_id = ?";
+    }
+
+    public String findByRequest() {
+        return "SELECT " + BOOKING_COLUMNS + " FROM " + tables.booking() + " WHERE tenant_id = ? AND request_id = ?";
+    }
+
+    /** Slot columns, then live holds and confirmed seats; parameters: now-or-null, now-or-null, tenant, slot. */
+    public String availability() {
+        String seat = tables.seat();
+        return "SELECT " + SLOT_COLUMNS + ","
+                + " (SELECT COUNT(*) FROM " + seat + " h WHERE h.tenant_id = s.tenant_id AND h.slot_id = s.slot_id"
+                + " AND h.status = 'HELD' AND h.held_until > " + nowOr() + ") AS held,"
+                + " (SELECT COUNT(*) FROM " + seat + " c WHERE c.tenant_id = s.tenant_id AND c.slot_id = s.slot_id"
+                + " AND c.status = 'CONFIRMED') AS confirmed"
+                + " FROM " + tables.slot() + " s WHERE s.tenant_id = ? AND s.slot_id = ?";
+    }
+
+    /** Slot columns and each live booking (none: one row of NULL booking columns); parameters: now, tenant, slot. */
+    public String liveSlot() {
+        return "SELECT s.slot_id, s.coach_id, s.room_id, s.starts_at, s.ends_at, s.capacity, s.status,"
+                + " b.booking_id, b.request_id, b.student_id, b.seat, b.status AS booking_status, b.held_until,"
+                + " b.created_at, b.updated_at"
+                + " FROM " + tables.slot() + " s LEFT JOIN " + tables.booking() + " b"
+                + " ON b.tenant_id = s.tenant_id AND b.slot_id = s.slot_id"
+                + " AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND b.held_until > " + nowOr() + "))"
+                + " WHERE s.tenant_id = ? AND s.slot_id = ? ORDER BY b.seat";
+    }
+
+    public String slots(boolean after) {
+        return "SELECT " + SLOT_COLUMNS + " FROM " + tables.slot() + " WHERE tenant_id = ?"
+                + (after ? " AND slot_id > ?" : "") + " ORDER BY slot_id LIMIT ?";
+    }
+
+    static Instant micros(Instant instant) {
+        return instant.truncatedTo(ChronoUnit.MICROS);
+    }
+
+    /** PostgreSQL: PL/pgSQL functions returning the fact rows. */
+    static final class Postgres extends SqlDialect {
+        Postgres(Tables tables) {
+            super(tables);
+        }
+
+        @Override
+        public JdbcDialect dialect() {
+            return JdbcDialect.POSTGRESQL;
+        }
+
+        @Override
+        public String call(String name, int arity) {
+            return "SELECT * FROM " + prefix + name + "(" + params(arity) + ")";
+        }
+
+        @Override
+        protected String nowOr() {
+            return "COALESCE(CAST(? AS timestamptz), statement_timestamp())";
+        }
+
+        @Override
+        public void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
+            if (instant == null) {
+                statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+            } else {
+                statement.setObject(index, micros(instant).atOffset(ZoneOffset.UTC));
+            }
+        }
+
+        @Override
+        public Instant readInstant(ResultSet rs, int column) throws SQLException {
+            OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+            return value == null ? null : value.toInstant();
+        }
+
+        @Override
+        public boolean checksIsolation() {
+            return true;
+        }
+    }
+
+    /** MariaDB and MySQL: stored procedures that run their own READ COMMITTED transaction. */
+    static final class MariaDb extends SqlDialect {
+        MariaDb(Tables tables) {
+            super(tables);
+        }
+
+        @Override
+        public JdbcDialect dialect() {
+            return JdbcDialect.MARIADB;
+        }
+
+        @Override
+        public String call(String name, int arity) {
+            return "CALL " + prefix + name + "(" + params(arity) + ")";
+        }
+
+        @Override
+        protected String nowOr() {
+            return "COALESCE(?, UTC_TIMESTAMP(6))";
+        }
+
+        @Override
+        public void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
+            if (instant == null) {
+                statement.setNull(index, Types.TIMESTAMP);
+            } else {
+                statement.setObject(index, LocalDateTime.ofInstant(micros(instant), ZoneOffset.UTC));
+            }
+        }
+
+        @Override
+        public Instant readInstant(ResultSet rs, int column) throws SQLException {
+            LocalDateTime value = rs.getObject(column, LocalDateTime.class);
+            return value == null ? null : value.toInstant(ZoneOffset.UTC);
+        }
+    }
+
+    /** H2: Java routines registered as aliases; they take the table prefix as their first argument. */
+    static final class H2 extends SqlDialect {
+        H2(Tables tables) {
+            super(tables);
+        }
+
+        @Override
+        public JdbcDialect dialect() {
+            return JdbcDialect.H2;
+        }
+
+        @Override
+        public String call(String name, int arity) {
+            return "CALL " + prefix + name + "(" + params(arity + 1) + ")";
+        }
+
+        @Override
+        public int bindPrefix(PreparedStatement statement) throws SQLException {
+            statement.setString(1, prefix);
+            return 2;
+        }
+
+        @Override
+        protected String nowOr() {
+            return "COALESCE(CAST(? AS TIMESTAMP(6) WITH TIME ZONE), CURRENT_TIMESTAMP(6))";
+        }
+
+        @Override
+        public void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
+            if (instant == null) {
+                statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+            } else {
+                statement.setObject(index, micros(instant).atOffset(ZoneOffset.UTC));
+            }
+        }
+
+        @Override
+        public Instant readInstant(ResultSet rs, int column) throws SQLException {
+            OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+            return value == null ? null : value.toInstant();
+        }
+    }
+
+    static String params(int arity) {
+        StringBuilder sql = new StringBuilder(arity * 3);
+        for (int i = 0; i < arity; i++) {
+            sql.append(i == 0 ? "?" : ", ?");
+        }
+        return sql.toString();
+    }
+
+    /** Whether {@code connection} runs at READ COMMITTED (asked once per physical connection by the caller). */
+    static boolean readCommitted(Connection connection) throws SQLException {
+        return connection.getTransactionIsolation() == Connection.TRANSACTION_READ_COMMITTED;
+    }
+}
