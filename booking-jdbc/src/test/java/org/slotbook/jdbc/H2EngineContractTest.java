@@ -2,8 +2,7 @@ package org.slotbook.jdbc;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.slotbook.core.spi.ConflictDetector;
-import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.tck.BookingEngineContract;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
@@ -26,12 +25,7 @@ class H2EngineContractTest extends BookingEngineContract {
     }
 
     @Override
-    protected SeatLedger ledger() {
-        return store.ledger();
-    }
-
-    @Override
-    protected ConflictDetector detector() {
-        return store.conflicts();
+    protected BookingStore store() {
+        return store;
     }
 }

@@ -10,8 +10,9 @@ class MariaDbStoreTest extends JdbcStoreTests {
     }
 
     @Override
-    protected String connectionIdQuery() {
-        return "SELECT CONNECTION_ID()";
+    protected String blockedHoldQuery() {
+        return "SELECT ID FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND COMMAND = 'Query'"
+                + " AND INFO LIKE '%" + db.prefix() + "%' AND INFO NOT LIKE '%PROCESSLIST%'";
     }
 
     @Override

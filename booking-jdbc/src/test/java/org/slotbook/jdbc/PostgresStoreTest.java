@@ -4,16 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.CoachId;
 import org.slotbook.core.ResourceKind;
-import org.slotbook.core.ResourceRef;
+import org.slotbook.core.RoomId;
+import org.slotbook.core.Slot;
+import org.slotbook.core.SlotStatus;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
-import org.slotbook.core.spi.Occupation;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
@@ -24,8 +24,9 @@ class PostgresStoreTest extends JdbcStoreTests {
     }
 
     @Override
-    protected String connectionIdQuery() {
-        return "SELECT pg_backend_pid()";
+    protected String blockedHoldQuery() {
+        return "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%" + db.prefix()
+                + "hold(%' AND pid <> pg_backend_pid()";
     }
 
     @Override
@@ -42,11 +43,13 @@ class PostgresStoreTest extends JdbcStoreTests {
         assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE conname = ?", db.table("occupancy_no_overlap")))
                 .as("btree_gist exclusion constraint installed").isEqualTo(1);
         TenantId t = tenant();
-        ResourceRef coach = ResourceRef.of(CoachId.of("long-sessions"));
-        occupy(t, coach, TimeRange.of(T0, Duration.ofHours(5)), "long", null, true);
+        Slot longSession = new Slot(t, SlotId.of("long"), CoachId.of("long-sessions"), RoomId.of("r1"),
+                TimeRange.of(T0, Duration.ofHours(5)), 1, SlotStatus.OPEN);
+        schedule(longSession);
         // a caller that understates the longest session makes the overlap query start too late
-        assertThatThrownBy(() -> ledger.inTransaction(t, tx -> conflicts.occupy(tx, new Occupation(List.of(coach),
-                TimeRange.of(T0.plus(Duration.ofHours(3)), HOUR), SlotId.of("short"), null), HOUR)))
+        Slot late = new Slot(t, SlotId.of("short"), CoachId.of("long-sessions"), RoomId.of("r2"),
+                TimeRange.of(T0.plus(Duration.ofHours(3)), HOUR), 1, SlotStatus.OPEN);
+        assertThatThrownBy(() -> store.schedule(t, late, HOUR))
                 .isInstanceOf(BookingStoreException.class).hasMessageContaining("23P01");
         assertThat(activeOccupations(t, ResourceKind.COACH)).isEqualTo(1);
     }

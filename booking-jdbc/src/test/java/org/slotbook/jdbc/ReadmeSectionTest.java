@@ -46,8 +46,7 @@ class ReadmeSectionTest {
         JdbcStore store = JdbcStore.create(dataSource);  // dialect from the connection's metadata
 
         BookingEngine engine = BookingEngine.builder()
-                .ledger(store.ledger())
-                .conflicts(store.conflicts())
+                .store(store)
                 .holdPolicy(HoldPolicy.ofMinutes(10))
                 .build();
         // --- end of wiring ---

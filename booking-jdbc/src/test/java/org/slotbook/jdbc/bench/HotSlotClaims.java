@@ -26,9 +26,9 @@ import org.slotbook.core.SlotStatus;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
-import org.slotbook.core.spi.NewBooking;
-import org.slotbook.core.spi.SeatClaim;
-import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.Held;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.jdbc.JdbcSchema;
 import org.slotbook.jdbc.JdbcStore;
 import org.slotbook.jdbc.testing.TestDatabases;
@@ -89,12 +89,11 @@ public final class HotSlotClaims {
 
     private static void run(String label, JdbcStore store, HikariDataSource dataSource, String prefix, int threads,
                             int seconds, int seats, int sold) throws Exception {
-        SeatLedger ledger = store.ledger();
         TenantId tenant = TenantId.of("bench-" + System.nanoTime());
         Instant start = Instant.now().plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.HOURS);
         Slot slot = new Slot(tenant, SlotId.of("hot"), CoachId.of("c"), RoomId.of("r"),
                 TimeRange.of(start, Duration.ofHours(1)), seats, SlotStatus.OPEN);
-        ledger.inTransaction(tenant, tx -> ledger.insertSlot(tx, slot));
+        store.schedule(tenant, slot, Duration.ofHours(24));
         boolean postgres = store.dialect() == org.slotbook.jdbc.JdbcDialect.POSTGRESQL;
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             c.setAutoCommit(true);
@@ -118,15 +117,15 @@ public final class HotSlotClaims {
             }
         }
         // warm-up: JIT and connections
-        claimFor(ledger, tenant, slot, threads, 2_000_000_000L);
+        claimFor(store, tenant, slot, threads, 2_000_000_000L);
         long nanos = TimeUnit.SECONDS.toNanos(seconds);
         long began = System.nanoTime();
-        long claims = claimFor(ledger, tenant, slot, threads, nanos);
+        long claims = claimFor(store, tenant, slot, threads, nanos);
         double elapsed = (System.nanoTime() - began) / 1e9;
         System.out.printf("%-40s %8d claims in %5.1f s = %7.0f claims/s%n", label, claims, elapsed, claims / elapsed);
     }
 
-    private static long claimFor(SeatLedger ledger, TenantId tenant, Slot slot, int threads, long nanos)
+    private static long claimFor(JdbcStore store, TenantId tenant, Slot slot, int threads, long nanos)
             throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         long deadline = System.nanoTime() + nanos;
@@ -136,12 +135,10 @@ public final class HotSlotClaims {
                 workers.add(pool.submit(() -> {
                     long done = 0;
                     while (System.nanoTime() < deadline) {
-                        Instant now = Instant.now();
-                        NewBooking nb = new NewBooking(BookingId.random(), RequestId.random(), slot.slotId(),
-                                StudentId.of("s-" + BookingId.random()), BookingStatus.HELD,
-                                now.plus(Duration.ofHours(1)));
-                        Optional<SeatClaim> claim = ledger.inTransaction(tenant, tx -> ledger.claimSeat(tx, nb, now));
-                        if (claim.isEmpty()) {
+                        HoldCommand command = new HoldCommand(BookingId.random(), HoldRequest.of(RequestId.random(),
+                                slot.slotId(), StudentId.of("s-" + BookingId.random())), BookingStatus.HELD, null,
+                                Duration.ofHours(1), Duration.ofHours(24), true);
+                        if (!(store.hold(tenant, command).result() instanceof Held)) {
                             break;
                         }
                         done++;

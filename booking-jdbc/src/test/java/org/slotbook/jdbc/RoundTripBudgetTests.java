@@ -1,0 +1,130 @@
+package org.slotbook.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.slotbook.core.AlreadyBooked;
+import org.slotbook.core.AlreadyCancelled;
+import org.slotbook.core.Availability;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.Cancelled;
+import org.slotbook.core.CoachId;
+import org.slotbook.core.Confirmed;
+import org.slotbook.core.Conflict;
+import org.slotbook.core.Full;
+import org.slotbook.core.Held;
+import org.slotbook.core.HoldPolicy;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.NotFound;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.RoomId;
+import org.slotbook.core.Scheduled;
+import org.slotbook.core.SlotCancelled;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotNotOpen;
+import org.slotbook.core.SlotSpec;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.jdbc.testing.CountingDataSource;
+import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
+
+/**
+ * The round-trip budget of every engine operation, counted through the connections the store
+ * borrows: statements, commits, rollbacks, autocommit switches and isolation queries. Each decision
+ * is one call of its database routine, so hold, book, confirm, cancel, cancelSlot, a sweep batch and
+ * availability cost at most 2, schedule at most 3 whatever the capacity.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class RoundTripBudgetTests {
+    static final int BUDGET = 2;
+    static final int SCHEDULE_BUDGET = 3;
+
+    private TestDatabase db;
+    private CountingDataSource counting;
+    private BookingEngine engine;
+    private final Map<String, Integer> measured = new LinkedHashMap<>();
+
+    protected abstract TestDatabase openDatabase();
+
+    @BeforeAll
+    void open() {
+        db = openDatabase();
+        counting = new CountingDataSource(db.dataSource());
+        JdbcStore store = JdbcStore.builder(counting).tablePrefix(db.prefix()).dialect(db.dialect()).build();
+        engine = BookingEngine.builder().store(store).holdPolicy(HoldPolicy.ofMinutes(10)).build();
+    }
+
+    @AfterAll
+    void close() {
+        System.out.println("[round trips] " + db + ": " + measured);
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    private <T> T within(int budget, String what, Supplier<T> operation, Class<?> expected) {
+        counting.reset();
+        T result = operation.get();
+        int used = counting.roundTrips();
+        measured.put(what, used);
+        assertThat(result).as(what).isInstanceOf(expected);
+        assertThat(used).as("round trips of %s on %s", what, db).isLessThanOrEqualTo(budget);
+        return result;
+    }
+
+    @Test
+    void everyOperationStaysWithinItsBudget() {
+        TenantId t = TenantId.of("budget-" + UUID.randomUUID());
+        Instant start = Instant.now().plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.HOURS);
+        SlotSpec yoga = new SlotSpec(SlotId.of("yoga"), CoachId.of("ana"), RoomId.of("r1"),
+                TimeRange.of(start, Duration.ofHours(1)), 2);
+        SlotSpec big = new SlotSpec(SlotId.of("big"), CoachId.of("bo"), RoomId.of("hall"),
+                TimeRange.of(start, Duration.ofHours(1)), 5_000);
+        SlotSpec clash = new SlotSpec(SlotId.of("clash"), CoachId.of("cy"), RoomId.of("r3"),
+                TimeRange.of(start.plusSeconds(1800), Duration.ofHours(1)), 5);
+        within(SCHEDULE_BUDGET, "schedule 2 seats", () -> engine.schedule(t, yoga), Scheduled.class);
+        within(SCHEDULE_BUDGET, "schedule 5000 seats", () -> engine.schedule(t, big), Scheduled.class);
+        within(SCHEDULE_BUDGET, "schedule again", () -> engine.schedule(t, big), Scheduled.class);
+        within(SCHEDULE_BUDGET, "schedule clash", () -> engine.schedule(t,
+                new SlotSpec(SlotId.of("x"), CoachId.of("ana"), RoomId.of("r9"), yoga.time(), 1)), Conflict.class);
+        engine.schedule(t, clash);
+
+        HoldRequest first = HoldRequest.of(RequestId.random(), yoga.slotId(), StudentId.of("new-student"));
+        Held held = within(BUDGET, "hold, first-time student", () -> engine.hold(t, first), Held.class);
+        within(BUDGET, "hold, replay", () -> engine.hold(t, first), Held.class);
+        within(BUDGET, "hold, already booked", () -> engine.hold(t,
+                HoldRequest.of(RequestId.random(), yoga.slotId(), StudentId.of("new-student"))), AlreadyBooked.class);
+        within(BUDGET, "hold, student conflict", () -> engine.hold(t,
+                HoldRequest.of(RequestId.random(), clash.slotId(), StudentId.of("new-student"))), Conflict.class);
+        within(BUDGET, "hold, returning student", () -> engine.hold(t,
+                HoldRequest.of(RequestId.random(), big.slotId(), StudentId.of("other"))), Held.class);
+        within(BUDGET, "book", () -> engine.book(t,
+                HoldRequest.of(RequestId.random(), yoga.slotId(), StudentId.of("other"))), Held.class);
+        within(BUDGET, "hold, full", () -> engine.hold(t,
+                HoldRequest.of(RequestId.random(), yoga.slotId(), StudentId.of("late"))), Full.class);
+        within(BUDGET, "hold, no such slot", () -> engine.hold(t,
+                HoldRequest.of(RequestId.random(), SlotId.of("nope"), StudentId.of("late"))), NotFound.class);
+        Booking booking = held.booking();
+        within(BUDGET, "confirm", () -> engine.confirm(t, booking.bookingId(), booking.studentId()), Confirmed.class);
+        within(BUDGET, "availability", () -> engine.availability(t, yoga.slotId()), Availability.class);
+        within(BUDGET, "cancel", () -> engine.cancel(t, booking.bookingId(), booking.studentId()), Cancelled.class);
+        within(BUDGET, "second cancel", () -> engine.cancel(t, booking.bookingId(), booking.studentId()),
+                AlreadyCancelled.class);
+        within(BUDGET, "sweep (one batch)", () -> engine.sweepExpired(t, 100), Integer.class);
+        within(BUDGET, "cancel slot", () -> engine.cancelSlot(t, big.slotId()), SlotCancelled.class);
+        within(BUDGET, "hold, slot not open", () -> engine.hold(t,
+                HoldRequest.of(RequestId.random(), big.slotId(), StudentId.of("late"))), SlotNotOpen.class);
+    }
+}

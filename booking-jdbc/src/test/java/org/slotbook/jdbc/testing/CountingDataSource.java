@@ -1,0 +1,124 @@
+package org.slotbook.jdbc.testing;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A DataSource that counts what goes to the server through the connections it lends: every
+ * statement execution, commit, rollback, autocommit switch, isolation query or switch, and
+ * validity check. Drivers send each of these as (at least) one round trip.
+ */
+public final class CountingDataSource implements DataSource {
+    private static final Set<String> STATEMENT_CALLS = Set.of("execute", "executeQuery", "executeUpdate",
+            "executeLargeUpdate", "executeBatch", "executeLargeBatch");
+    private static final Set<String> CONNECTION_CALLS = Set.of("commit", "rollback", "setTransactionIsolation",
+            "getTransactionIsolation", "isValid", "setSavepoint", "releaseSavepoint");
+
+    private final DataSource delegate;
+    private final AtomicInteger roundTrips = new AtomicInteger();
+
+    public CountingDataSource(DataSource delegate) {
+        this.delegate = delegate;
+    }
+
+    /** Round trips since the last reset. */
+    public int roundTrips() {
+        return roundTrips.get();
+    }
+
+    public void reset() {
+        roundTrips.set(0);
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        return wrap(delegate.getConnection());
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        return wrap(delegate.getConnection(username, password));
+    }
+
+    private Connection wrap(Connection connection) {
+        InvocationHandler handler = (proxy, method, args) -> {
+            String name = method.getName();
+            if (CONNECTION_CALLS.contains(name)) {
+                roundTrips.incrementAndGet();
+            } else if (name.equals("setAutoCommit") && (Boolean) args[0] != connection.getAutoCommit()) {
+                roundTrips.incrementAndGet();
+            }
+            Object result = invoke(connection, method, args);
+            if (result instanceof Statement statement && method.getReturnType().isInterface()) {
+                return wrapStatement(statement, method.getReturnType());
+            }
+            return result;
+        };
+        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                handler);
+    }
+
+    private Object wrapStatement(Statement statement, Class<?> type) {
+        InvocationHandler handler = (proxy, method, args) -> {
+            if (STATEMENT_CALLS.contains(method.getName())) {
+                roundTrips.incrementAndGet();
+            }
+            return invoke(statement, method, args);
+        };
+        return Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler);
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return delegate.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        delegate.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        delegate.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return delegate.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return delegate.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        return delegate.unwrap(iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return delegate.isWrapperFor(iface);
+    }
+}
