@@ -74,9 +74,9 @@ abstract class RoundTripBudgetTests {
         }
     }
 
-    private <T> T within(int budget, String what, Supplier<T> operation, Class<?> expected) {
+    private Object within(int budget, String what, Supplier<?> operation, Class<?> expected) {
         counting.reset();
-        T result = operation.get();
+        Object result = operation.get();
         int used = counting.roundTrips();
         measured.put(what, used);
         assertThat(result).as(what).isInstanceOf(expected);
@@ -102,7 +102,7 @@ abstract class RoundTripBudgetTests {
         engine.schedule(t, clash);
 
         HoldRequest first = HoldRequest.of(RequestId.random(), yoga.slotId(), StudentId.of("new-student"));
-        Held held = within(BUDGET, "hold, first-time student", () -> engine.hold(t, first), Held.class);
+        Held held = (Held) within(BUDGET, "hold, first-time student", () -> engine.hold(t, first), Held.class);
         within(BUDGET, "hold, replay", () -> engine.hold(t, first), Held.class);
         within(BUDGET, "hold, already booked", () -> engine.hold(t,
                 HoldRequest.of(RequestId.random(), yoga.slotId(), StudentId.of("new-student"))), AlreadyBooked.class);
