@@ -307,11 +307,12 @@ BEGIN
             LEAVE main;
         END IF;
 
-        -- 3. full by committed seats: answer without locking anything
+        -- 3. full by committed seats: answer without locking anything (the primary key would walk
+        --    every sold seat of a hot slot: name the index that finds a free or ran-out seat at once)
         IF NOT COALESCE(p_gate_held, FALSE)
-           AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat
+           AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat FORCE INDEX (${prefix}slot_seat_claim_ix)
                             WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'FREE')
-           AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat
+           AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat FORCE INDEX (${prefix}slot_seat_held_ix)
                             WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'HELD'
                               AND held_until <= v_now) THEN
             SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
