@@ -11,9 +11,11 @@
 -- client, which Flyway's MySQL/MariaDB parser and JdbcSchema (SqlScript) follow as well, so the file
 -- runs unchanged through all three (after ${prefix} is replaced).
 --
--- MySQL 8: the tables work as they are. The procedures use two MariaDB-only forms: replace
--- "CREATE OR REPLACE PROCEDURE x" by "DROP PROCEDURE IF EXISTS x" + "CREATE PROCEDURE x", and drop the
--- "SET STATEMENT group_concat_max_len = ... FOR" prefixes (MySQL's JSON_ARRAYAGG has no such limit).
+-- MySQL 8: the tables work as they are; the procedures are tested on MariaDB only. They use two
+-- MariaDB-only forms a MySQL user must change: "CREATE OR REPLACE PROCEDURE x" becomes
+-- "DROP PROCEDURE IF EXISTS x" + "CREATE PROCEDURE x", and the "SET STATEMENT group_concat_max_len = ...
+-- FOR" prefixes go (MySQL's JSON_ARRAYAGG has no such limit). The rest (JSON_TABLE, SKIP LOCKED,
+-- FORCE INDEX, SIGNAL/RESIGNAL) exists in MySQL 8 too.
 
 CREATE TABLE IF NOT EXISTS ${prefix}slot (
     tenant_id   VARCHAR(64) NOT NULL,
