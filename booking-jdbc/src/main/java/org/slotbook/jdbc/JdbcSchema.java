@@ -12,7 +12,8 @@ import org.slotbook.jdbc.internal.Tables;
 
 /**
  * Creates the store's tables from the DDL shipped with this module, for hosts without a migration
- * tool. Safe to run at every start: every statement is {@code CREATE ... IF NOT EXISTS}.
+ * tool. Safe to run at every start: every statement is {@code CREATE ... IF NOT EXISTS} or, for the
+ * MariaDB stored procedures, {@code CREATE OR REPLACE}.
  *
  * <p>The same files ({@code org/slotbook/jdbc/schema-postgresql.sql}, {@code schema-mariadb.sql},
  * {@code schema-h2.sql}, and for PostgreSQL the optional {@code schema-postgresql-exclusion.sql})

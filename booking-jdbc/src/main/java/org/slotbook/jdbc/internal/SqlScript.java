@@ -6,9 +6,14 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** A DDL resource: placeholder substitution and splitting into statements. */
 public final class SqlScript {
+    /** A line {@code DELIMITER //} (the mariadb/mysql client's and Flyway's convention) sets the separator. */
+    private static final Pattern DELIMITER = Pattern.compile("(?i)[ \\t]*DELIMITER[ \\t]+(\\S+)[ \\t]*\\r?");
+
     private SqlScript() {
     }
 
@@ -31,14 +36,27 @@ public final class SqlScript {
 
     /**
      * Splits at semicolons outside quotes, {@code --} comments and PostgreSQL dollar quotes; drops
-     * statements that are only comments.
+     * statements that are only comments. A line {@code DELIMITER xx} (MariaDB/MySQL routine bodies)
+     * makes {@code xx} the separator from the next line on, until the next such line
+     * ({@code DELIMITER ;}); the line itself is not part of any statement.
      */
     public static List<String> statements(String script) {
         List<String> statements = new ArrayList<>();
         StringBuilder current = new StringBuilder();
+        String delimiter = ";";
         int i = 0;
         int n = script.length();
         while (i < n) {
+            if (i == 0 || script.charAt(i - 1) == '\n') {
+                int eol = script.indexOf('\n', i);
+                eol = eol < 0 ? n : eol;
+                Matcher directive = DELIMITER.matcher(script.substring(i, eol));
+                if (directive.matches()) {
+                    delimiter = directive.group(1);
+                    i = eol;
+                    continue;
+                }
+            }
             char c = script.charAt(i);
             if (c == '-' && i + 1 < n && script.charAt(i + 1) == '-') {
                 int end = script.indexOf('\n', i);
@@ -53,6 +71,13 @@ public final class SqlScript {
                 i = end + 1;
                 continue;
             }
+            // before dollar quotes: a MariaDB script may say DELIMITER $$
+            if (script.startsWith(delimiter, i)) {
+                add(statements, current);
+                current.setLength(0);
+                i += delimiter.length();
+                continue;
+            }
             if (c == '$') {
                 int tagEnd = script.indexOf('$', i + 1);
                 if (tagEnd > 0 && script.substring(i + 1, tagEnd).matches("[A-Za-z_]*")) {
@@ -63,12 +88,6 @@ public final class SqlScript {
                     i = close + tag.length();
                     continue;
                 }
-            }
-            if (c == ';') {
-                add(statements, current);
-                current.setLength(0);
-                i++;
-                continue;
             }
             current.append(c);
             i++;

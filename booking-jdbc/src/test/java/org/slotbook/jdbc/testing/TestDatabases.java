@@ -42,6 +42,9 @@ public final class TestDatabases {
     public static final int POOL_SIZE = 16;
 
     private static final List<String> TABLES = List.of("occupancy", "resource_lock", "booking", "slot_seat", "slot");
+    /** The MariaDB stored procedures of schema-mariadb.sql, dropped with the tables. */
+    private static final List<String> MARIADB_PROCEDURES =
+            List.of("schedule", "hold", "confirm", "cancel", "cancel_slot", "expire_due");
 
     private TestDatabases() {
     }
@@ -60,9 +63,19 @@ public final class TestDatabases {
             return prefix + name;
         }
 
-        /** Drops the tables (best effort) and closes the pool. */
+        /** Drops the tables and the routines of the prefix (best effort) and closes the pool. */
         @Override
         public void close() {
+            if (dialect == JdbcDialect.MARIADB) {
+                try (Connection connection = dataSource.getConnection();
+                     Statement statement = connection.createStatement()) {
+                    for (String procedure : MARIADB_PROCEDURES) {
+                        statement.execute("DROP PROCEDURE IF EXISTS " + prefix + procedure);
+                    }
+                } catch (Exception e) {
+                    System.err.println("[slotbook-test] could not drop procedures " + prefix + "*: " + e);
+                }
+            }
             try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
                 for (String table : TABLES) {
                     statement.execute("DROP TABLE IF EXISTS " + prefix + table);

@@ -1,0 +1,660 @@
+package org.slotbook.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.slotbook.jdbc.testing.TestDatabases;
+import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
+
+/**
+ * The MariaDB one-call procedures of schema-mariadb.sql, called with plain JDBC on autocommit
+ * connections (CALL via executeQuery): every answer tag, the table contents afterwards, the database
+ * clock when p_now is NULL, races, and the plans of the hot statements.
+ */
+class MariaDbRoutinesTest {
+    private static final List<String> COLUMNS = List.of("tag", "booking_id", "request_id", "slot_id", "student_id",
+            "seat", "status", "held_until", "created_at", "updated_at", "res_kind", "res_id", "starts_at", "ends_at",
+            "coach_id", "room_id", "capacity");
+    private static final long LONGEST = 24L * 3600 * 1_000_000; // 24 h in microseconds
+    private static final long HOLD = 10L * 60 * 1_000_000; // 10 min
+    private static final LocalDateTime T0 = LocalDateTime.of(2030, 1, 1, 8, 0);
+    private static final LocalDateTime S10 = LocalDateTime.of(2030, 1, 2, 10, 0);
+
+    private static TestDatabase db;
+    private String t;
+
+    /** One fact row, columns in contract order. */
+    record Fact(String tag, String bookingId, String requestId, String slotId, String studentId, Integer seat,
+                String status, LocalDateTime heldUntil, LocalDateTime createdAt, LocalDateTime updatedAt,
+                String resKind, String resId, LocalDateTime startsAt, LocalDateTime endsAt, String coachId,
+                String roomId, Integer capacity) {
+    }
+
+    @BeforeAll
+    static void open() {
+        db = TestDatabases.mariadb();
+    }
+
+    @AfterAll
+    static void close() {
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    @BeforeEach
+    void tenant(TestInfo info) {
+        t = info.getTestMethod().orElseThrow().getName().substring(0, 12) + "-" + UUID.randomUUID().toString()
+                .substring(0, 8);
+    }
+
+    // ------------------------------------------------------------------ schedule
+
+    @Test
+    void scheduleAnswersScheduledExistsAndConflictsAndWritesSlotSeatsAndOccupations() throws Exception {
+        List<Fact> scheduled = schedule("s1", "c1", "r1", S10, S10.plusHours(1), 12);
+        assertThat(scheduled).containsExactly(slotFact("SCHEDULED", "s1", "c1", "r1", S10, S10.plusHours(1), 12, "OPEN"));
+        assertThat(longs("SELECT COUNT(*), MIN(seq), MAX(seq), SUM(status = 'FREE' AND booking_id IS NULL) FROM "
+                + db.table("slot_seat") + " WHERE tenant_id = ? AND slot_id = 's1'", t)).containsExactly(12L, 1L, 12L, 12L);
+        assertThat(strings("SELECT CONCAT(resource_kind, ':', resource_id, ':', COALESCE(booking_id, '-'), ':', active)"
+                + " FROM " + db.table("occupancy") + " WHERE tenant_id = ? ORDER BY resource_kind", t))
+                .containsExactly("COACH:c1:-:1", "ROOM:r1:-:1");
+
+        // the same id again: the stored slot, whatever the spec asked
+        assertThat(schedule("s1", "c9", "r9", S10.plusDays(3), S10.plusDays(3).plusHours(1), 5))
+                .containsExactly(slotFact("EXISTS", "s1", "c1", "r1", S10, S10.plusHours(1), 12, "OPEN"));
+
+        // coach clash only, then coach and room (ordered by kind): nothing written
+        assertThat(schedule("s2", "c1", "r2", S10.plusMinutes(30), S10.plusMinutes(90), 3))
+                .containsExactly(conflict("COACH", "c1", "s1", null, S10, S10.plusHours(1)));
+        assertThat(schedule("s3", "c1", "r1", S10.minusMinutes(30), S10.plusMinutes(30), 3)).containsExactly(
+                conflict("COACH", "c1", "s1", null, S10, S10.plusHours(1)),
+                conflict("ROOM", "r1", "s1", null, S10, S10.plusHours(1)));
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot") + " WHERE tenant_id = ?", t)).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ?", t)).isEqualTo(12);
+
+        // back to back is no clash
+        assertThat(schedule("s4", "c1", "r1", S10.plusHours(1), S10.plusHours(2), 1)).extracting(Fact::tag)
+                .containsExactly("SCHEDULED");
+    }
+
+    @Test
+    void scheduleCreatesAHundredThousandSeatsSetWise() throws Exception {
+        assertThat(schedule("big", "c1", "r1", S10, S10.plusHours(1), 100_000)).extracting(Fact::tag)
+                .containsExactly("SCHEDULED");
+        assertThat(longs("SELECT COUNT(*), COUNT(DISTINCT seq), MIN(seq), MAX(seq) FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? AND slot_id = 'big'", t)).containsExactly(100_000L, 100_000L, 1L, 100_000L);
+    }
+
+    // ------------------------------------------------------------------ hold
+
+    @Test
+    void holdAnswersHeldReplayAlreadyConflictAndWritesSeatBookingOccupation() throws Exception {
+        schedule("s1", "c1", "r1", S10, S10.plusHours(1), 3);
+        schedule("s2", "c2", "r2", S10.plusMinutes(30), S10.plusMinutes(90), 3);
+        assertThat(hold("nope", "b0", "q0", "st1", "HELD", T0, false)).containsExactly(bare("NOT_FOUND"));
+
+        Fact held = booking("HELD", "b1", "q1", "s1", "st1", 1, "HELD", T0.plusMinutes(10), T0, T0);
+        assertThat(hold("s1", "b1", "q1", "st1", "HELD", T0, false)).containsExactly(held, ev("EV_HELD", held));
+        assertThat(strings("SELECT CONCAT(seq, ':', status, ':', booking_id, ':', student_id, ':', held_until) FROM "
+                + db.table("slot_seat") + " WHERE tenant_id = ? AND status <> 'FREE'", t))
+                .containsExactly("1:HELD:b1:st1:2030-01-01 08:10:00.000000");
+        assertThat(strings("SELECT CONCAT(resource_id, ':', slot_id, ':', booking_id, ':', active, ':', starts_at) FROM "
+                + db.table("occupancy") + " WHERE tenant_id = ? AND resource_kind = 'STUDENT'", t))
+                .containsExactly("st1:s1:b1:1:2030-01-02 10:00:00.000000");
+
+        // the same request: REPLAY (also with another booking id); another request: ALREADY
+        assertThat(hold("s1", "bX", "q1", "st1", "HELD", T0.plusMinutes(1), false))
+                .containsExactly(booking("REPLAY", "b1", "q1", "s1", "st1", 1, "HELD", T0.plusMinutes(10), T0, T0));
+        assertThat(hold("s1", "bY", "q2", "st1", "HELD", T0.plusMinutes(1), false))
+                .containsExactly(booking("ALREADY", "b1", "q1", "s1", "st1", 1, "HELD", T0.plusMinutes(10), T0, T0));
+
+        // an overlapping slot: CONFLICT with the live hold, nothing written
+        assertThat(hold("s2", "b3", "q3", "st1", "HELD", T0.plusMinutes(2), false))
+                .containsExactly(conflict("STUDENT", "st1", "s1", "b1", S10, S10.plusHours(1)));
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", t)).isEqualTo(1);
+
+        // book: HELD answer with status CONFIRMED, and EV_CONFIRMED
+        Fact booked = booking("HELD", "b4", "q4", "s2", "st2", 1, "CONFIRMED", T0.plusMinutes(13), T0.plusMinutes(3),
+                T0.plusMinutes(3));
+        assertThat(hold("s2", "b4", "q4", "st2", "CONFIRMED", T0.plusMinutes(3), true))
+                .containsExactly(booked, ev("EV_CONFIRMED", booked));
+        assertThat(strings("SELECT status FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND booking_id = 'b4'", t))
+                .containsExactly("CONFIRMED");
+    }
+
+    @Test
+    void holdAnswersFullNotOpenAndReplaysOnAFullOrClosedSlot() throws Exception {
+        schedule("s1", "c1", "r1", S10, S10.plusHours(1), 1);
+        Fact held = booking("HELD", "b1", "q1", "s1", "st1", 1, "HELD", T0.plusMinutes(10), T0, T0);
+        assertThat(hold("s1", "b1", "q1", "st1", "HELD", T0, false)).containsExactly(held, ev("EV_HELD", held));
+
+        // full by committed seats (the pre-check) and full after the claim (gate held: no pre-check)
+        assertThat(hold("s1", "b2", "q2", "st2", "HELD", T0.plusMinutes(1), false)).containsExactly(bare("FULL"));
+        assertThat(hold("s1", "b2", "q2", "st2", "HELD", T0.plusMinutes(1), true)).containsExactly(bare("FULL"));
+        // the pre-check still answers the request's replay and the student's live booking
+        assertThat(hold("s1", "b1", "q1", "st1", "HELD", T0.plusMinutes(1), false)).extracting(Fact::tag, Fact::bookingId)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("REPLAY", "b1"));
+        assertThat(hold("s1", "b3", "q3", "st1", "HELD", T0.plusMinutes(1), false)).extracting(Fact::tag, Fact::bookingId)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("ALREADY", "b1"));
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", t)).isEqualTo(1);
+
+        // ended (status stays OPEN), then cancelled: NOT_OPEN, or the replay
+        assertThat(hold("s1", "b5", "q5", "st5", "HELD", S10.plusHours(1), false))
+                .containsExactly(notOpen("s1", "OPEN"));
+        cancelSlot("s1", T0.plusMinutes(5));
+        assertThat(hold("s1", "b5", "q5", "st5", "HELD", T0.plusMinutes(6), true)).containsExactly(notOpen("s1", "CANCELLED"));
+        assertThat(hold("s1", "b1", "q1", "st1", "HELD", T0.plusMinutes(6), true)).extracting(Fact::tag, Fact::status)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("REPLAY", "CANCELLED"));
+    }
+
+    @Test
+    void holdRetiresDeadHoldsAndTakesOverExpiredSeats() throws Exception {
+        schedule("x", "c1", "r1", S10, S10.plusHours(1), 1);
+        schedule("y", "c2", "r2", S10.plusMinutes(30), S10.plusMinutes(90), 5);
+        schedule("z", "c3", "r3", S10.plusMinutes(45), S10.plusMinutes(100), 5);
+        hold("x", "a1", "qa1", "A", "HELD", T0, false);
+        LocalDateTime later = T0.plusMinutes(20);
+
+        // B takes over A's ran-out seat: A's booking EXPIRED (EV_EXPIRED), its occupation released
+        Fact taken = booking("HELD", "b1", "qb1", "x", "B", 1, "HELD", later.plusMinutes(10), later, later);
+        assertThat(hold("x", "b1", "qb1", "B", "HELD", later, false)).containsExactly(taken,
+                booking("EV_EXPIRED", "a1", "qa1", "x", "A", 1, "EXPIRED", T0.plusMinutes(10), T0, later),
+                ev("EV_HELD", taken));
+        assertThat(strings("SELECT CONCAT(booking_id, ':', student_id) FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? AND slot_id = 'x'", t)).containsExactly("b1:B");
+        assertThat(strings("SELECT CONCAT(booking_id, ':', active) FROM " + db.table("occupancy")
+                + " WHERE tenant_id = ? AND resource_kind = 'STUDENT' ORDER BY booking_id", t))
+                .containsExactly("a1:0", "b1:1");
+
+        // A's dead hold in y blocks nothing: holding z (overlapping y) retires it in the same call
+        hold("y", "a2", "qa2", "A", "HELD", later, false);
+        LocalDateTime evenLater = later.plusMinutes(30);
+        Fact z = booking("HELD", "a3", "qa3", "z", "A", 1, "HELD", evenLater.plusMinutes(10), evenLater, evenLater);
+        assertThat(hold("z", "a3", "qa3", "A", "HELD", evenLater, false)).containsExactly(z,
+                booking("EV_EXPIRED", "a2", "qa2", "y", "A", 1, "EXPIRED", later.plusMinutes(10), later, evenLater),
+                ev("EV_HELD", z));
+        assertThat(strings("SELECT status FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND slot_id = 'y'", t))
+                .containsOnly("FREE");
+
+        // the student's own dead hold of the slot is retired before he gets a seat again
+        LocalDateTime last = evenLater.plusMinutes(30);
+        Fact again = booking("HELD", "a4", "qa4", "z", "A", 1, "HELD", last.plusMinutes(10), last, last);
+        assertThat(hold("z", "a4", "qa4", "A", "HELD", last, false)).containsExactly(again,
+                booking("EV_EXPIRED", "a3", "qa3", "z", "A", 1, "EXPIRED", evenLater.plusMinutes(10), evenLater, last),
+                ev("EV_HELD", again));
+        assertThat(strings("SELECT CONCAT(booking_id, ':', status) FROM " + db.table("booking")
+                + " WHERE tenant_id = ? AND student_id = 'A' ORDER BY booking_id", t))
+                .containsExactly("a1:EXPIRED", "a2:EXPIRED", "a3:EXPIRED", "a4:HELD");
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy")
+                + " WHERE tenant_id = ? AND resource_kind = 'STUDENT' AND resource_id = 'A' AND active", t)).isEqualTo(1);
+    }
+
+    // ------------------------------------------------------------------ confirm / cancel
+
+    @Test
+    void confirmAnswersConfirmedHoldExpiredAlreadyCancelledAndNotFound() throws Exception {
+        schedule("s1", "c1", "r1", S10, S10.plusHours(1), 5);
+        hold("s1", "b1", "q1", "st1", "HELD", T0, false);
+        LocalDateTime at = T0.plusMinutes(5);
+        Fact confirmed = booking("CONFIRMED", "b1", "q1", "s1", "st1", 1, "CONFIRMED", T0.plusMinutes(10), T0, at);
+        assertThat(confirm("b1", "st1", at)).containsExactly(confirmed, ev("EV_CONFIRMED", confirmed));
+        assertThat(confirm("b1", "st1", at.plusMinutes(30))).containsExactly(confirmed);
+        assertThat(strings("SELECT status FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND booking_id = 'b1'", t))
+                .containsExactly("CONFIRMED");
+        assertThat(confirm("b1", "other", at)).containsExactly(bare("NOT_FOUND"));
+        assertThat(confirm("nope", "st1", at)).containsExactly(bare("NOT_FOUND"));
+
+        // at held_until exactly the hold has run out
+        hold("s1", "b2", "q2", "st2", "HELD", T0, false);
+        Fact expired = booking("HOLD_EXPIRED", "b2", "q2", "s1", "st2", 2, "EXPIRED", T0.plusMinutes(10), T0,
+                T0.plusMinutes(10));
+        assertThat(confirm("b2", "st2", T0.plusMinutes(10))).containsExactly(expired, ev("EV_EXPIRED", expired));
+        assertThat(confirm("b2", "st2", T0.plusMinutes(11))).containsExactly(expired);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? AND seq = 2 AND status = 'FREE' AND booking_id IS NULL", t)).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ? AND booking_id = 'b2'"
+                + " AND active", t)).isZero();
+
+        hold("s1", "b3", "q3", "st3", "HELD", T0, false);
+        cancel("b3", "st3", T0.plusMinutes(1));
+        assertThat(confirm("b3", "st3", T0.plusMinutes(2))).containsExactly(bare("ALREADY_CANCELLED"));
+    }
+
+    @Test
+    void cancelAnswersCancelledAlreadyCancelledWithTheBookingAndNotFound() throws Exception {
+        schedule("s1", "c1", "r1", S10, S10.plusHours(1), 5);
+        hold("s1", "b1", "q1", "st1", "CONFIRMED", T0, false);
+        LocalDateTime at = T0.plusMinutes(20);
+        Fact cancelled = booking("CANCELLED", "b1", "q1", "s1", "st1", 1, "CANCELLED", T0.plusMinutes(10), T0, at);
+        assertThat(cancel("b1", "other", at)).containsExactly(bare("NOT_FOUND"));
+        assertThat(cancel("b1", "st1", at)).containsExactly(cancelled, ev("EV_CANCELLED", cancelled));
+        assertThat(cancel("b1", "st1", at.plusMinutes(1))).containsExactly(
+                booking("ALREADY_CANCELLED", "b1", "q1", "s1", "st1", 1, "CANCELLED", T0.plusMinutes(10), T0, at));
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? AND status = 'FREE' AND booking_id IS NULL", t)).isEqualTo(5);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ? AND booking_id = 'b1'"
+                + " AND active", t)).isZero();
+
+        // a live hold is cancelled; a ran-out one is retired and answered ALREADY_CANCELLED
+        hold("s1", "b2", "q2", "st2", "HELD", T0, false);
+        assertThat(cancel("b2", "st2", T0.plusMinutes(9))).extracting(Fact::tag).containsExactly("CANCELLED", "EV_CANCELLED");
+        hold("s1", "b3", "q3", "st3", "HELD", T0, false);
+        Fact expired = booking("ALREADY_CANCELLED", "b3", "q3", "s1", "st3", 1, "EXPIRED", T0.plusMinutes(10), T0,
+                T0.plusMinutes(10));
+        assertThat(cancel("b3", "st3", T0.plusMinutes(10))).containsExactly(expired, ev("EV_EXPIRED", expired));
+        assertThat(cancel("b3", "st3", T0.plusMinutes(11))).containsExactly(expired);
+        assertThat(cancel("nope", "st3", T0)).containsExactly(bare("NOT_FOUND"));
+    }
+
+    // ------------------------------------------------------------------ cancel_slot / expire_due
+
+    @Test
+    void cancelSlotCancelsEveryLiveBookingClosesEverySeatAndReleasesEveryOccupation() throws Exception {
+        schedule("s1", "c1", "r1", S10, S10.plusHours(1), 4);
+        hold("s1", "b1", "q1", "st1", "CONFIRMED", T0, false);
+        hold("s1", "b2", "q2", "st2", "HELD", T0, false);
+        hold("s1", "b3", "q3", "st3", "HELD", T0, false);
+        cancel("b2", "st2", T0.plusMinutes(1)); // cancelled before: no event
+        LocalDateTime at = T0.plusMinutes(5);
+        assertThat(cancelSlot("s1", at)).containsExactly(
+                slotFact("SLOT_CANCELLED", "s1", "c1", "r1", S10, S10.plusHours(1), 4, "CANCELLED"),
+                booking("EV_CANCELLED", "b1", "q1", "s1", "st1", 1, "CANCELLED", T0.plusMinutes(10), T0, at),
+                booking("EV_CANCELLED", "b3", "q3", "s1", "st3", 3, "CANCELLED", T0.plusMinutes(10), T0, at));
+        assertThat(strings("SELECT DISTINCT CONCAT(status, ':', COALESCE(booking_id, '-'), ':', COALESCE(student_id, '-'))"
+                + " FROM " + db.table("slot_seat") + " WHERE tenant_id = ?", t)).containsExactly("CLOSED:-:-");
+        assertThat(strings("SELECT status FROM " + db.table("slot") + " WHERE tenant_id = ?", t)).containsExactly("CANCELLED");
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ? AND active", t)).isZero();
+        assertThat(cancelSlot("s1", at)).containsExactly(bare("ALREADY_CANCELLED"));
+        assertThat(cancelSlot("nope", at)).containsExactly(bare("NOT_FOUND"));
+        // the coach is free again
+        assertThat(schedule("s2", "c1", "r1", S10, S10.plusHours(1), 1)).extracting(Fact::tag).containsExactly("SCHEDULED");
+    }
+
+    @Test
+    void expireDueExpiresOnlyRanOutHoldsOldestFirstUpToTheLimit() throws Exception {
+        schedule("s1", "c1", "r1", S10, S10.plusHours(1), 5);
+        hold("s1", "b1", "q1", "st1", "HELD", T0.plusMinutes(2), false);
+        hold("s1", "b2", "q2", "st2", "HELD", T0, false);
+        hold("s1", "b3", "q3", "st3", "HELD", T0.plusMinutes(1), false);
+        hold("s1", "b4", "q4", "st4", "CONFIRMED", T0, false);
+        hold("s1", "b5", "q5", "st5", "HELD", T0.plusMinutes(30), false);
+        LocalDateTime at = T0.plusMinutes(15);
+        assertThat(expireDue(at, 2)).containsExactly(
+                booking("EV_EXPIRED", "b2", "q2", "s1", "st2", 2, "EXPIRED", T0.plusMinutes(10), T0, at),
+                booking("EV_EXPIRED", "b3", "q3", "s1", "st3", 3, "EXPIRED", T0.plusMinutes(11), T0.plusMinutes(1), at));
+        assertThat(expireDue(at, 10)).extracting(Fact::bookingId).containsExactly("b1");
+        assertThat(expireDue(at, 10)).isEmpty();
+        assertThat(strings("SELECT CONCAT(seq, ':', status) FROM " + db.table("slot_seat") + " WHERE tenant_id = ?"
+                + " ORDER BY seq", t)).containsExactly("1:FREE", "2:FREE", "3:FREE", "4:CONFIRMED", "5:HELD");
+        assertThat(strings("SELECT booking_id FROM " + db.table("occupancy") + " WHERE tenant_id = ? AND active"
+                + " AND resource_kind = 'STUDENT' ORDER BY booking_id", t)).containsExactly("b4", "b5");
+    }
+
+    // ------------------------------------------------------------------ the database clock
+
+    @Test
+    void aNullNowIsTheDatabaseClockReadOnceForTheWholeCall() throws Exception {
+        LocalDateTime future = dbNow().plusDays(30);
+        schedule("s1", "c1", "r1", future, future.plusHours(1), 2);
+        LocalDateTime before = dbNow();
+        Fact held = hold("s1", "b1", "q1", "st1", "HELD", null, false).get(0);
+        LocalDateTime after = dbNow();
+        assertThat(held.tag()).isEqualTo("HELD");
+        assertThat(held.createdAt()).isBetween(before, after).isEqualTo(held.updatedAt());
+        assertThat(held.heldUntil()).isEqualTo(held.createdAt().plusNanos(HOLD * 1000));
+
+        Fact confirmed = confirm("b1", "st1", null).get(0);
+        assertThat(confirmed.tag()).isEqualTo("CONFIRMED");
+        assertThat(confirmed.updatedAt()).isBetween(after, dbNow());
+
+        // a hold placed an hour ago (explicit clock) has run out by the database clock
+        hold("s1", "b2", "q2", "st2", "HELD", dbNow().minusHours(1), false);
+        LocalDateTime sweep = dbNow();
+        List<Fact> swept = expireDue(null, 10);
+        assertThat(swept).extracting(Fact::bookingId).containsExactly("b2");
+        assertThat(swept.get(0).updatedAt()).isBetween(sweep, dbNow());
+
+        Fact cancelled = cancel("b1", "st1", null).get(0);
+        assertThat(cancelled.tag()).isEqualTo("CANCELLED");
+        assertThat(cancelSlot("s1", null)).extracting(Fact::tag).containsExactly("SLOT_CANCELLED");
+    }
+
+    // ------------------------------------------------------------------ races
+
+    @Test
+    void fiftyConcurrentHoldsOnTenSeatsTakeExactlyTenSeats() throws Exception {
+        schedule("hot", "c1", "r1", S10, S10.plusHours(1), 10);
+        List<List<Fact>> answers = race(50, i -> () -> hold("hot", "b" + i, "q" + i, "st" + i, "HELD", T0, false));
+        Map<String, Integer> tags = new HashMap<>();
+        answers.forEach(a -> tags.merge(a.get(0).tag(), 1, Integer::sum));
+        assertThat(tags).containsExactlyInAnyOrderEntriesOf(Map.of("HELD", 10, "FULL", 40));
+        assertThat(longs("SELECT COUNT(*), COUNT(DISTINCT booking_id), COUNT(DISTINCT student_id) FROM "
+                + db.table("slot_seat") + " WHERE tenant_id = ? AND status = 'HELD'", t)).containsExactly(10L, 10L, 10L);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", t)).isEqualTo(10);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " b JOIN " + db.table("slot_seat")
+                + " s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id AND s.seq = b.seat"
+                + " AND s.booking_id = b.booking_id WHERE b.tenant_id = ?", t)).isEqualTo(10);
+    }
+
+    @Test
+    void oneStudentRacingIntoTenOverlappingSlotsGetsExactlyOne() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            schedule("o" + i, "c" + i, "r" + i, S10.plusMinutes(i), S10.plusMinutes(60 + i), 5);
+        }
+        List<List<Fact>> answers = race(10, i -> () -> hold("o" + i, "b" + i, "q" + i, "solo", "HELD", T0, false));
+        assertThat(answers.stream().filter(a -> a.get(0).tag().equals("HELD")).count()).isEqualTo(1);
+        assertThat(answers.stream().filter(a -> a.get(0).tag().equals("CONFLICT")).count()).isEqualTo(9);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy")
+                + " WHERE tenant_id = ? AND resource_kind = 'STUDENT' AND resource_id = 'solo' AND active", t)).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", t)).isEqualTo(1);
+    }
+
+    @Test
+    void twentyConcurrentCancelsOfOneBookingCancelItOnce() throws Exception {
+        schedule("s1", "c1", "r1", S10, S10.plusHours(1), 3);
+        hold("s1", "b1", "q1", "st1", "CONFIRMED", T0, false);
+        List<List<Fact>> answers = race(20, i -> () -> cancel("b1", "st1", T0.plusMinutes(1)));
+        assertThat(answers.stream().filter(a -> a.get(0).tag().equals("CANCELLED")).count()).isEqualTo(1);
+        assertThat(answers.stream().filter(a -> a.get(0).tag().equals("ALREADY_CANCELLED")).count()).isEqualTo(19);
+        assertThat(answers.stream().flatMap(List::stream).filter(f -> f.tag().startsWith("EV_")).count()).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? AND status = 'FREE' AND booking_id IS NULL", t)).isEqualTo(3);
+        assertThat(strings("SELECT status FROM " + db.table("booking") + " WHERE tenant_id = ?", t))
+                .containsExactly("CANCELLED");
+    }
+
+    // ------------------------------------------------------------------ plans
+
+    @Test
+    void theHotStatementsUseTheirIndexesOnAFreshSchema() throws Exception {
+        try (TestDatabase fresh = TestDatabases.mariadb()) {
+            String p = fresh.prefix();
+            String seat = p + "slot_seat";
+            String booking = p + "booking";
+            String occupancy = p + "occupancy";
+            try (Connection c = fresh.dataSource().getConnection(); Statement s = c.createStatement()) {
+                for (int i = 0; i < 20; i++) {
+                    s.executeQuery("CALL " + p + "schedule('t', 'slot" + i + "', 'c" + i + "', 'r" + i
+                            + "', '2030-01-02 10:00', '2030-01-02 11:00', 200, " + LONGEST + ")").close();
+                    for (int k = 0; k < 5; k++) {
+                        s.executeQuery("CALL " + p + "hold('t', 'b" + i + "-" + k + "', 'q" + i + "-" + k + "', 'slot" + i
+                                + "', 'st" + (i * 5 + k) + "', 'HELD', '2030-01-01 08:00', " + HOLD + ", " + LONGEST
+                                + ", FALSE)").close();
+                    }
+                }
+                String ids = "'[[\"b1-1\", \"slot1\", 2], [\"b2-2\", \"slot2\", 3]]'";
+                String json = "JSON_TABLE(" + ids + ", '$[*]' COLUMNS (bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE"
+                        + " utf8mb4_bin PATH '$[0]', sid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH"
+                        + " '$[1]', sq INT PATH '$[2]')) j";
+                String now = "'2030-01-01 09:00'";
+
+                assertPlan(s, "SELECT seq FROM " + seat + " FORCE INDEX (" + p + "slot_seat_claim_ix) WHERE tenant_id = 't'"
+                        + " AND slot_id = 'slot3' AND status = 'FREE' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED",
+                        Map.of(seat, p + "slot_seat_claim_ix"));
+                assertPlan(s, "SELECT seq, booking_id FROM " + seat + " FORCE INDEX (" + p + "slot_seat_held_ix)"
+                        + " WHERE tenant_id = 't' AND slot_id = 'slot3' AND status = 'HELD' AND held_until <= " + now
+                        + " ORDER BY held_until LIMIT 1 FOR UPDATE SKIP LOCKED", Map.of(seat, p + "slot_seat_held_ix"));
+                assertPlan(s, "SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM " + seat + " FORCE INDEX (" + p
+                        + "slot_seat_claim_ix) WHERE tenant_id = 't' AND slot_id = 'slot3' AND status = 'FREE')",
+                        Map.of(seat, p + "slot_seat_claim_ix"));
+                assertPlan(s, "SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM " + seat + " FORCE INDEX (" + p
+                        + "slot_seat_held_ix) WHERE tenant_id = 't'"
+                        + " AND slot_id = 'slot3' AND status = 'HELD' AND held_until <= " + now + ")",
+                        Map.of(seat, p + "slot_seat_held_ix"));
+                assertPlan(s, "SELECT COUNT(*) FROM " + occupancy + " WHERE tenant_id = 't' AND ((resource_kind = 'COACH'"
+                        + " AND resource_id = 'c3') OR (resource_kind = 'ROOM' AND resource_id = 'r3')) AND active = TRUE"
+                        + " AND starts_at < '2030-01-02 12:00' AND ends_at > '2030-01-02 10:30'"
+                        + " AND starts_at > '2030-01-01 10:30'", Map.of(occupancy, p + "occupancy_overlap_ix"));
+                assertPlan(s, "SELECT COUNT(*) FROM " + occupancy + " o WHERE o.tenant_id = 't'"
+                        + " AND o.resource_kind = 'STUDENT' AND o.resource_id = 'st7' AND o.active = TRUE"
+                        + " AND o.starts_at < '2030-01-02 12:00' AND o.ends_at > '2030-01-02 10:30'"
+                        + " AND o.starts_at > '2030-01-01 10:30' AND NOT EXISTS (SELECT 1 FROM " + booking + " b"
+                        + " WHERE b.tenant_id = 't' AND b.booking_id = o.booking_id AND b.status = 'HELD'"
+                        + " AND b.held_until <= " + now + ")",
+                        Map.of("o", p + "occupancy_overlap_ix", "b", "PRIMARY"));
+                assertPlan(s, "SELECT b.booking_id FROM " + occupancy + " o JOIN " + booking + " b ON b.tenant_id ="
+                        + " o.tenant_id AND b.booking_id = o.booking_id WHERE o.tenant_id = 't'"
+                        + " AND o.resource_kind = 'STUDENT' AND o.resource_id = 'st7' AND o.active = TRUE"
+                        + " AND o.starts_at < '2030-01-02 12:00' AND o.ends_at > '2030-01-02 10:30'"
+                        + " AND o.starts_at > '2030-01-01 10:30' AND b.status = 'HELD' AND b.held_until <= " + now,
+                        Map.of("o", p + "occupancy_overlap_ix", "b", "PRIMARY"));
+                assertPlan(s, "SELECT COUNT(*) FROM " + json + " STRAIGHT_JOIN " + seat + " s ON s.tenant_id = 't'"
+                        + " AND s.slot_id = j.sid AND s.seq = j.sq WHERE s.booking_id = j.bid AND s.status = 'HELD'"
+                        + " FOR UPDATE", Map.of("s", "PRIMARY"));
+                assertPlan(s, "UPDATE " + json + " STRAIGHT_JOIN " + seat + " s ON s.tenant_id = 't' AND s.slot_id ="
+                        + " j.sid AND s.seq = j.sq SET s.status = 'FREE'", Map.of("s", "PRIMARY"));
+                assertPlan(s, "UPDATE " + json + " STRAIGHT_JOIN " + booking + " b ON b.tenant_id = 't'"
+                        + " AND b.booking_id = j.bid SET b.status = 'EXPIRED' WHERE b.status = 'HELD'",
+                        Map.of("b", "PRIMARY"));
+                assertPlan(s, "UPDATE " + json + " STRAIGHT_JOIN " + occupancy + " o ON o.tenant_id = 't'"
+                        + " AND o.booking_id = j.bid SET o.active = FALSE WHERE o.active = TRUE",
+                        Map.of("o", p + "occupancy_booking_ix"));
+                assertPlan(s, "SELECT booking_id FROM " + booking + " WHERE tenant_id = 't' AND request_id = 'q3-1'",
+                        Map.of(booking, p + "booking_request_uk"));
+                assertPlan(s, "SELECT booking_id FROM " + booking + " WHERE tenant_id = 't' AND slot_id = 'slot3'"
+                        + " AND student_id = 'st16' AND status IN ('HELD', 'CONFIRMED') LIMIT 1",
+                        Map.of(booking, p + "booking_slot_ix"));
+                assertPlan(s, "SELECT booking_id FROM " + booking + " WHERE tenant_id = 't' AND status = 'HELD'"
+                        + " AND held_until <= " + now + " ORDER BY held_until LIMIT 50",
+                        Map.of(booking, p + "booking_held_ix"));
+                assertPlan(s, "SELECT COUNT(*) FROM " + booking + " WHERE tenant_id = 't' AND slot_id = 'slot3'"
+                        + " AND status IN ('HELD', 'CONFIRMED')", Map.of(booking, p + "booking_slot_ix"));
+                assertPlan(s, "UPDATE " + occupancy + " SET active = FALSE WHERE tenant_id = 't' AND slot_id = 'slot3'"
+                        + " AND active = TRUE", Map.of(occupancy, p + "occupancy_slot_ix"));
+                assertPlan(s, "UPDATE " + occupancy + " SET active = FALSE WHERE tenant_id = 't' AND booking_id = 'b3-1'"
+                        + " AND active = TRUE", Map.of(occupancy, p + "occupancy_booking_ix"));
+                assertPlan(s, "UPDATE " + seat + " SET status = 'CLOSED' WHERE tenant_id = 't' AND slot_id = 'slot3'"
+                        + " AND status <> 'CLOSED'", Map.of(seat, "PRIMARY|" + p + "slot_seat_(claim|held)_ix"));
+            }
+        }
+    }
+
+    /** Every table named in {@code keys} is read through the index matching its pattern, never scanned. */
+    private static void assertPlan(Statement s, String sql, Map<String, String> keys) throws SQLException {
+        Map<String, String> used = new HashMap<>();
+        List<String> plan = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
+            while (rs.next()) {
+                used.put(rs.getString("table"), rs.getString("type") + " " + rs.getString("key"));
+                plan.add(rs.getString("table") + " " + rs.getString("type") + " " + rs.getString("key") + " "
+                        + rs.getString("Extra"));
+            }
+        }
+        keys.forEach((table, key) -> assertThat(used.get(table)).as("plan of %s: %s", sql, plan)
+                .isNotNull().doesNotStartWith("ALL ").doesNotStartWith("index ").matches("\\S+ (" + key + ")"));
+        assertThat(plan).as("plan of %s", sql).noneMatch(row -> row.contains("filesort"));
+    }
+
+    // ------------------------------------------------------------------ calls
+
+    private List<Fact> schedule(String slot, String coach, String room, LocalDateTime start, LocalDateTime end,
+                                int capacity) throws SQLException {
+        return call("schedule", t, slot, coach, room, start, end, capacity, LONGEST);
+    }
+
+    private List<Fact> hold(String slot, String booking, String request, String student, String status,
+                            LocalDateTime now, boolean gateHeld) throws SQLException {
+        return call("hold", t, booking, request, slot, student, status, now, HOLD, LONGEST, gateHeld);
+    }
+
+    private List<Fact> confirm(String booking, String student, LocalDateTime now) throws SQLException {
+        return call("confirm", t, booking, student, now);
+    }
+
+    private List<Fact> cancel(String booking, String student, LocalDateTime now) throws SQLException {
+        return call("cancel", t, booking, student, now);
+    }
+
+    private List<Fact> cancelSlot(String slot, LocalDateTime now) throws SQLException {
+        return call("cancel_slot", t, slot, now);
+    }
+
+    private List<Fact> expireDue(LocalDateTime now, int limit) throws SQLException {
+        return call("expire_due", t, now, limit);
+    }
+
+    /** CALL prefix+name(args) on an autocommit connection; retried on deadlock (1213) and lock wait timeout (1205). */
+    private static List<Fact> call(String name, Object... args) throws SQLException {
+        String sql = "CALL " + db.prefix() + name + "(" + "?, ".repeat(args.length - 1) + "?)";
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+                c.setAutoCommit(true);
+                for (int i = 0; i < args.length; i++) {
+                    if (args[i] == null) {
+                        ps.setNull(i + 1, Types.TIMESTAMP);
+                    } else {
+                        ps.setObject(i + 1, args[i]);
+                    }
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    ResultSetMetaData md = rs.getMetaData();
+                    List<String> labels = new ArrayList<>();
+                    for (int i = 1; i <= md.getColumnCount(); i++) {
+                        labels.add(md.getColumnLabel(i));
+                    }
+                    assertThat(labels).as("columns of %s", name).isEqualTo(COLUMNS);
+                    List<Fact> facts = new ArrayList<>();
+                    while (rs.next()) {
+                        facts.add(new Fact(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                                rs.getString(5), rs.getObject(6, Integer.class), rs.getString(7),
+                                rs.getObject(8, LocalDateTime.class), rs.getObject(9, LocalDateTime.class),
+                                rs.getObject(10, LocalDateTime.class), rs.getString(11), rs.getString(12),
+                                rs.getObject(13, LocalDateTime.class), rs.getObject(14, LocalDateTime.class),
+                                rs.getString(15), rs.getString(16), rs.getObject(17, Integer.class)));
+                    }
+                    return facts;
+                }
+            } catch (SQLException e) {
+                if ((e.getErrorCode() == 1213 || e.getErrorCode() == 1205) && attempt < 50) {
+                    continue;
+                }
+                throw e;
+            }
+        }
+    }
+
+    /** Runs n calls at once (all released together) and returns their answers. */
+    private static List<List<Fact>> race(int n, Function<Integer, Callable<List<Fact>>> work) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<List<Fact>>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Callable<List<Fact>> call = work.apply(i);
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    return call.call();
+                }));
+            }
+            start.countDown();
+            List<List<Fact>> answers = new ArrayList<>();
+            for (Future<List<Fact>> f : futures) {
+                answers.add(f.get(120, TimeUnit.SECONDS));
+            }
+            return answers;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // ------------------------------------------------------------------ expected rows
+
+    private static Fact bare(String tag) {
+        return new Fact(tag, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null);
+    }
+
+    private static Fact notOpen(String slot, String status) {
+        return new Fact("NOT_OPEN", null, null, slot, null, null, status, null, null, null, null, null, null, null,
+                null, null, null);
+    }
+
+    private static Fact booking(String tag, String booking, String request, String slot, String student, int seat,
+                                String status, LocalDateTime heldUntil, LocalDateTime created, LocalDateTime updated) {
+        return new Fact(tag, booking, request, slot, student, seat, status, heldUntil, created, updated, null, null,
+                null, null, null, null, null);
+    }
+
+    private static Fact ev(String tag, Fact f) {
+        return new Fact(tag, f.bookingId(), f.requestId(), f.slotId(), f.studentId(), f.seat(), f.status(),
+                f.heldUntil(), f.createdAt(), f.updatedAt(), null, null, null, null, null, null, null);
+    }
+
+    private static Fact slotFact(String tag, String slot, String coach, String room, LocalDateTime start,
+                                 LocalDateTime end, int capacity, String status) {
+        return new Fact(tag, null, null, slot, null, null, status, null, null, null, null, null, start, end, coach,
+                room, capacity);
+    }
+
+    private static Fact conflict(String kind, String id, String slot, String booking, LocalDateTime start,
+                                 LocalDateTime end) {
+        return new Fact("CONFLICT", booking, null, slot, null, null, null, null, null, null, kind, id, start, end,
+                null, null, null);
+    }
+
+    // ------------------------------------------------------------------ reading back
+
+    private static List<String> strings(String sql, String tenant) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, tenant);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static List<Long> longs(String sql, String tenant) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, tenant);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                List<Long> out = new ArrayList<>();
+                for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                    out.add(rs.getLong(i));
+                }
+                return out;
+            }
+        }
+    }
+
+    private static long count(String sql, String tenant) throws SQLException {
+        return longs(sql, tenant).get(0);
+    }
+
+    private static LocalDateTime dbNow() throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT UTC_TIMESTAMP(6)")) {
+            rs.next();
+            return rs.getObject(1, LocalDateTime.class);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package org.slotbook.jdbc.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.slotbook.jdbc.JdbcDialect;
+
+class SqlScriptDelimiterTest {
+
+    @Test
+    void aDelimiterLineKeepsARoutineBodyWholeUntilDelimiterSemicolon() {
+        String script = "CREATE TABLE a (x INT);\n"
+                + "\n"
+                + "DELIMITER //\n"
+                + "\n"
+                + "CREATE OR REPLACE PROCEDURE p(v INT)\n"
+                + "BEGIN\n"
+                + "    -- a comment; with a semicolon and // slashes\n"
+                + "    SELECT ';//' INTO @x;\n"
+                + "    UPDATE a SET x = v;\n"
+                + "END//\n"
+                + "\n"
+                + "delimiter $$\r\n"
+                + "CREATE PROCEDURE q() BEGIN SELECT 1; END$$\n"
+                + "  DELIMITER ;  \n"
+                + "DROP TABLE b; DROP TABLE c;\n";
+        assertThat(SqlScript.statements(script)).containsExactly(
+                "CREATE TABLE a (x INT)",
+                "CREATE OR REPLACE PROCEDURE p(v INT)\nBEGIN\n    \n    SELECT ';//' INTO @x;\n"
+                        + "    UPDATE a SET x = v;\nEND",
+                "CREATE PROCEDURE q() BEGIN SELECT 1; END",
+                "DROP TABLE b",
+                "DROP TABLE c");
+    }
+
+    @Test
+    void delimiterIsOnlyADirectiveAtTheStartOfItsOwnLine() {
+        String script = "SELECT 'DELIMITER //' AS d;\nSELECT 1 AS delimiter;\nSELECT x FROM delimiter_t;\n";
+        assertThat(SqlScript.statements(script)).containsExactly(
+                "SELECT 'DELIMITER //' AS d", "SELECT 1 AS delimiter", "SELECT x FROM delimiter_t");
+    }
+
+    @Test
+    void theMariaDbScriptSplitsIntoTablesAndWholeProcedures() {
+        List<String> statements = SqlScript.statements(SqlScript.load(JdbcDialect.MARIADB.schemaResource(), "p_"));
+        List<String> procedures = statements.stream().filter(s -> s.startsWith("CREATE OR REPLACE PROCEDURE")).toList();
+        assertThat(procedures).hasSize(6).allSatisfy(sql -> assertThat(sql).endsWith("END").contains("COMMIT;"));
+        assertThat(procedures).extracting(sql -> sql.substring("CREATE OR REPLACE PROCEDURE ".length(), sql.indexOf('(')))
+                .containsExactly("p_schedule", "p_hold", "p_confirm", "p_cancel", "p_cancel_slot", "p_expire_due");
+        assertThat(statements).noneMatch(sql -> sql.toUpperCase().contains("DELIMITER"));
+    }
+}
