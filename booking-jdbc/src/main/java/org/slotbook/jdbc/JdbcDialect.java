@@ -6,21 +6,29 @@ package org.slotbook.jdbc;
  */
 public enum JdbcDialect {
     /** PostgreSQL 15 or newer. */
-    POSTGRESQL("schema-postgresql.sql"),
+    POSTGRESQL("postgresql"),
     /** MariaDB 10.6 or newer (SKIP LOCKED), and MySQL 8. */
-    MARIADB("schema-mariadb.sql"),
+    MARIADB("mariadb"),
     /** H2 2.x, embedded. */
-    H2("schema-h2.sql");
+    H2("h2");
 
-    private final String schemaFile;
+    private final String fileSuffix;
 
-    JdbcDialect(String schemaFile) {
-        this.schemaFile = schemaFile;
+    JdbcDialect(String fileSuffix) {
+        this.fileSuffix = fileSuffix;
     }
 
-    /** Class path location of this dialect's DDL, with a {@code ${prefix}} placeholder for the table prefix. */
+    /** Class path location of this dialect's tables, with a {@code ${prefix}} placeholder for the table prefix. */
     public String schemaResource() {
-        return "org/slotbook/jdbc/" + schemaFile;
+        return "org/slotbook/jdbc/schema-" + fileSuffix + ".sql";
+    }
+
+    /**
+     * Class path location of this dialect's decision routines (functions, procedures or aliases), run
+     * after {@link #schemaResource()}; same placeholder.
+     */
+    public String routinesResource() {
+        return "org/slotbook/jdbc/routines-" + fileSuffix + ".sql";
     }
 
     /**

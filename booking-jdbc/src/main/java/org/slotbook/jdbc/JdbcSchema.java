@@ -11,13 +11,14 @@ import org.slotbook.jdbc.internal.SqlScript;
 import org.slotbook.jdbc.internal.Tables;
 
 /**
- * Creates the store's tables from the DDL shipped with this module, for hosts without a migration
- * tool. Safe to run at every start: every statement is {@code CREATE ... IF NOT EXISTS} or, for the
- * MariaDB stored procedures, {@code CREATE OR REPLACE}.
+ * Creates the store's tables and decision routines from the files shipped with this module, for
+ * hosts without a migration tool. Safe to run at every start: tables are {@code CREATE ... IF NOT
+ * EXISTS}, routines {@code CREATE OR REPLACE} (H2: {@code CREATE ALIAS IF NOT EXISTS}).
  *
- * <p>The same files ({@code org/slotbook/jdbc/schema-postgresql.sql}, {@code schema-mariadb.sql},
- * {@code schema-h2.sql}, and for PostgreSQL the optional {@code schema-postgresql-exclusion.sql})
- * use Flyway's placeholder syntax, {@code ${prefix}}, so a Flyway migration can run them as they are.
+ * <p>The same files ({@code org/slotbook/jdbc/schema-<dialect>.sql} with the tables, then
+ * {@code routines-<dialect>.sql} with the routines, for {@code postgresql}, {@code mariadb} and
+ * {@code h2}; for PostgreSQL the optional {@code schema-postgresql-exclusion.sql}) use Flyway's
+ * placeholder syntax, {@code ${prefix}}, so a Flyway migration can run them as they are.
  */
 public final class JdbcSchema {
     private static final Logger LOG = LoggerFactory.getLogger(JdbcSchema.class);
@@ -46,6 +47,7 @@ public final class JdbcSchema {
         Tables.checkPrefix(prefix);
         JdbcDialect dialect = detect(dataSource);
         run(dataSource, dialect.schemaResource(), prefix);
+        run(dataSource, dialect.routinesResource(), prefix);
         if (dialect == JdbcDialect.POSTGRESQL) {
             createPostgresExclusion(dataSource, prefix);
         }

@@ -43,7 +43,7 @@ class SqlScriptDelimiterTest {
 
     @Test
     void theMariaDbScriptSplitsIntoTablesAndWholeProcedures() {
-        List<String> statements = SqlScript.statements(SqlScript.load(JdbcDialect.MARIADB.schemaResource(), "p_"));
+        List<String> statements = SqlScript.statements(SqlScript.load(JdbcDialect.MARIADB.routinesResource(), "p_"));
         List<String> procedures = statements.stream().filter(s -> s.startsWith("CREATE OR REPLACE PROCEDURE")).toList();
         assertThat(procedures).hasSize(6).allSatisfy(sql -> assertThat(sql).endsWith("END").contains("COMMIT;"));
         assertThat(procedures).extracting(sql -> sql.substring("CREATE OR REPLACE PROCEDURE ".length(), sql.indexOf('(')))
