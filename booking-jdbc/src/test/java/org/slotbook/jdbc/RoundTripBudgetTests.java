@@ -91,7 +91,7 @@ abstract class RoundTripBudgetTests {
         SlotSpec yoga = new SlotSpec(SlotId.of("yoga"), CoachId.of("ana"), RoomId.of("r1"),
                 TimeRange.of(start, Duration.ofHours(1)), 2);
         SlotSpec big = new SlotSpec(SlotId.of("big"), CoachId.of("bo"), RoomId.of("hall"),
-                TimeRange.of(start, Duration.ofHours(1)), 5_000);
+                TimeRange.of(start.plus(Duration.ofHours(3)), Duration.ofHours(1)), 5_000);
         SlotSpec clash = new SlotSpec(SlotId.of("clash"), CoachId.of("cy"), RoomId.of("r3"),
                 TimeRange.of(start.plusSeconds(1800), Duration.ofHours(1)), 5);
         within(SCHEDULE_BUDGET, "schedule 2 seats", () -> engine.schedule(t, yoga), Scheduled.class);
