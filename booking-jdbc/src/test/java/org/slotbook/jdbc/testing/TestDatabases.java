@@ -42,6 +42,9 @@ public final class TestDatabases {
     public static final int POOL_SIZE = 16;
 
     private static final List<String> TABLES = List.of("occupancy", "resource_lock", "booking", "slot_seat", "slot");
+    /** The one-call routines shipped with the tables (H2: Java aliases). */
+    private static final List<String> ROUTINES =
+            List.of("schedule", "hold", "confirm", "cancel", "cancel_slot", "expire_due");
 
     private TestDatabases() {
     }
@@ -60,10 +63,15 @@ public final class TestDatabases {
             return prefix + name;
         }
 
-        /** Drops the tables (best effort) and closes the pool. */
+        /** Drops the routines and tables (best effort) and closes the pool. */
         @Override
         public void close() {
             try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+                if (dialect == JdbcDialect.H2) {
+                    for (String routine : ROUTINES) {
+                        statement.execute("DROP ALIAS IF EXISTS " + prefix + routine);
+                    }
+                }
                 for (String table : TABLES) {
                     statement.execute("DROP TABLE IF EXISTS " + prefix + table);
                 }
