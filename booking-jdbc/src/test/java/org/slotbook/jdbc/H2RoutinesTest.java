@@ -25,11 +25,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slotbook.jdbc.internal.H2Routines;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
@@ -522,6 +525,98 @@ class H2RoutinesTest {
         assertThat(count("slot_seat", " AND status = 'FREE'")).isEqualTo(3);
         assertThat(rows("SELECT status FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant))
                 .containsExactly(List.of("CANCELLED"));
+    }
+
+    // ------------------------------------------------------------------ plans
+
+    @Test
+    void everyStatementUsesItsIndexOnAFreshSchemaAndOnAFullOne() throws SQLException {
+        try (TestDatabase fresh = TestDatabases.h2()) {
+            checkPlans(fresh);
+            try (Connection c = fresh.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+                    "CALL " + fresh.prefix() + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                bind(ps, fresh.prefix(), "t", "s", "c", "r", at(T0), at(T0.plusSeconds(3600)), 2000, LONGEST);
+                ps.executeQuery().close();
+                for (int i = 0; i < 50; i++) {
+                    try (PreparedStatement hold = c.prepareStatement(
+                            "CALL " + fresh.prefix() + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                        bind(hold, fresh.prefix(), "t", "b" + i, "q" + i, "s", "st" + i, "HELD", at(NOW), HOLD,
+                                LONGEST, false);
+                        hold.executeQuery().close();
+                    }
+                }
+            }
+            checkPlans(fresh);
+        }
+    }
+
+    /** The index each statement must use (its first index in the plan); inserts have none. */
+    private static final Map<String, String> INTENDED_INDEX = Map.ofEntries(
+            Map.entry("findSlot", "PRIMARY_KEY"),
+            Map.entry("lockResource", "PRIMARY_KEY"),
+            Map.entry("overlaps", "OCCUPANCY_OVERLAP_IX"),
+            Map.entry("studentOverlaps", "OCCUPANCY_OVERLAP_IX"),
+            Map.entry("hasFreeSeat", "SLOT_SEAT_"),
+            Map.entry("findBooking", "PRIMARY_KEY"),
+            Map.entry("findByRequest", "BOOKING_REQUEST_UK"),
+            Map.entry("findActive", "BOOKING_SLOT_IX"),
+            Map.entry("lockSeat", "PRIMARY_KEY"),
+            Map.entry("freeSeatSkipLocked", "SLOT_SEAT_CLAIM_IX"),
+            Map.entry("freeSeatWaiting", "SLOT_SEAT_CLAIM_IX"),
+            Map.entry("expiredSeatSkipLocked", "SLOT_SEAT_HELD_IX"),
+            Map.entry("expiredSeatWaiting", "SLOT_SEAT_HELD_IX"),
+            Map.entry("takeFreeSeat", "PRIMARY_KEY"),
+            Map.entry("takeExpiredSeat", "PRIMARY_KEY"),
+            Map.entry("confirmSeat", "PRIMARY_KEY"),
+            Map.entry("freeSeatOfActive", "PRIMARY_KEY"),
+            Map.entry("freeDeadSeat", "PRIMARY_KEY"),
+            Map.entry("confirmBooking", "PRIMARY_KEY"),
+            Map.entry("cancelBooking", "PRIMARY_KEY"),
+            Map.entry("expireBooking", "PRIMARY_KEY"),
+            Map.entry("releaseBooking", "OCCUPANCY_BOOKING_IX"),
+            Map.entry("releaseSlot", "OCCUPANCY_SLOT_IX"),
+            Map.entry("cancelSlot", "PRIMARY_KEY"),
+            Map.entry("closeSeats", "PRIMARY_KEY"),
+            Map.entry("activeBookingsOfSlot", "BOOKING_SLOT_IX"),
+            Map.entry("cancelBookingsOfSlot", "BOOKING_SLOT_IX"),
+            Map.entry("dueHolds", "BOOKING_HELD_IX"));
+
+    private static final Pattern FIRST_INDEX = Pattern.compile("/\\* PUBLIC\\.(\\S+):");
+
+    private static void checkPlans(TestDatabase database) throws SQLException {
+        Map<String, String> statements = H2Routines.statements(database.prefix());
+        assertThat(statements.keySet()).containsAll(INTENDED_INDEX.keySet());
+        try (Connection c = database.dataSource().getConnection()) {
+            for (Map.Entry<String, String> statement : statements.entrySet()) {
+                String intended = INTENDED_INDEX.get(statement.getKey());
+                if (intended == null) {
+                    assertThat(statement.getValue()).as(statement.getKey()).matches("(INSERT|MERGE) .*");
+                    continue;
+                }
+                String plan = explain(c, statement.getValue());
+                Matcher first = FIRST_INDEX.matcher(plan);
+                assertThat(first.find()).as(statement.getKey() + ": " + plan).isTrue();
+                // H2 names a primary key's index PRIMARY_KEY_n; the others carry the table prefix
+                String expected = intended.equals("PRIMARY_KEY") ? intended
+                        : database.prefix().toUpperCase() + intended;
+                assertThat(first.group(1)).as(statement.getKey() + ": " + plan).startsWith(expected);
+                assertThat(plan).as(statement.getKey()).doesNotContainIgnoringCase("tableScan");
+            }
+            // both EXISTS of the free-seat probe have their own index
+            assertThat(explain(c, statements.get("hasFreeSeat"))).contains("SLOT_SEAT_CLAIM_IX", "SLOT_SEAT_HELD_IX");
+        }
+    }
+
+    private static String explain(Connection c, String sql) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
+            for (int i = 1; i <= ps.getParameterMetaData().getParameterCount(); i++) {
+                ps.setObject(i, null);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ helpers

@@ -376,6 +376,23 @@ public final class H2Routines {
         return facts.result;
     }
 
+    /**
+     * The statements the routines run for {@code prefix}, by name (for plan checks; the routines
+     * are the only callers that matter).
+     */
+    public static Map<String, String> statements(String prefix) throws SQLException {
+        Sql sql = sql(prefix);
+        Map<String, String> statements = new LinkedHashMap<>();
+        for (java.lang.reflect.Field field : Sql.class.getDeclaredFields()) {
+            try {
+                statements.put(field.getName(), (String) field.get(sql));
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return statements;
+    }
+
     private static Sql sql(String prefix) throws SQLException {
         Sql cached = prefix == null ? null : SQL.get(prefix);
         if (cached != null) {
@@ -501,11 +518,12 @@ public final class H2Routines {
         }
 
         /**
-         * A hold that ran out: seat FREE (if the seat row still says so), booking EXPIRED, occupation
-         * released. The booking as it is now, or empty when someone else was first.
+         * A hold that ran out ({@code held_until <= now}): seat FREE if the seat row still has it
+         * HELD, booking EXPIRED, occupation released. The booking as it is now, or empty when someone
+         * else (a sweeper, a takeover, a cancel) was first.
          */
         Optional<Booking> expire(Booking b) throws SQLException {
-            if (update(sql.freeDeadSeat, tenant, b.slotId(), b.seat(), b.bookingId(), now) == 0) {
+            if (!b.isDeadHold(now) || update(sql.freeDeadSeat, tenant, b.slotId(), b.seat(), b.bookingId()) == 0) {
                 return Optional.empty();
             }
             setBookingStatus(sql.expireBooking, b);
@@ -563,7 +581,7 @@ public final class H2Routines {
             if (expired.isPresent()) {
                 Claim seat = expired.get();
                 int taken = update(sql.takeExpiredSeat, status, bookingId, student, heldUntil, tenant, slotId,
-                        seat.seq(), seat.displaced(), now);
+                        seat.seq(), seat.displaced());
                 return Optional.of(taken == 1 ? seat : new Claim(0, null));
             }
             return Optional.empty();
@@ -844,15 +862,17 @@ public final class H2Routines {
             expiredSeatWaiting = expiredCandidate;
             expiredSeatSkipLocked = expiredCandidate + " SKIP LOCKED";
             takeFreeSeat = take + " AND status = 'FREE'";
-            takeExpiredSeat = take + " AND status = 'HELD' AND booking_id = ? AND held_until <= ?";
+            // "and its hold ran out" is not repeated in SQL: a seat's held_until is its booking's, which
+            // never changes, so the owner and status decide; and a range on held_until would steer H2
+            // from the primary key to the held-seat index (more matched columns look cheaper to it)
+            takeExpiredSeat = take + " AND status = 'HELD' AND booking_id = ?";
             insertBooking = "INSERT INTO " + booking + " (tenant_id, " + BOOKING_COLUMNS
                     + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
             confirmSeat = "UPDATE " + seat + " SET status = 'CONFIRMED'" + seatKey
                     + " AND booking_id = ? AND status = 'HELD' AND held_until > ?";
             freeSeatOfActive = "UPDATE " + seat + " SET " + free + seatKey
                     + " AND booking_id = ? AND status IN ('HELD', 'CONFIRMED')";
-            freeDeadSeat = "UPDATE " + seat + " SET " + free + seatKey
-                    + " AND booking_id = ? AND status = 'HELD' AND held_until <= ?";
+            freeDeadSeat = "UPDATE " + seat + " SET " + free + seatKey + " AND booking_id = ? AND status = 'HELD'";
             confirmBooking = String.format(setBooking, "CONFIRMED", "status = 'HELD'");
             cancelBooking = String.format(setBooking, "CANCELLED", "status IN ('HELD', 'CONFIRMED')");
             expireBooking = String.format(setBooking, "EXPIRED", "status = 'HELD'");
