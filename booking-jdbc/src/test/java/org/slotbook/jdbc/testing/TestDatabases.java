@@ -42,8 +42,8 @@ public final class TestDatabases {
     public static final int POOL_SIZE = 16;
 
     private static final List<String> TABLES = List.of("occupancy", "resource_lock", "booking", "slot_seat", "slot");
-    /** The MariaDB stored procedures of schema-mariadb.sql, dropped with the tables. */
-    private static final List<String> MARIADB_PROCEDURES =
+    /** The decision routines of routines-<dialect>.sql, dropped with the tables. */
+    private static final List<String> ROUTINES =
             List.of("schedule", "hold", "confirm", "cancel", "cancel_slot", "expire_due");
 
     private TestDatabases() {
@@ -63,20 +63,18 @@ public final class TestDatabases {
             return prefix + name;
         }
 
-        /** Drops the tables and the routines of the prefix (best effort) and closes the pool. */
+        /** Drops the routines and tables of the prefix (best effort) and closes the pool. */
         @Override
         public void close() {
-            if (dialect == JdbcDialect.MARIADB) {
-                try (Connection connection = dataSource.getConnection();
-                     Statement statement = connection.createStatement()) {
-                    for (String procedure : MARIADB_PROCEDURES) {
-                        statement.execute("DROP PROCEDURE IF EXISTS " + prefix + procedure);
-                    }
-                } catch (Exception e) {
-                    System.err.println("[slotbook-test] could not drop procedures " + prefix + "*: " + e);
-                }
-            }
             try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+                String drop = switch (dialect) {
+                    case H2 -> "DROP ALIAS IF EXISTS ";
+                    case MARIADB -> "DROP PROCEDURE IF EXISTS ";
+                    case POSTGRESQL -> "DROP FUNCTION IF EXISTS ";
+                };
+                for (String routine : ROUTINES) {
+                    statement.execute(drop + prefix + routine);
+                }
                 for (String table : TABLES) {
                     statement.execute("DROP TABLE IF EXISTS " + prefix + table);
                 }

@@ -1,0 +1,895 @@
+package org.slotbook.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.h2.tools.SimpleResultSet;
+
+/**
+ * The six one-call routines of the store on H2 ({@code docs}: the one-call contract), as Java
+ * static methods that {@code schema-h2.sql} registers per table prefix:
+ * <pre>{@code
+ * CREATE ALIAS IF NOT EXISTS ${prefix}hold FOR 'org.slotbook.jdbc.internal.H2Routines.hold'
+ * CALL ${prefix}hold('${prefix}', ?, ?, ...)        -- or SELECT * FROM ${prefix}hold(...)
+ * }</pre>
+ * H2 passes its nested connection first (the caller's session and transaction); the table prefix
+ * is the first SQL argument, since one method serves every prefix. Each routine answers with fact
+ * rows of the 17 contract columns ({@link #FACT_COLUMNS}).
+ *
+ * <p>Atomicity: H2 does not undo the writes of a table function whose call fails (the CALL is a
+ * query to H2, and an autocommitted session then commits what the function had written). So each
+ * routine sets a savepoint on the nested connection and rolls back to it when it fails; it never
+ * commits, rolls back the transaction, or closes the connection. A unique violation propagates as
+ * it came (SQLState 23505), as do lock timeouts and deadlocks (50200, 40001).
+ *
+ * <p>Lock order everywhere: resource_lock rows (by kind, then id), slot row, seat rows, booking rows.
+ */
+public final class H2Routines {
+    /** The contract's fact columns, in order. */
+    public static final List<String> FACT_COLUMNS = List.of("TAG", "BOOKING_ID", "REQUEST_ID", "SLOT_ID",
+            "STUDENT_ID", "SEAT", "STATUS", "HELD_UNTIL", "CREATED_AT", "UPDATED_AT", "RES_KIND", "RES_ID",
+            "STARTS_AT", "ENDS_AT", "COACH_ID", "ROOM_ID", "CAPACITY");
+
+    /** The URL of the connection H2 passes when it only asks a table function for its columns. */
+    private static final String COLUMN_LIST_URL = "jdbc:columnlist:connection";
+    /** Rounds of "lock a candidate seat, then take it by a conditional update" before giving up. */
+    private static final int CLAIM_ROUNDS = 8;
+    private static final String INVALID_ARGUMENT = "22023";
+    private static final String INCONSISTENT = "XX000";
+
+    private static final Map<String, Sql> SQL = new ConcurrentHashMap<>();
+
+    private H2Routines() {
+    }
+
+    // ================================================================== the routines
+
+    /**
+     * Schedules a slot: lock coach and room, answer {@code EXISTS} for a stored slot, {@code CONFLICT}
+     * rows for clashing coach/room occupations, else insert slot, seats and the two occupations:
+     * {@code SCHEDULED}.
+     */
+    public static ResultSet schedule(Connection connection, String prefix, String tenant, String slotId,
+                                     String coach, String room, OffsetDateTime start, OffsetDateTime end,
+                                     Integer capacity, Long longestMicros) throws SQLException {
+        return run(connection, prefix, tenant, null, call -> {
+            required("p_slot", slotId);
+            required("p_coach", coach);
+            required("p_room", room);
+            required("p_capacity", capacity);
+            OffsetDateTime from = utcMicros(required("p_start", start));
+            OffsetDateTime to = utcMicros(required("p_end", end));
+            OffsetDateTime lowest = from.minus(positive("p_longest_micros", longestMicros), ChronoUnit.MICROS);
+
+            call.lockResource("COACH", coach);
+            call.lockResource("ROOM", room);
+            Optional<Slot> stored = call.findSlot(slotId);
+            if (stored.isPresent()) {
+                call.facts.slot("EXISTS", stored.get());
+                return;
+            }
+            List<Occupation> clashes = new ArrayList<>(call.occupations("COACH", coach, from, to, lowest));
+            clashes.addAll(call.occupations("ROOM", room, from, to, lowest));
+            if (!clashes.isEmpty()) {
+                clashes.forEach(call.facts::conflict);
+                return;
+            }
+            Slot slot = new Slot(slotId, coach, room, from, to, capacity, "OPEN");
+            if (!call.insertSlot(slot)) {
+                // a concurrent schedule of the same slot id (under another coach or room) was first
+                call.facts.slot("EXISTS", call.findSlot(slotId).orElseThrow(() -> inconsistent(
+                        "slot '" + slotId + "' could be neither inserted nor found")));
+                return;
+            }
+            call.update(call.sql.insertSeats, tenant, slotId, capacity);
+            call.update(call.sql.insertOccupation, tenant, "COACH", coach, from, to, slotId, null);
+            call.update(call.sql.insertOccupation, tenant, "ROOM", room, from, to, slotId, null);
+            call.facts.slot("SCHEDULED", slot);
+        });
+    }
+
+    /**
+     * Holds (p_status HELD) or books (CONFIRMED) a seat for the student; the steps are numbered as in
+     * the contract.
+     */
+    public static ResultSet hold(Connection connection, String prefix, String tenant, String bookingId,
+                                 String requestId, String slotId, String student, String status, OffsetDateTime now,
+                                 Long holdMicros, Long longestMicros, Boolean gateHeld) throws SQLException {
+        return run(connection, prefix, tenant, now, call -> {
+            required("p_booking", bookingId);
+            required("p_request", requestId);
+            required("p_slot", slotId);
+            required("p_student", student);
+            if (!"HELD".equals(status) && !"CONFIRMED".equals(status)) {
+                throw invalid("p_status must be 'HELD' or 'CONFIRMED', got " + status);
+            }
+            OffsetDateTime heldUntil = call.now.plus(positive("p_hold_micros", holdMicros), ChronoUnit.MICROS);
+            long longest = positive("p_longest_micros", longestMicros);
+            Facts facts = call.facts;
+
+            // 1. the slot
+            Optional<Slot> found = call.findSlot(slotId);
+            if (found.isEmpty()) {
+                facts.bare("NOT_FOUND");
+                return;
+            }
+            Slot slot = found.get();
+            // 2. cancelled or over: only a replay gets an answer with a booking
+            if (!"OPEN".equals(slot.status()) || !call.now.isBefore(slot.endsAt())) {
+                Optional<Booking> replay = call.findByRequest(requestId);
+                if (replay.isPresent()) {
+                    facts.booking("REPLAY", replay.get());
+                } else {
+                    facts.notOpen(slot);
+                }
+                return;
+            }
+            // 3. full by committed seats: answer without locking anything
+            if (!Boolean.TRUE.equals(gateHeld) && !call.hasFreeSeat(slotId)) {
+                Optional<Booking> replay = call.findByRequest(requestId);
+                if (replay.isPresent()) {
+                    facts.booking("REPLAY", replay.get());
+                    return;
+                }
+                Optional<Booking> mine = call.findActive(slotId, student);
+                if (mine.isPresent() && mine.get().isLive(call.now)) {
+                    facts.booking("ALREADY", mine.get());
+                } else {
+                    facts.bare("FULL");
+                }
+                return;
+            }
+            // 4. everything about this student is decided under his lock
+            call.lockResource("STUDENT", student);
+            // 5. a replay of this request (any slot, any student: the caller checks the payload)
+            Optional<Booking> replay = call.findByRequest(requestId);
+            if (replay.isPresent()) {
+                facts.booking("REPLAY", replay.get());
+                return;
+            }
+            // 6. the student's own booking of this slot
+            Optional<Booking> mine = call.findActive(slotId, student);
+            if (mine.isPresent() && mine.get().isLive(call.now)) {
+                facts.booking("ALREADY", mine.get());
+                return;
+            }
+            // 7. the student's overlapping occupations; a dead hold blocks nothing
+            OffsetDateTime lowest = slot.startsAt().minus(longest, ChronoUnit.MICROS);
+            Map<String, Booking> deadHolds = new LinkedHashMap<>();
+            List<Occupation> clashes = new ArrayList<>();
+            for (Occupation o : call.studentOccupations(student, slot.startsAt(), slot.endsAt(), lowest)) {
+                if (o.booking() != null && o.booking().isDeadHold(call.now)) {
+                    deadHolds.put(o.booking().bookingId(), o.booking());
+                } else {
+                    clashes.add(o);
+                }
+            }
+            if (!clashes.isEmpty()) {
+                clashes.forEach(facts::conflict);
+                return;
+            }
+            // 8. retire the dead holds in the way, the student's own dead hold of this slot included
+            mine.ifPresent(dead -> deadHolds.putIfAbsent(dead.bookingId(), dead));
+            List<Booking> expired = new ArrayList<>();
+            for (Booking dead : deadHolds.values()) {
+                call.expire(dead).ifPresent(expired::add);
+            }
+            // 9. claim a seat: a free one, else one whose hold ran out
+            Optional<Claim> claim = call.claimSeat(slotId, bookingId, student, status, heldUntil);
+            if (claim.isEmpty()) {
+                facts.bare("FULL");
+                expired.forEach(b -> facts.booking("EV_EXPIRED", b));
+                return;
+            }
+            if (claim.get().displaced() != null) {
+                expired.add(call.expireDisplaced(claim.get().displaced()));
+            }
+            // 10. the booking and the student's occupation
+            Booking booking = new Booking(bookingId, requestId, slotId, student, claim.get().seq(), status,
+                    heldUntil, call.now, call.now);
+            call.update(call.sql.insertBooking, tenant, bookingId, requestId, slotId, student, booking.seat(), status,
+                    heldUntil, call.now, call.now);
+            call.update(call.sql.insertOccupation, tenant, "STUDENT", student, slot.startsAt(), slot.endsAt(),
+                    slotId, bookingId);
+            facts.booking("HELD", booking);
+            expired.forEach(b -> facts.booking("EV_EXPIRED", b));
+            facts.booking("CONFIRMED".equals(status) ? "EV_CONFIRMED" : "EV_HELD", booking);
+        });
+    }
+
+    /** Confirms the student's live hold; a hold that ran out expires here instead. */
+    public static ResultSet confirm(Connection connection, String prefix, String tenant, String bookingId,
+                                    String student, OffsetDateTime now) throws SQLException {
+        return run(connection, prefix, tenant, now, call -> {
+            required("p_booking", bookingId);
+            required("p_student", student);
+            Facts facts = call.facts;
+            for (int attempt = 0; attempt < 2; attempt++) {
+                Optional<Booking> found = call.findAndLockSeat(bookingId, student);
+                if (found.isEmpty()) {
+                    facts.bare("NOT_FOUND");
+                    return;
+                }
+                Booking b = found.get();
+                switch (b.status()) {
+                    case "CONFIRMED" -> {
+                        facts.booking("CONFIRMED", b);
+                        return;
+                    }
+                    case "CANCELLED" -> {
+                        facts.bare("ALREADY_CANCELLED");
+                        return;
+                    }
+                    case "EXPIRED" -> {
+                        facts.booking("HOLD_EXPIRED", b);
+                        return;
+                    }
+                    default -> {
+                        if (call.now.isBefore(b.heldUntil())) {
+                            if (call.confirmThroughSeat(b)) {
+                                Booking confirmed = b.with("CONFIRMED", call.now);
+                                facts.booking("CONFIRMED", confirmed);
+                                facts.booking("EV_CONFIRMED", confirmed);
+                                return;
+                            }
+                        } else {
+                            Optional<Booking> expired = call.expire(b);
+                            if (expired.isPresent()) {
+                                facts.booking("HOLD_EXPIRED", expired.get());
+                                facts.booking("EV_EXPIRED", expired.get());
+                                return;
+                            }
+                        }
+                        // changed under us although its seat is locked: read it again
+                    }
+                }
+            }
+            throw inconsistent("booking '" + bookingId + "' changed state twice during confirm");
+        });
+    }
+
+    /** Cancels the student's booking and frees its seat; idempotent. */
+    public static ResultSet cancel(Connection connection, String prefix, String tenant, String bookingId,
+                                   String student, OffsetDateTime now) throws SQLException {
+        return run(connection, prefix, tenant, now, call -> {
+            required("p_booking", bookingId);
+            required("p_student", student);
+            Facts facts = call.facts;
+            Optional<Booking> found = call.findAndLockSeat(bookingId, student);
+            if (found.isEmpty()) {
+                facts.bare("NOT_FOUND");
+                return;
+            }
+            Booking b = found.get();
+            if (!b.isActive()) {
+                facts.booking("ALREADY_CANCELLED", b);
+                return;
+            }
+            if (b.isDeadHold(call.now)) {
+                // the hold already ran out: nothing to cancel, but retire it now
+                Optional<Booking> expired = call.expire(b);
+                facts.booking("ALREADY_CANCELLED", expired.orElse(b));
+                expired.ifPresent(e -> facts.booking("EV_EXPIRED", e));
+                return;
+            }
+            if (call.update(call.sql.freeSeatOfActive, tenant, b.slotId(), b.seat(), b.bookingId()) == 0) {
+                facts.booking("ALREADY_CANCELLED", call.findBooking(bookingId).orElse(b));
+                return;
+            }
+            call.setBookingStatus(call.sql.cancelBooking, b);
+            call.update(call.sql.releaseBooking, tenant, b.bookingId());
+            Booking cancelled = b.with("CANCELLED", call.now);
+            facts.booking("CANCELLED", cancelled);
+            facts.booking("EV_CANCELLED", cancelled);
+        });
+    }
+
+    /** Calls a slot off: every seat closed, every active booking cancelled, every occupation released. */
+    public static ResultSet cancelSlot(Connection connection, String prefix, String tenant, String slotId,
+                                       OffsetDateTime now) throws SQLException {
+        return run(connection, prefix, tenant, now, call -> {
+            required("p_slot", slotId);
+            Facts facts = call.facts;
+            Optional<Slot> found = call.findSlot(slotId);
+            if (found.isEmpty()) {
+                facts.bare("NOT_FOUND");
+                return;
+            }
+            // the conditional update locks the slot row and decides between concurrent cancels
+            if (!"OPEN".equals(found.get().status())
+                    || call.update(call.sql.cancelSlot, tenant, slotId) == 0) {
+                facts.bare("ALREADY_CANCELLED");
+                return;
+            }
+            // closing every seat waits for a claim in flight; no claim can take one afterwards
+            call.update(call.sql.closeSeats, tenant, slotId);
+            List<Booking> active = call.query(call.sql.activeBookingsOfSlot, Booking::read, tenant, slotId);
+            int cancelled = call.update(call.sql.cancelBookingsOfSlot, call.now, tenant, slotId);
+            if (cancelled != active.size()) {
+                throw inconsistent("cancel slot '" + slotId + "': " + active.size() + " active bookings read, "
+                        + cancelled + " cancelled");
+            }
+            call.update(call.sql.releaseSlot, tenant, slotId);
+            facts.slot("SLOT_CANCELLED", found.get().withStatus("CANCELLED"));
+            active.forEach(b -> facts.booking("EV_CANCELLED", b.with("CANCELLED", call.now)));
+        });
+    }
+
+    /** Expires up to p_limit holds of the tenant that ran out, oldest deadline first: EV_EXPIRED rows only. */
+    public static ResultSet expireDue(Connection connection, String prefix, String tenant, OffsetDateTime now,
+                                      Integer limit) throws SQLException {
+        return run(connection, prefix, tenant, now, call -> {
+            if (limit == null || limit <= 0) {
+                throw invalid("p_limit must be positive, got " + limit);
+            }
+            for (Booking due : call.query(call.sql.dueHolds, Booking::read, tenant, call.now, limit)) {
+                // another sweeper or a takeover may have been first: the seat decides
+                call.expire(due).ifPresent(b -> call.facts.booking("EV_EXPIRED", b));
+            }
+        });
+    }
+
+    // ================================================================== one call
+
+    @FunctionalInterface
+    private interface Body {
+        void run(Call call) throws SQLException;
+    }
+
+    /**
+     * Runs a routine's body on the nested connection under a savepoint, so that a failure leaves
+     * nothing behind; answers the fact rows. H2's column-list probe gets the columns only.
+     */
+    private static ResultSet run(Connection connection, String prefix, String tenant, OffsetDateTime now, Body body)
+            throws SQLException {
+        Facts facts = new Facts();
+        if (COLUMN_LIST_URL.equals(connection.getMetaData().getURL())) {
+            return facts.result;
+        }
+        Sql sql = sql(prefix);
+        Call call = new Call(connection, sql, required("p_tenant", tenant), clock(now), facts);
+        Savepoint savepoint = connection.setSavepoint();
+        try {
+            body.run(call);
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                connection.rollback(savepoint);
+            } catch (SQLException | RuntimeException undo) {
+                e.addSuppressed(undo);
+            }
+            throw e;
+        }
+        connection.releaseSavepoint(savepoint);
+        return facts.result;
+    }
+
+    /**
+     * The statements the routines run for {@code prefix}, by name (for plan checks; the routines
+     * are the only callers that matter).
+     */
+    public static Map<String, String> statements(String prefix) throws SQLException {
+        Sql sql = sql(prefix);
+        Map<String, String> statements = new LinkedHashMap<>();
+        for (java.lang.reflect.Field field : Sql.class.getDeclaredFields()) {
+            try {
+                statements.put(field.getName(), (String) field.get(sql));
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return statements;
+    }
+
+    private static Sql sql(String prefix) throws SQLException {
+        Sql cached = prefix == null ? null : SQL.get(prefix);
+        if (cached != null) {
+            return cached;
+        }
+        try {
+            Tables tables = new Tables(prefix);
+            return SQL.computeIfAbsent(prefix, p -> new Sql(tables));
+        } catch (IllegalArgumentException e) {
+            throw invalid(e.getMessage());
+        }
+    }
+
+    /** p_now, or the JVM's clock (H2 is embedded), read once; UTC at microsecond precision. */
+    private static OffsetDateTime clock(OffsetDateTime now) {
+        return now != null ? utcMicros(now) : Instant.now().truncatedTo(ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
+    }
+
+    private static OffsetDateTime utcMicros(OffsetDateTime time) {
+        return time.withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
+    }
+
+    /** The state of one routine call: its connection, statements, tenant, clock and answer. */
+    private static final class Call {
+        final Connection connection;
+        final Sql sql;
+        final String tenant;
+        final OffsetDateTime now;
+        final Facts facts;
+
+        Call(Connection connection, Sql sql, String tenant, OffsetDateTime now, Facts facts) {
+            this.connection = connection;
+            this.sql = sql;
+            this.tenant = tenant;
+            this.now = now;
+            this.facts = facts;
+        }
+
+        /** Locks a resource_lock row, creating it on first use. */
+        void lockResource(String kind, String id) throws SQLException {
+            if (query(sql.lockResource, rs -> rs.getString(1), tenant, kind, id).isEmpty()) {
+                try {
+                    update(sql.createResource, tenant, kind, id);
+                } catch (SQLException e) {
+                    // two first uses at once: the other one created the row, which is all we need
+                    if (!"23505".equals(e.getSQLState())) {
+                        throw e;
+                    }
+                }
+                if (query(sql.lockResource, rs -> rs.getString(1), tenant, kind, id).isEmpty()) {
+                    throw inconsistent("resource_lock row " + kind + " '" + id + "' could not be created");
+                }
+            }
+        }
+
+        Optional<Slot> findSlot(String slotId) throws SQLException {
+            return first(query(sql.findSlot, Slot::read, tenant, slotId));
+        }
+
+        /** Inserts the slot row; false when a concurrent insert of the same id was first. */
+        boolean insertSlot(Slot s) throws SQLException {
+            try {
+                update(sql.insertSlot, tenant, s.slotId(), s.coachId(), s.roomId(), s.startsAt(), s.endsAt(),
+                        s.capacity());
+                return true;
+            } catch (SQLException e) {
+                if ("23505".equals(e.getSQLState())) {
+                    return false;
+                }
+                throw e;
+            }
+        }
+
+        /** Active occupations of one coach or room overlapping [from, to), oldest start first. */
+        List<Occupation> occupations(String kind, String id, OffsetDateTime from, OffsetDateTime to,
+                                     OffsetDateTime lowest) throws SQLException {
+            return query(sql.overlaps, Occupation::read, tenant, kind, id, to, from, lowest);
+        }
+
+        /** Active occupations of the student overlapping [from, to), each with its booking. */
+        List<Occupation> studentOccupations(String student, OffsetDateTime from, OffsetDateTime to,
+                                            OffsetDateTime lowest) throws SQLException {
+            return query(sql.studentOverlaps, Occupation::readWithBooking, tenant, student, to, from, lowest);
+        }
+
+        boolean hasFreeSeat(String slotId) throws SQLException {
+            return query(sql.hasFreeSeat, rs -> rs.getInt(1), tenant, slotId, tenant, slotId, now).get(0) == 1;
+        }
+
+        Optional<Booking> findBooking(String bookingId) throws SQLException {
+            return first(query(sql.findBooking, Booking::read, tenant, bookingId));
+        }
+
+        Optional<Booking> findByRequest(String requestId) throws SQLException {
+            return first(query(sql.findByRequest, Booking::read, tenant, requestId));
+        }
+
+        /** The student's HELD or CONFIRMED booking of the slot. */
+        Optional<Booking> findActive(String slotId, String student) throws SQLException {
+            return first(query(sql.findActive, Booking::read, tenant, slotId, student));
+        }
+
+        /**
+         * The student's booking, read again after its seat row was locked (seat before booking);
+         * empty when there is none or it is another student's.
+         */
+        Optional<Booking> findAndLockSeat(String bookingId, String student) throws SQLException {
+            Optional<Booking> found = findBooking(bookingId);
+            if (found.isEmpty() || !found.get().studentId().equals(student)) {
+                return Optional.empty();
+            }
+            query(sql.lockSeat, rs -> rs.getInt(1), tenant, found.get().slotId(), found.get().seat());
+            return findBooking(bookingId);
+        }
+
+        /** HELD and live → CONFIRMED through its seat row; false when the seat row says otherwise. */
+        boolean confirmThroughSeat(Booking b) throws SQLException {
+            if (update(sql.confirmSeat, tenant, b.slotId(), b.seat(), b.bookingId(), now) == 0) {
+                return false;
+            }
+            setBookingStatus(sql.confirmBooking, b);
+            return true;
+        }
+
+        /**
+         * A hold that ran out ({@code held_until <= now}): seat FREE if the seat row still has it
+         * HELD, booking EXPIRED, occupation released. The booking as it is now, or empty when someone
+         * else (a sweeper, a takeover, a cancel) was first.
+         */
+        Optional<Booking> expire(Booking b) throws SQLException {
+            if (!b.isDeadHold(now) || update(sql.freeDeadSeat, tenant, b.slotId(), b.seat(), b.bookingId()) == 0) {
+                return Optional.empty();
+            }
+            setBookingStatus(sql.expireBooking, b);
+            update(sql.releaseBooking, tenant, b.bookingId());
+            return Optional.of(b.with("EXPIRED", now));
+        }
+
+        /** The booking whose expired seat a claim took over: EXPIRED, occupation released. */
+        Booking expireDisplaced(String bookingId) throws SQLException {
+            Booking b = findBooking(bookingId).orElseThrow(() -> inconsistent(
+                    "the displaced booking '" + bookingId + "' is missing"));
+            setBookingStatus(sql.expireBooking, b);
+            update(sql.releaseBooking, tenant, bookingId);
+            return b.with("EXPIRED", now);
+        }
+
+        void setBookingStatus(String statement, Booking b) throws SQLException {
+            if (update(statement, now, tenant, b.bookingId()) != 1) {
+                throw inconsistent("the seat of booking '" + b.bookingId() + "' changed but the booking row did not");
+            }
+        }
+
+        /**
+         * Takes a seat as JdbcSeatLedger.claimSeat does: first without waiting for seats that other
+         * claims have locked, then, before answering "no seat", once more waiting for them.
+         */
+        Optional<Claim> claimSeat(String slotId, String bookingId, String student, String status,
+                                  OffsetDateTime heldUntil) throws SQLException {
+            for (int round = 0; round < CLAIM_ROUNDS; round++) {
+                Optional<Claim> taken = takeSeat(slotId, bookingId, student, status, heldUntil, true);
+                if (taken.isEmpty()) {
+                    taken = takeSeat(slotId, bookingId, student, status, heldUntil, false);
+                    if (taken.isEmpty()) {
+                        return taken;
+                    }
+                }
+                if (taken.get().seq() > 0) {
+                    return taken;
+                }
+            }
+            throw inconsistent("could not claim a seat of slot '" + slotId + "': the seat rows kept changing");
+        }
+
+        /** A free seat, else the oldest expired hold; a claim of seq 0 means "changed, try again". */
+        private Optional<Claim> takeSeat(String slotId, String bookingId, String student, String status,
+                                         OffsetDateTime heldUntil, boolean skipLocked) throws SQLException {
+            Optional<Integer> free = first(query(skipLocked ? sql.freeSeatSkipLocked : sql.freeSeatWaiting,
+                    rs -> rs.getInt(1), tenant, slotId));
+            if (free.isPresent()) {
+                int taken = update(sql.takeFreeSeat, status, bookingId, student, heldUntil, tenant, slotId, free.get());
+                return Optional.of(new Claim(taken == 1 ? free.get() : 0, null));
+            }
+            Optional<Claim> expired = first(query(skipLocked ? sql.expiredSeatSkipLocked : sql.expiredSeatWaiting,
+                    rs -> new Claim(rs.getInt(1), rs.getString(2)), tenant, slotId, now));
+            if (expired.isPresent()) {
+                Claim seat = expired.get();
+                int taken = update(sql.takeExpiredSeat, status, bookingId, student, heldUntil, tenant, slotId,
+                        seat.seq(), seat.displaced());
+                return Optional.of(taken == 1 ? seat : new Claim(0, null));
+            }
+            return Optional.empty();
+        }
+
+        int update(String statement, Object... args) throws SQLException {
+            try (PreparedStatement ps = prepare(statement, args)) {
+                return ps.executeUpdate();
+            }
+        }
+
+        <T> List<T> query(String statement, RowReader<T> reader, Object... args) throws SQLException {
+            try (PreparedStatement ps = prepare(statement, args); ResultSet rs = ps.executeQuery()) {
+                List<T> rows = new ArrayList<>();
+                while (rs.next()) {
+                    rows.add(reader.read(rs));
+                }
+                return rows;
+            }
+        }
+
+        private PreparedStatement prepare(String statement, Object... args) throws SQLException {
+            PreparedStatement ps = connection.prepareStatement(statement);
+            try {
+                for (int i = 0; i < args.length; i++) {
+                    ps.setObject(i + 1, args[i]);
+                }
+                return ps;
+            } catch (SQLException | RuntimeException e) {
+                ps.close();
+                throw e;
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface RowReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    private static <T> Optional<T> first(List<T> rows) {
+        return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
+    }
+
+    // ================================================================== rows
+
+    private static final String BOOKING_COLUMNS =
+            "booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at";
+
+    private record Booking(String bookingId, String requestId, String slotId, String studentId, int seat,
+                           String status, OffsetDateTime heldUntil, OffsetDateTime createdAt,
+                           OffsetDateTime updatedAt) {
+
+        /** Reads {@link #BOOKING_COLUMNS} from the first column on. */
+        static Booking read(ResultSet rs) throws SQLException {
+            return read(rs, 1);
+        }
+
+        static Booking read(ResultSet rs, int from) throws SQLException {
+            return new Booking(rs.getString(from), rs.getString(from + 1), rs.getString(from + 2),
+                    rs.getString(from + 3), rs.getInt(from + 4), rs.getString(from + 5), time(rs, from + 6),
+                    time(rs, from + 7), time(rs, from + 8));
+        }
+
+        Booking with(String newStatus, OffsetDateTime now) {
+            return new Booking(bookingId, requestId, slotId, studentId, seat, newStatus, heldUntil, createdAt, now);
+        }
+
+        boolean isActive() {
+            return "HELD".equals(status) || "CONFIRMED".equals(status);
+        }
+
+        /** CONFIRMED, or HELD with {@code now < held_until}. */
+        boolean isLive(OffsetDateTime now) {
+            return "CONFIRMED".equals(status) || ("HELD".equals(status) && now.isBefore(heldUntil));
+        }
+
+        /** HELD with {@code held_until <= now}: a hold that blocks nothing any more. */
+        boolean isDeadHold(OffsetDateTime now) {
+            return "HELD".equals(status) && !now.isBefore(heldUntil);
+        }
+    }
+
+    private record Slot(String slotId, String coachId, String roomId, OffsetDateTime startsAt, OffsetDateTime endsAt,
+                        int capacity, String status) {
+
+        static Slot read(ResultSet rs) throws SQLException {
+            return new Slot(rs.getString(1), rs.getString(2), rs.getString(3), time(rs, 4), time(rs, 5), rs.getInt(6),
+                    rs.getString(7));
+        }
+
+        Slot withStatus(String newStatus) {
+            return new Slot(slotId, coachId, roomId, startsAt, endsAt, capacity, newStatus);
+        }
+    }
+
+    /** An active occupation; {@code booking} is set for a student's occupation read with its booking. */
+    private record Occupation(String kind, String resourceId, String slotId, String bookingId, OffsetDateTime startsAt,
+                              OffsetDateTime endsAt, Booking booking) {
+
+        static Occupation read(ResultSet rs) throws SQLException {
+            return new Occupation(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), time(rs, 5),
+                    time(rs, 6), null);
+        }
+
+        static Occupation readWithBooking(ResultSet rs) throws SQLException {
+            Occupation o = read(rs);
+            Booking b = rs.getString(7) == null ? null : Booking.read(rs, 7);
+            return new Occupation(o.kind(), o.resourceId(), o.slotId(), o.bookingId(), o.startsAt(), o.endsAt(), b);
+        }
+    }
+
+    /** A seat taken (or, for a takeover candidate, to take); {@code displaced}: the expired hold's booking. */
+    private record Claim(int seq, String displaced) {
+    }
+
+    private static OffsetDateTime time(ResultSet rs, int column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.withOffsetSameInstant(ZoneOffset.UTC);
+    }
+
+    // ================================================================== the answer
+
+    /** The fact rows: the contract's 17 columns, unused ones NULL. */
+    private static final class Facts {
+        final SimpleResultSet result = new SimpleResultSet();
+
+        Facts() {
+            for (String column : FACT_COLUMNS) {
+                switch (column) {
+                    case "SEAT", "CAPACITY" -> result.addColumn(column, Types.INTEGER, 32, 0);
+                    case "HELD_UNTIL", "CREATED_AT", "UPDATED_AT", "STARTS_AT", "ENDS_AT" ->
+                            result.addColumn(column, Types.TIMESTAMP_WITH_TIMEZONE, 32, 6);
+                    default -> result.addColumn(column, Types.VARCHAR, 64, 0);
+                }
+            }
+        }
+
+        void booking(String tag, Booking b) {
+            result.addRow(tag, b.bookingId(), b.requestId(), b.slotId(), b.studentId(), b.seat(), b.status(),
+                    b.heldUntil(), b.createdAt(), b.updatedAt(), null, null, null, null, null, null, null);
+        }
+
+        void conflict(Occupation o) {
+            result.addRow("CONFLICT", o.bookingId(), null, o.slotId(), null, null, null, null, null, null,
+                    o.kind(), o.resourceId(), o.startsAt(), o.endsAt(), null, null, null);
+        }
+
+        void slot(String tag, Slot s) {
+            result.addRow(tag, null, null, s.slotId(), null, null, s.status(), null, null, null, null, null,
+                    s.startsAt(), s.endsAt(), s.coachId(), s.roomId(), s.capacity());
+        }
+
+        void notOpen(Slot s) {
+            result.addRow("NOT_OPEN", null, null, s.slotId(), null, null, s.status(), null, null, null, null, null,
+                    null, null, null, null, null);
+        }
+
+        void bare(String tag) {
+            result.addRow(tag, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                    null, null);
+        }
+    }
+
+    // ================================================================== failures
+
+    private static <T> T required(String parameter, T value) throws SQLException {
+        if (value == null) {
+            throw invalid(parameter + " must not be NULL");
+        }
+        return value;
+    }
+
+    private static long positive(String parameter, Long value) throws SQLException {
+        if (value == null || value <= 0) {
+            throw invalid(parameter + " must be positive, got " + value);
+        }
+        return value;
+    }
+
+    private static SQLException invalid(String message) {
+        return new SQLException(message, INVALID_ARGUMENT);
+    }
+
+    private static SQLException inconsistent(String message) {
+        return new SQLException("ledger rows disagree, nothing was changed: " + message, INCONSISTENT);
+    }
+
+    // ================================================================== the statements of one prefix
+
+    /** Every statement of the routines for one table prefix, built once per prefix. */
+    private static final class Sql {
+        final String findSlot;
+        final String insertSlot;
+        final String insertSeats;
+        final String insertOccupation;
+        final String lockResource;
+        final String createResource;
+        final String overlaps;
+        final String studentOverlaps;
+        final String hasFreeSeat;
+        final String findBooking;
+        final String findByRequest;
+        final String findActive;
+        final String lockSeat;
+        final String freeSeatSkipLocked;
+        final String freeSeatWaiting;
+        final String expiredSeatSkipLocked;
+        final String expiredSeatWaiting;
+        final String takeFreeSeat;
+        final String takeExpiredSeat;
+        final String insertBooking;
+        final String confirmSeat;
+        final String freeSeatOfActive;
+        final String freeDeadSeat;
+        final String confirmBooking;
+        final String cancelBooking;
+        final String expireBooking;
+        final String releaseBooking;
+        final String releaseSlot;
+        final String cancelSlot;
+        final String closeSeats;
+        final String activeBookingsOfSlot;
+        final String cancelBookingsOfSlot;
+        final String dueHolds;
+
+        Sql(Tables t) {
+            String slot = t.slot();
+            String seat = t.seat();
+            String booking = t.booking();
+            String occupancy = t.occupancy();
+            String seatKey = " WHERE tenant_id = ? AND slot_id = ? AND seq = ?";
+            String free = "status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL";
+            String take = "UPDATE " + seat + " SET status = ?, booking_id = ?, student_id = ?, held_until = ?" + seatKey;
+            String freeCandidate = "SELECT seq FROM " + seat
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'FREE' ORDER BY seq LIMIT 1 FOR UPDATE";
+            String expiredCandidate = "SELECT seq, booking_id FROM " + seat
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'HELD' AND held_until <= ?"
+                    + " ORDER BY held_until LIMIT 1 FOR UPDATE";
+            String setBooking = "UPDATE " + booking + " SET status = '%s', updated_at = ?"
+                    + " WHERE tenant_id = ? AND booking_id = ? AND %s";
+            String overlap = " AND o.active = TRUE AND o.starts_at < ? AND o.ends_at > ? AND o.starts_at > ?";
+
+            findSlot = "SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status FROM " + slot
+                    + " WHERE tenant_id = ? AND slot_id = ?";
+            insertSlot = "INSERT INTO " + slot + " (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity,"
+                    + " status) VALUES (?, ?, ?, ?, ?, ?, ?, 'OPEN')";
+            insertSeats = "INSERT INTO " + seat + " (tenant_id, slot_id, seq, status)"
+                    + " SELECT CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(64)), CAST(X AS INTEGER), 'FREE'"
+                    + " FROM SYSTEM_RANGE(1, CAST(? AS INTEGER))";
+            insertOccupation = "INSERT INTO " + occupancy + " (tenant_id, resource_kind, resource_id, starts_at,"
+                    + " ends_at, slot_id, booking_id, active) VALUES (?, ?, ?, ?, ?, ?, ?, TRUE)";
+            lockResource = "SELECT resource_id FROM " + t.lock()
+                    + " WHERE tenant_id = ? AND resource_kind = ? AND resource_id = ? FOR UPDATE";
+            createResource = "MERGE INTO " + t.lock() + " (tenant_id, resource_kind, resource_id)"
+                    + " KEY (tenant_id, resource_kind, resource_id) VALUES (?, ?, ?)";
+            overlaps = "SELECT o.resource_kind, o.resource_id, o.slot_id, o.booking_id, o.starts_at, o.ends_at FROM "
+                    + occupancy + " o WHERE o.tenant_id = ? AND o.resource_kind = ? AND o.resource_id = ?" + overlap
+                    + " ORDER BY o.starts_at";
+            studentOverlaps = "SELECT o.resource_kind, o.resource_id, o.slot_id, o.booking_id, o.starts_at, o.ends_at,"
+                    + " b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,"
+                    + " b.created_at, b.updated_at FROM " + occupancy + " o LEFT JOIN " + booking
+                    + " b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id"
+                    + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ?" + overlap
+                    + " ORDER BY o.starts_at";
+            // two EXISTS, each served by its own index (the free-seat one, the held-by-deadline one)
+            hasFreeSeat = "SELECT CASE WHEN EXISTS (SELECT 1 FROM " + seat
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'FREE') OR EXISTS (SELECT 1 FROM " + seat
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'HELD' AND held_until <= ?)"
+                    + " THEN 1 ELSE 0 END";
+            findBooking = "SELECT " + BOOKING_COLUMNS + " FROM " + booking + " WHERE tenant_id = ? AND booking_id = ?";
+            findByRequest = "SELECT " + BOOKING_COLUMNS + " FROM " + booking + " WHERE tenant_id = ? AND request_id = ?";
+            findActive = "SELECT " + BOOKING_COLUMNS + " FROM " + booking + " WHERE tenant_id = ? AND slot_id = ?"
+                    + " AND student_id = ? AND status IN ('HELD', 'CONFIRMED')";
+            lockSeat = "SELECT seq FROM " + seat + seatKey + " FOR UPDATE";
+            freeSeatWaiting = freeCandidate;
+            freeSeatSkipLocked = freeCandidate + " SKIP LOCKED";
+            expiredSeatWaiting = expiredCandidate;
+            expiredSeatSkipLocked = expiredCandidate + " SKIP LOCKED";
+            takeFreeSeat = take + " AND status = 'FREE'";
+            // "and its hold ran out" is not repeated in SQL: a seat's held_until is its booking's, which
+            // never changes, so the owner and status decide; and a range on held_until would steer H2
+            // from the primary key to the held-seat index (more matched columns look cheaper to it)
+            takeExpiredSeat = take + " AND status = 'HELD' AND booking_id = ?";
+            insertBooking = "INSERT INTO " + booking + " (tenant_id, " + BOOKING_COLUMNS
+                    + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            confirmSeat = "UPDATE " + seat + " SET status = 'CONFIRMED'" + seatKey
+                    + " AND booking_id = ? AND status = 'HELD' AND held_until > ?";
+            freeSeatOfActive = "UPDATE " + seat + " SET " + free + seatKey
+                    + " AND booking_id = ? AND status IN ('HELD', 'CONFIRMED')";
+            freeDeadSeat = "UPDATE " + seat + " SET " + free + seatKey + " AND booking_id = ? AND status = 'HELD'";
+            confirmBooking = String.format(setBooking, "CONFIRMED", "status = 'HELD'");
+            cancelBooking = String.format(setBooking, "CANCELLED", "status IN ('HELD', 'CONFIRMED')");
+            expireBooking = String.format(setBooking, "EXPIRED", "status = 'HELD'");
+            releaseBooking = "UPDATE " + occupancy + " SET active = FALSE"
+                    + " WHERE tenant_id = ? AND booking_id = ? AND active = TRUE";
+            releaseSlot = "UPDATE " + occupancy + " SET active = FALSE"
+                    + " WHERE tenant_id = ? AND slot_id = ? AND active = TRUE";
+            cancelSlot = "UPDATE " + slot + " SET status = 'CANCELLED'"
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'OPEN'";
+            closeSeats = "UPDATE " + seat + " SET status = 'CLOSED', booking_id = NULL, student_id = NULL,"
+                    + " held_until = NULL WHERE tenant_id = ? AND slot_id = ? AND status <> 'CLOSED'";
+            activeBookingsOfSlot = "SELECT " + BOOKING_COLUMNS + " FROM " + booking
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status IN ('HELD', 'CONFIRMED') ORDER BY seat";
+            cancelBookingsOfSlot = "UPDATE " + booking + " SET status = 'CANCELLED', updated_at = ?"
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status IN ('HELD', 'CONFIRMED')";
+            dueHolds = "SELECT " + BOOKING_COLUMNS + " FROM " + booking
+                    + " WHERE tenant_id = ? AND status = 'HELD' AND held_until <= ? ORDER BY held_until LIMIT ?";
+        }
+    }
+}

@@ -1,0 +1,799 @@
+package org.slotbook.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slotbook.jdbc.internal.H2Routines;
+import org.slotbook.jdbc.testing.TestDatabases;
+import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
+
+/**
+ * The H2 one-call routines through plain JDBC, as the Java side calls them: autocommit on,
+ * {@code CALL <prefix>routine('<prefix>', ...)}; answers checked row by row against the fact-row
+ * contract, and the tables read back by SQL.
+ */
+class H2RoutinesTest {
+    private static final Instant T0 = Instant.parse("2030-01-01T10:00:00Z");
+    private static final Instant NOW = Instant.parse("2030-01-01T08:00:00Z");
+    private static final long HOLD = Duration.ofMinutes(10).toNanos() / 1000;
+    private static final long LONGEST = Duration.ofHours(24).toNanos() / 1000;
+    private static final int H2_LOCK_TIMEOUT = 50200;
+    private static final int H2_DEADLOCK = 40001;
+    private static final int H2_CONCURRENT_UPDATE = 90131;
+
+    private static TestDatabase db;
+    private String tenant;
+
+    @BeforeAll
+    static void open() {
+        db = TestDatabases.h2();
+    }
+
+    @AfterAll
+    static void close() {
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    @BeforeEach
+    void freshTenant() {
+        tenant = "tenant-" + UUID.randomUUID();
+    }
+
+    // ------------------------------------------------------------------ columns and call forms
+
+    @Test
+    void everyRoutineAnswersTheSeventeenContractColumnsUnderBothCallForms() throws SQLException {
+        schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 3);
+        try (Connection c = db.dataSource().getConnection()) {
+            for (String sql : List.of("CALL " + db.prefix() + "cancel_slot(?, ?, ?, ?)",
+                    "SELECT * FROM " + db.prefix() + "cancel_slot(?, ?, ?, ?)")) {
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    bind(ps, db.prefix(), tenant, "missing", at(NOW));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        ResultSetMetaData md = rs.getMetaData();
+                        assertThat(md.getColumnCount()).isEqualTo(17);
+                        List<String> names = new ArrayList<>();
+                        for (int i = 1; i <= 17; i++) {
+                            names.add(md.getColumnLabel(i));
+                        }
+                        assertThat(names).containsExactly("TAG", "BOOKING_ID", "REQUEST_ID", "SLOT_ID", "STUDENT_ID",
+                                "SEAT", "STATUS", "HELD_UNTIL", "CREATED_AT", "UPDATED_AT", "RES_KIND", "RES_ID",
+                                "STARTS_AT", "ENDS_AT", "COACH_ID", "ROOM_ID", "CAPACITY");
+                        assertThat(md.getColumnType(6)).isEqualTo(Types.INTEGER);
+                        assertThat(md.getColumnType(8)).isEqualTo(Types.TIMESTAMP_WITH_TIMEZONE);
+                        assertThat(md.getColumnType(17)).isEqualTo(Types.INTEGER);
+                        assertThat(rs.next()).isTrue();
+                        assertThat(rs.getString("tag")).isEqualTo("NOT_FOUND");
+                        assertThat(rs.next()).isFalse();
+                    }
+                }
+            }
+            // the FROM form runs the routine once: one booking, one seat taken
+            try (PreparedStatement ps = c.prepareStatement("SELECT tag, seat FROM " + db.prefix()
+                    + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY tag")) {
+                bind(ps, db.prefix(), tenant, "b1", "q1", "s1", "st1", "HELD", at(NOW), HOLD, LONGEST, false);
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("EV_HELD");
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("HELD");
+                    assertThat(rs.getInt(2)).isEqualTo(1);
+                }
+            }
+        }
+        assertThat(count("booking", "")).isEqualTo(1);
+        assertThat(count("slot_seat", " AND status = 'HELD'")).isEqualTo(1);
+    }
+
+    // ------------------------------------------------------------------ schedule
+
+    @Test
+    void scheduleInsertsSlotSeatsAndOccupationsThenAnswersExistsAndConflicts() throws SQLException {
+        Instant end = T0.plusSeconds(3600);
+        List<Fact> scheduled = schedule("s1", "c1", "r1", T0, end, 5);
+        assertThat(scheduled).containsExactly(Fact.slot("SCHEDULED", "s1", "c1", "r1", T0, end, 5, "OPEN"));
+        assertThat(rows("SELECT coach_id, room_id, starts_at, ends_at, capacity, status FROM " + db.table("slot")
+                + " WHERE tenant_id = ?", tenant)).containsExactly(List.of("c1", "r1", T0, end, 5, "OPEN"));
+        assertThat(rows("SELECT seq, status, booking_id, student_id, held_until FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? ORDER BY seq", tenant)).extracting(r -> r.get(0) + "/" + r.get(1)
+                + "/" + r.get(2) + "/" + r.get(3) + "/" + r.get(4))
+                .containsExactly("1/FREE/null/null/null", "2/FREE/null/null/null", "3/FREE/null/null/null",
+                        "4/FREE/null/null/null", "5/FREE/null/null/null");
+        assertThat(rows("SELECT resource_kind, resource_id, starts_at, ends_at, slot_id, booking_id, active FROM "
+                + db.table("occupancy") + " WHERE tenant_id = ? ORDER BY resource_kind", tenant))
+                .containsExactly(java.util.Arrays.asList("COACH", "c1", T0, end, "s1", null, true),
+                        java.util.Arrays.asList("ROOM", "r1", T0, end, "s1", null, true));
+
+        // the same slot again: EXISTS with the stored slot, even with another spec (the caller compares)
+        assertThat(schedule("s1", "c9", "r9", T0, end, 7))
+                .containsExactly(Fact.slot("EXISTS", "s1", "c1", "r1", T0, end, 5, "OPEN"));
+
+        // coach and room both busy: one CONFLICT row each, by kind, and nothing written
+        Instant later = T0.plusSeconds(1800);
+        assertThat(schedule("s2", "c1", "r1", later, later.plusSeconds(3600), 5)).containsExactly(
+                Fact.conflict("COACH", "c1", "s1", null, T0, end),
+                Fact.conflict("ROOM", "r1", "s1", null, T0, end));
+        // the room alone
+        assertThat(schedule("s2", "c2", "r1", later, later.plusSeconds(3600), 5))
+                .containsExactly(Fact.conflict("ROOM", "r1", "s1", null, T0, end));
+        assertThat(count("slot", " AND slot_id = 's2'")).isZero();
+        assertThat(count("slot_seat", " AND slot_id = 's2'")).isZero();
+        assertThat(count("occupancy", " AND slot_id = 's2'")).isZero();
+
+        // back to back is no overlap; 100,000 seats are created set-wise
+        assertThat(schedule("s3", "c1", "r1", end, end.plusSeconds(3600), 100_000))
+                .extracting(Fact::tag).containsExactly("SCHEDULED");
+        assertThat(rows("SELECT COUNT(*), MIN(seq), MAX(seq) FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? AND slot_id = 's3' AND status = 'FREE'", tenant))
+                .containsExactly(List.of(100_000L, 1, 100_000));
+    }
+
+    @Test
+    void scheduleLooksBackOnlyAsFarAsTheLongestSession() throws SQLException {
+        schedule("long", "c1", "r1", T0, T0.plus(Duration.ofHours(5)), 1);
+        Instant start = T0.plus(Duration.ofHours(2));
+        // an occupation that started more than "longest" before is not looked at (the caller's bound)
+        assertThat(call("schedule", tenant, "s2", "c1", "r2", at(start), at(start.plusSeconds(600)), 1,
+                Duration.ofHours(1).toNanos() / 1000)).extracting(Fact::tag).containsExactly("SCHEDULED");
+        assertThat(schedule("s3", "c1", "r3", start.plusSeconds(1200), start.plusSeconds(1800), 1))
+                .extracting(Fact::tag).containsExactly("CONFLICT");
+    }
+
+    // ------------------------------------------------------------------ hold
+
+    @Test
+    void holdWritesSeatBookingAndOccupation() throws SQLException {
+        Instant end = T0.plusSeconds(3600);
+        schedule("s1", "c1", "r1", T0, end, 3);
+        Instant until = NOW.plus(Duration.ofMinutes(10));
+        Fact held = Fact.booking("HELD", "b1", "q1", "s1", "st1", 1, "HELD", until, NOW, NOW);
+        assertThat(hold("b1", "q1", "s1", "st1", "HELD", NOW)).containsExactly(held, held.as("EV_HELD"));
+        assertThat(rows("SELECT seq, status, booking_id, student_id, held_until FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? AND status <> 'FREE'", tenant))
+                .containsExactly(List.of(1, "HELD", "b1", "st1", until));
+        assertThat(rows("SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at,"
+                + " updated_at FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant))
+                .containsExactly(List.of("b1", "q1", "s1", "st1", 1, "HELD", until, NOW, NOW));
+        assertThat(rows("SELECT resource_id, starts_at, ends_at, slot_id, booking_id, active FROM "
+                + db.table("occupancy") + " WHERE tenant_id = ? AND resource_kind = 'STUDENT'", tenant))
+                .containsExactly(List.of("st1", T0, end, "s1", "b1", true));
+        assertThat(rows("SELECT resource_kind, resource_id FROM " + db.table("resource_lock")
+                + " WHERE tenant_id = ? ORDER BY resource_kind", tenant))
+                .containsExactly(List.of("COACH", "c1"), List.of("ROOM", "r1"), List.of("STUDENT", "st1"));
+
+        // book = hold and confirm in one step
+        Fact booked = Fact.booking("HELD", "b2", "q2", "s1", "st2", 2, "CONFIRMED", until, NOW, NOW);
+        assertThat(hold("b2", "q2", "s1", "st2", "CONFIRMED", NOW)).containsExactly(booked, booked.as("EV_CONFIRMED"));
+        assertThat(rows("SELECT status, booking_id FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? AND seq = 2", tenant)).containsExactly(List.of("CONFIRMED", "b2"));
+
+        // a replay of the request, and the same student under another request
+        Instant later = NOW.plusSeconds(60);
+        assertThat(hold("b9", "q1", "s1", "st1", "HELD", later)).containsExactly(held.as("REPLAY"));
+        assertThat(hold("b9", "q9", "s1", "st1", "HELD", later)).containsExactly(held.as("ALREADY"));
+        // a replay answers whatever slot and student it was for: the caller refuses a mismatch
+        assertThat(hold("b9", "q1", "s1", "st7", "HELD", later)).containsExactly(held.as("REPLAY"));
+        assertThat(count("booking", "")).isEqualTo(2);
+    }
+
+    @Test
+    void holdAnswersNotFoundAndNotOpen() throws SQLException {
+        assertThat(hold("b1", "q1", "nope", "st1", "HELD", NOW)).containsExactly(Fact.bare("NOT_FOUND"));
+        Instant end = T0.plusSeconds(3600);
+        schedule("s1", "c1", "r1", T0, end, 3);
+        Fact held = hold("b1", "q1", "s1", "st1", "HELD", NOW).get(0);
+
+        // the slot has ended (now >= ends_at): its status is still OPEN
+        assertThat(hold("b2", "q2", "s1", "st2", "HELD", end)).containsExactly(Fact.notOpen("s1", "OPEN"));
+        assertThat(hold("b2", "q1", "s1", "st1", "HELD", end)).containsExactly(held.as("REPLAY"));
+
+        cancelSlot("s1", NOW);
+        assertThat(hold("b2", "q2", "s1", "st2", "HELD", NOW)).containsExactly(Fact.notOpen("s1", "CANCELLED"));
+        Fact replay = hold("b2", "q1", "s1", "st1", "HELD", NOW).get(0);
+        assertThat(replay.tag()).isEqualTo("REPLAY");
+        assertThat(replay.status()).isEqualTo("CANCELLED");
+        assertThat(count("booking", "")).isEqualTo(1);
+    }
+
+    @Test
+    void aFullSlotAnswersFullReplayOrAlready() throws SQLException {
+        schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 1);
+        Fact held = hold("b1", "q1", "s1", "st1", "HELD", NOW).get(0);
+        Instant later = NOW.plusSeconds(60);
+        assertThat(hold("b2", "q2", "s1", "st2", "HELD", later)).containsExactly(Fact.bare("FULL"));
+        assertThat(hold("b2", "q1", "s1", "st1", "HELD", later)).containsExactly(held.as("REPLAY"));
+        assertThat(hold("b2", "q2", "s1", "st1", "HELD", later)).containsExactly(held.as("ALREADY"));
+        // the gate said "a seat": the claim itself finds none
+        assertThat(call("hold", tenant, "b2", "q2", "s1", "st2", "HELD", at(later), HOLD, LONGEST, true))
+                .containsExactly(Fact.bare("FULL"));
+        assertThat(count("booking", "")).isEqualTo(1);
+        assertThat(count("occupancy", " AND resource_kind = 'STUDENT'")).isEqualTo(1);
+        // the refused student was locked (step 4) but nothing of his was written
+        assertThat(count("resource_lock", " AND resource_id = 'st2'")).isEqualTo(1);
+    }
+
+    @Test
+    void anOverlappingOccupationOfTheStudentIsAConflict() throws SQLException {
+        Instant end = T0.plusSeconds(3600);
+        schedule("s1", "c1", "r1", T0, end, 3);
+        schedule("s2", "c2", "r2", T0.plusSeconds(1800), end.plusSeconds(1800), 3);
+        schedule("s3", "c3", "r3", end, end.plusSeconds(3600), 3);
+        hold("b1", "q1", "s1", "st1", "CONFIRMED", NOW);
+        assertThat(hold("b2", "q2", "s2", "st1", "HELD", NOW))
+                .containsExactly(Fact.conflict("STUDENT", "st1", "s1", "b1", T0, end));
+        assertThat(count("booking", "")).isEqualTo(1);
+        assertThat(count("slot_seat", " AND slot_id = 's2' AND status <> 'FREE'")).isZero();
+        // back to back is fine
+        assertThat(hold("b3", "q3", "s3", "st1", "HELD", NOW)).extracting(Fact::tag)
+                .containsExactly("HELD", "EV_HELD");
+    }
+
+    @Test
+    void deadHoldsBlockNothingAndAreRetiredByTheNextHold() throws SQLException {
+        Instant end = T0.plusSeconds(3600);
+        schedule("s1", "c1", "r1", T0, end, 3);
+        schedule("s2", "c2", "r2", T0.plusSeconds(1800), end.plusSeconds(1800), 3);
+        Fact first = hold("b1", "q1", "s1", "st1", "HELD", NOW).get(0);
+        Instant later = NOW.plus(Duration.ofMinutes(11));
+        Instant until = later.plus(Duration.ofMinutes(10));
+        Fact second = Fact.booking("HELD", "b2", "q2", "s2", "st1", 1, "HELD", until, later, later);
+        assertThat(hold("b2", "q2", "s2", "st1", "HELD", later)).containsExactly(second,
+                first.as("EV_EXPIRED").with("EXPIRED", later), second.as("EV_HELD"));
+        assertThat(rows("SELECT status, updated_at FROM " + db.table("booking")
+                + " WHERE tenant_id = ? AND booking_id = 'b1'", tenant)).containsExactly(List.of("EXPIRED", later));
+        assertThat(count("slot_seat", " AND slot_id = 's1' AND status = 'FREE'")).isEqualTo(3);
+        assertThat(rows("SELECT booking_id FROM " + db.table("occupancy")
+                + " WHERE tenant_id = ? AND resource_kind = 'STUDENT' AND active", tenant))
+                .containsExactly(List.of("b2"));
+
+        // the student's own dead hold of the slot: retired, and a new booking in its place
+        Instant third = later.plus(Duration.ofMinutes(11));
+        List<Fact> again = hold("b3", "q3", "s2", "st1", "HELD", third);
+        assertThat(again).extracting(Fact::tag).containsExactly("HELD", "EV_EXPIRED", "EV_HELD");
+        assertThat(again.get(1)).isEqualTo(second.as("EV_EXPIRED").with("EXPIRED", third));
+        assertThat(again.get(0).bookingId()).isEqualTo("b3");
+        assertThat(rows("SELECT booking_id, status FROM " + db.table("booking")
+                + " WHERE tenant_id = ? ORDER BY booking_id", tenant)).containsExactly(
+                List.of("b1", "EXPIRED"), List.of("b2", "EXPIRED"), List.of("b3", "HELD"));
+    }
+
+    @Test
+    void aClaimTakesOverAnExpiredSeat() throws SQLException {
+        schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 1);
+        Fact first = hold("b1", "q1", "s1", "st1", "HELD", NOW).get(0);
+        Instant later = NOW.plus(Duration.ofMinutes(10)); // held_until <= now: dead
+        List<Fact> facts = hold("b2", "q2", "s1", "st2", "HELD", later);
+        assertThat(facts).extracting(Fact::tag).containsExactly("HELD", "EV_EXPIRED", "EV_HELD");
+        assertThat(facts.get(0).seat()).isEqualTo(1);
+        assertThat(facts.get(1)).isEqualTo(first.as("EV_EXPIRED").with("EXPIRED", later));
+        assertThat(rows("SELECT status, booking_id, student_id FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ?", tenant)).containsExactly(List.of("HELD", "b2", "st2"));
+        assertThat(rows("SELECT booking_id, status FROM " + db.table("booking")
+                + " WHERE tenant_id = ? ORDER BY booking_id", tenant))
+                .containsExactly(List.of("b1", "EXPIRED"), List.of("b2", "HELD"));
+        assertThat(rows("SELECT booking_id, active FROM " + db.table("occupancy")
+                + " WHERE tenant_id = ? AND resource_kind = 'STUDENT' ORDER BY booking_id", tenant))
+                .containsExactly(List.of("b1", false), List.of("b2", true));
+    }
+
+    @Test
+    void aUniqueViolationPropagatesAndLeavesNothingBehind() throws SQLException {
+        schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 3);
+        hold("b1", "q1", "s1", "st1", "HELD", NOW);
+        // a booking id that is taken: the booking insert fails after the seat was claimed
+        assertThatThrownBy(() -> hold("b1", "q2", "s1", "st2", "HELD", NOW))
+                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23505"));
+        assertThat(rows("SELECT seq, status, booking_id FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? AND status <> 'FREE'", tenant)).containsExactly(List.of(1, "HELD", "b1"));
+        assertThat(count("booking", "")).isEqualTo(1);
+        assertThat(count("occupancy", " AND resource_kind = 'STUDENT'")).isEqualTo(1);
+        // and the routine still works afterwards
+        assertThat(hold("b2", "q2", "s1", "st2", "HELD", NOW)).extracting(Fact::tag).containsExactly("HELD", "EV_HELD");
+    }
+
+    @Test
+    void badArgumentsAreRefused() {
+        assertThatThrownBy(() -> hold("b1", "q1", "s1", "st1", "CANCELLED", NOW))
+                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22023"))
+                .hasMessageContaining("p_status");
+        assertThatThrownBy(() -> call("expire_due", tenant, at(NOW), 0))
+                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22023"));
+        assertThatThrownBy(() -> callWithPrefix("Bad-Prefix", db.prefix() + "expire_due", tenant, at(NOW), 1))
+                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22023"))
+                .hasMessageContaining("tablePrefix");
+    }
+
+    // ------------------------------------------------------------------ confirm
+
+    @Test
+    void confirmAnswersEveryState() throws SQLException {
+        schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 3);
+        Fact b1 = hold("b1", "q1", "s1", "st1", "HELD", NOW).get(0);
+        Instant later = NOW.plusSeconds(60);
+        assertThat(confirm("nope", "st1", later)).containsExactly(Fact.bare("NOT_FOUND"));
+        assertThat(confirm("b1", "st2", later)).containsExactly(Fact.bare("NOT_FOUND"));
+        Fact confirmed = b1.as("CONFIRMED").with("CONFIRMED", later);
+        assertThat(confirm("b1", "st1", later)).containsExactly(confirmed, confirmed.as("EV_CONFIRMED"));
+        assertThat(rows("SELECT status FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND booking_id = 'b1'",
+                tenant)).containsExactly(List.of("CONFIRMED"));
+        assertThat(rows("SELECT status, updated_at FROM " + db.table("booking")
+                + " WHERE tenant_id = ? AND booking_id = 'b1'", tenant)).containsExactly(List.of("CONFIRMED", later));
+        // again: the same answer, no event
+        assertThat(confirm("b1", "st1", later.plusSeconds(1))).containsExactly(confirmed);
+
+        // a hold that ran out expires here
+        Fact b2 = hold("b2", "q2", "s1", "st2", "HELD", NOW).get(0);
+        Instant deadline = NOW.plus(Duration.ofMinutes(10));
+        Fact expired = b2.as("HOLD_EXPIRED").with("EXPIRED", deadline);
+        assertThat(confirm("b2", "st2", deadline)).containsExactly(expired, expired.as("EV_EXPIRED"));
+        assertThat(rows("SELECT status, booking_id FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND seq = 2",
+                tenant)).containsExactly(java.util.Arrays.asList("FREE", null));
+        assertThat(count("occupancy", " AND booking_id = 'b2' AND active")).isZero();
+        assertThat(confirm("b2", "st2", deadline.plusSeconds(1))).containsExactly(expired);
+
+        cancel("b1", "st1", later);
+        assertThat(confirm("b1", "st1", later)).containsExactly(Fact.bare("ALREADY_CANCELLED"));
+    }
+
+    // ------------------------------------------------------------------ cancel
+
+    @Test
+    void cancelAnswersEveryState() throws SQLException {
+        schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 3);
+        Fact b1 = hold("b1", "q1", "s1", "st1", "CONFIRMED", NOW).get(0);
+        Instant later = NOW.plusSeconds(60);
+        assertThat(cancel("nope", "st1", later)).containsExactly(Fact.bare("NOT_FOUND"));
+        assertThat(cancel("b1", "st2", later)).containsExactly(Fact.bare("NOT_FOUND"));
+        Fact cancelled = b1.as("CANCELLED").with("CANCELLED", later);
+        assertThat(cancel("b1", "st1", later)).containsExactly(cancelled, cancelled.as("EV_CANCELLED"));
+        assertThat(rows("SELECT status, booking_id, student_id, held_until FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ? AND seq = 1", tenant)).containsExactly(java.util.Arrays.asList("FREE", null,
+                null, null));
+        assertThat(rows("SELECT status, updated_at FROM " + db.table("booking")
+                + " WHERE tenant_id = ? AND booking_id = 'b1'", tenant)).containsExactly(List.of("CANCELLED", later));
+        assertThat(count("occupancy", " AND booking_id = 'b1' AND active")).isZero();
+        // every repeat: ALREADY_CANCELLED with the booking
+        assertThat(cancel("b1", "st1", later.plusSeconds(5))).containsExactly(cancelled.as("ALREADY_CANCELLED"));
+
+        // a hold that ran out: retired here, still ALREADY_CANCELLED
+        Fact b2 = hold("b2", "q2", "s1", "st2", "HELD", NOW).get(0);
+        Instant deadline = NOW.plus(Duration.ofMinutes(10));
+        Fact expired = b2.with("EXPIRED", deadline);
+        assertThat(cancel("b2", "st2", deadline))
+                .containsExactly(expired.as("ALREADY_CANCELLED"), expired.as("EV_EXPIRED"));
+        assertThat(cancel("b2", "st2", deadline.plusSeconds(1))).containsExactly(expired.as("ALREADY_CANCELLED"));
+        assertThat(count("slot_seat", " AND status = 'FREE'")).isEqualTo(3);
+
+        // a live hold is cancelled
+        Fact b3 = hold("b3", "q3", "s1", "st3", "HELD", NOW).get(0);
+        assertThat(cancel("b3", "st3", later)).extracting(Fact::tag).containsExactly("CANCELLED", "EV_CANCELLED");
+        assertThat(count("booking", " AND status = 'CANCELLED'")).isEqualTo(2);
+        assertThat(b3.seat()).isEqualTo(1);
+    }
+
+    // ------------------------------------------------------------------ cancel_slot
+
+    @Test
+    void cancelSlotClosesSeatsCancelsBookingsAndReleasesOccupations() throws SQLException {
+        Instant end = T0.plusSeconds(3600);
+        assertThat(cancelSlot("nope", NOW)).containsExactly(Fact.bare("NOT_FOUND"));
+        schedule("s1", "c1", "r1", T0, end, 4);
+        Fact b1 = hold("b1", "q1", "s1", "st1", "HELD", NOW).get(0);
+        Fact b2 = hold("b2", "q2", "s1", "st2", "CONFIRMED", NOW).get(0);
+        hold("b3", "q3", "s1", "st3", "HELD", NOW);
+        cancel("b3", "st3", NOW);
+        Instant later = NOW.plusSeconds(60);
+        assertThat(cancelSlot("s1", later)).containsExactly(
+                Fact.slot("SLOT_CANCELLED", "s1", "c1", "r1", T0, end, 4, "CANCELLED"),
+                b1.as("EV_CANCELLED").with("CANCELLED", later),
+                b2.as("EV_CANCELLED").with("CANCELLED", later));
+        assertThat(rows("SELECT DISTINCT status, booking_id, student_id, held_until FROM " + db.table("slot_seat")
+                + " WHERE tenant_id = ?", tenant)).containsExactly(java.util.Arrays.asList("CLOSED", null, null, null));
+        assertThat(rows("SELECT booking_id, status FROM " + db.table("booking")
+                + " WHERE tenant_id = ? ORDER BY booking_id", tenant)).containsExactly(
+                List.of("b1", "CANCELLED"), List.of("b2", "CANCELLED"), List.of("b3", "CANCELLED"));
+        assertThat(count("occupancy", " AND active")).isZero();
+        assertThat(rows("SELECT status FROM " + db.table("slot") + " WHERE tenant_id = ?", tenant))
+                .containsExactly(List.of("CANCELLED"));
+        assertThat(cancelSlot("s1", later)).containsExactly(Fact.bare("ALREADY_CANCELLED"));
+        // coach and room are free again for that time
+        assertThat(schedule("s2", "c1", "r1", T0, end, 1)).extracting(Fact::tag).containsExactly("SCHEDULED");
+    }
+
+    // ------------------------------------------------------------------ expire_due
+
+    @Test
+    void expireDueRetiresHoldsThatRanOutOldestFirst() throws SQLException {
+        schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 5);
+        schedule("s2", "c2", "r2", T0.plusSeconds(7200), T0.plusSeconds(9000), 5);
+        Fact b1 = hold("b1", "q1", "s1", "st1", "HELD", NOW.plusSeconds(20)).get(0);
+        Fact b2 = hold("b2", "q2", "s2", "st2", "HELD", NOW).get(0);
+        Fact b3 = hold("b3", "q3", "s1", "st3", "HELD", NOW.plusSeconds(40)).get(0);
+        hold("b4", "q4", "s1", "st4", "HELD", NOW.plus(Duration.ofMinutes(5)));
+        hold("b5", "q5", "s1", "st5", "CONFIRMED", NOW);
+        Instant sweep = NOW.plus(Duration.ofMinutes(11));
+        assertThat(expireDue(sweep, 2)).containsExactly(
+                b2.as("EV_EXPIRED").with("EXPIRED", sweep), b1.as("EV_EXPIRED").with("EXPIRED", sweep));
+        assertThat(expireDue(sweep, 10)).containsExactly(b3.as("EV_EXPIRED").with("EXPIRED", sweep));
+        assertThat(expireDue(sweep, 10)).isEmpty();
+        assertThat(rows("SELECT booking_id, status FROM " + db.table("booking")
+                + " WHERE tenant_id = ? ORDER BY booking_id", tenant)).containsExactly(
+                List.of("b1", "EXPIRED"), List.of("b2", "EXPIRED"), List.of("b3", "EXPIRED"), List.of("b4", "HELD"),
+                List.of("b5", "CONFIRMED"));
+        assertThat(count("slot_seat", " AND status = 'FREE'")).isEqualTo(10 - 2);
+        assertThat(rows("SELECT booking_id FROM " + db.table("occupancy")
+                + " WHERE tenant_id = ? AND resource_kind = 'STUDENT' AND active ORDER BY booking_id", tenant))
+                .containsExactly(List.of("b4"), List.of("b5"));
+    }
+
+    // ------------------------------------------------------------------ the database clock
+
+    @Test
+    void aNullNowIsTheDatabaseClockReadOncePerCall() throws SQLException {
+        Instant start = Instant.now().plus(Duration.ofHours(1));
+        schedule("s1", "c1", "r1", start, start.plusSeconds(3600), 2);
+        Instant before = Instant.now().truncatedTo(ChronoUnit.MICROS);
+        Fact held = call("hold", tenant, "b1", "q1", "s1", "st1", "HELD", null, HOLD, LONGEST, false).get(0);
+        Instant after = Instant.now();
+        assertThat(held.tag()).isEqualTo("HELD");
+        assertThat(held.createdAt()).isBetween(before, after).isEqualTo(held.updatedAt());
+        assertThat(held.heldUntil()).isEqualTo(held.createdAt().plus(Duration.ofMinutes(10)));
+        assertThat(rows("SELECT created_at, updated_at, held_until FROM " + db.table("booking")
+                + " WHERE tenant_id = ?", tenant))
+                .containsExactly(List.of(held.createdAt(), held.createdAt(), held.heldUntil()));
+
+        List<Fact> confirmed = call("confirm", tenant, "b1", "st1", null);
+        assertThat(confirmed).extracting(Fact::tag).containsExactly("CONFIRMED", "EV_CONFIRMED");
+        assertThat(confirmed.get(0).updatedAt()).isAfterOrEqualTo(held.createdAt()).isBeforeOrEqualTo(Instant.now());
+        // a slot that has not started is open by the database clock; the hold has not run out by it
+        assertThat(call("expire_due", tenant, null, 10)).isEmpty();
+        assertThat(call("cancel", tenant, "b1", "st1", null)).extracting(Fact::tag)
+                .containsExactly("CANCELLED", "EV_CANCELLED");
+        assertThat(call("cancel_slot", tenant, "s1", null)).extracting(Fact::tag).containsExactly("SLOT_CANCELLED");
+    }
+
+    // ------------------------------------------------------------------ concurrency
+
+    @Test
+    void fiftyConcurrentHoldsSellExactlyTheTenSeats() throws Exception {
+        schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 10);
+        List<List<Fact>> answers = race(50, i -> () -> hold("b" + i, "q" + i, "s1", "st" + i, "HELD", NOW));
+        Map<String, Long> tags = answers.stream().map(a -> a.get(0).tag())
+                .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+        assertThat(tags).containsExactlyInAnyOrderEntriesOf(Map.of("HELD", 10L, "FULL", 40L));
+        assertThat(count("slot_seat", " AND status = 'HELD' AND booking_id IS NOT NULL")).isEqualTo(10);
+        assertThat(count("booking", "")).isEqualTo(10);
+        assertThat(rows("SELECT COUNT(DISTINCT seat) FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant))
+                .containsExactly(List.of(10L));
+        assertThat(count("occupancy", " AND resource_kind = 'STUDENT' AND active")).isEqualTo(10);
+    }
+
+    @Test
+    void oneStudentRacingIntoTenOverlappingSlotsGetsOne() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            schedule("s" + i, "c" + i, "r" + i, T0.plusSeconds(60L * i), T0.plusSeconds(3600 + 60L * i), 5);
+        }
+        List<List<Fact>> answers = race(10, i -> () -> hold("b" + i, "q" + i, "s" + i, "st1", "HELD", NOW));
+        assertThat(answers).filteredOn(a -> a.get(0).tag().equals("HELD")).hasSize(1);
+        assertThat(answers).filteredOn(a -> a.get(0).tag().equals("CONFLICT")).hasSize(9);
+        assertThat(count("occupancy", " AND resource_kind = 'STUDENT' AND resource_id = 'st1' AND active"))
+                .isEqualTo(1);
+        assertThat(count("booking", "")).isEqualTo(1);
+        assertThat(count("slot_seat", " AND status <> 'FREE'")).isEqualTo(1);
+    }
+
+    @Test
+    void twentyConcurrentCancelsCancelOnce() throws Exception {
+        schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 3);
+        hold("b1", "q1", "s1", "st1", "CONFIRMED", NOW);
+        List<List<Fact>> answers = race(20, i -> () -> cancel("b1", "st1", NOW.plusSeconds(60)));
+        Map<String, Long> tags = answers.stream().map(a -> a.get(0).tag())
+                .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+        assertThat(tags).containsExactlyInAnyOrderEntriesOf(Map.of("CANCELLED", 1L, "ALREADY_CANCELLED", 19L));
+        assertThat(answers.stream().flatMap(List::stream).filter(f -> f.tag().equals("EV_CANCELLED"))).hasSize(1);
+        assertThat(count("slot_seat", " AND status = 'FREE'")).isEqualTo(3);
+        assertThat(rows("SELECT status FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant))
+                .containsExactly(List.of("CANCELLED"));
+    }
+
+    // ------------------------------------------------------------------ plans
+
+    @Test
+    void everyStatementUsesItsIndexOnAFreshSchemaAndOnAFullOne() throws SQLException {
+        try (TestDatabase fresh = TestDatabases.h2()) {
+            checkPlans(fresh);
+            try (Connection c = fresh.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+                    "CALL " + fresh.prefix() + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                bind(ps, fresh.prefix(), "t", "s", "c", "r", at(T0), at(T0.plusSeconds(3600)), 2000, LONGEST);
+                ps.executeQuery().close();
+                for (int i = 0; i < 50; i++) {
+                    try (PreparedStatement hold = c.prepareStatement(
+                            "CALL " + fresh.prefix() + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                        bind(hold, fresh.prefix(), "t", "b" + i, "q" + i, "s", "st" + i, "HELD", at(NOW), HOLD,
+                                LONGEST, false);
+                        hold.executeQuery().close();
+                    }
+                }
+            }
+            checkPlans(fresh);
+        }
+    }
+
+    /** The index each statement must use (its first index in the plan); inserts have none. */
+    private static final Map<String, String> INTENDED_INDEX = Map.ofEntries(
+            Map.entry("findSlot", "PRIMARY_KEY"),
+            Map.entry("lockResource", "PRIMARY_KEY"),
+            Map.entry("overlaps", "OCCUPANCY_OVERLAP_IX"),
+            Map.entry("studentOverlaps", "OCCUPANCY_OVERLAP_IX"),
+            Map.entry("hasFreeSeat", "SLOT_SEAT_"),
+            Map.entry("findBooking", "PRIMARY_KEY"),
+            Map.entry("findByRequest", "BOOKING_REQUEST_UK"),
+            Map.entry("findActive", "BOOKING_SLOT_IX"),
+            Map.entry("lockSeat", "PRIMARY_KEY"),
+            Map.entry("freeSeatSkipLocked", "SLOT_SEAT_CLAIM_IX"),
+            Map.entry("freeSeatWaiting", "SLOT_SEAT_CLAIM_IX"),
+            Map.entry("expiredSeatSkipLocked", "SLOT_SEAT_HELD_IX"),
+            Map.entry("expiredSeatWaiting", "SLOT_SEAT_HELD_IX"),
+            Map.entry("takeFreeSeat", "PRIMARY_KEY"),
+            Map.entry("takeExpiredSeat", "PRIMARY_KEY"),
+            Map.entry("confirmSeat", "PRIMARY_KEY"),
+            Map.entry("freeSeatOfActive", "PRIMARY_KEY"),
+            Map.entry("freeDeadSeat", "PRIMARY_KEY"),
+            Map.entry("confirmBooking", "PRIMARY_KEY"),
+            Map.entry("cancelBooking", "PRIMARY_KEY"),
+            Map.entry("expireBooking", "PRIMARY_KEY"),
+            Map.entry("releaseBooking", "OCCUPANCY_BOOKING_IX"),
+            Map.entry("releaseSlot", "OCCUPANCY_SLOT_IX"),
+            Map.entry("cancelSlot", "PRIMARY_KEY"),
+            Map.entry("closeSeats", "PRIMARY_KEY"),
+            Map.entry("activeBookingsOfSlot", "BOOKING_SLOT_IX"),
+            Map.entry("cancelBookingsOfSlot", "BOOKING_SLOT_IX"),
+            Map.entry("dueHolds", "BOOKING_HELD_IX"));
+
+    private static final Pattern FIRST_INDEX = Pattern.compile("/\\* PUBLIC\\.(\\S+):");
+
+    private static void checkPlans(TestDatabase database) throws SQLException {
+        Map<String, String> statements = H2Routines.statements(database.prefix());
+        assertThat(statements.keySet()).containsAll(INTENDED_INDEX.keySet());
+        try (Connection c = database.dataSource().getConnection()) {
+            for (Map.Entry<String, String> statement : statements.entrySet()) {
+                String intended = INTENDED_INDEX.get(statement.getKey());
+                if (intended == null) {
+                    assertThat(statement.getValue()).as(statement.getKey()).matches("(INSERT|MERGE) .*");
+                    continue;
+                }
+                String plan = explain(c, statement.getValue());
+                Matcher first = FIRST_INDEX.matcher(plan);
+                assertThat(first.find()).as(statement.getKey() + ": " + plan).isTrue();
+                // H2 names a primary key's index PRIMARY_KEY_n; the others carry the table prefix
+                String expected = intended.equals("PRIMARY_KEY") ? intended
+                        : database.prefix().toUpperCase() + intended;
+                assertThat(first.group(1)).as(statement.getKey() + ": " + plan).startsWith(expected);
+                assertThat(plan).as(statement.getKey()).doesNotContainIgnoringCase("tableScan");
+            }
+            // both EXISTS of the free-seat probe have their own index
+            assertThat(explain(c, statements.get("hasFreeSeat"))).contains("SLOT_SEAT_CLAIM_IX", "SLOT_SEAT_HELD_IX");
+        }
+    }
+
+    private static String explain(Connection c, String sql) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
+            for (int i = 1; i <= ps.getParameterMetaData().getParameterCount(); i++) {
+                ps.setObject(i, null);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private List<Fact> schedule(String slot, String coach, String room, Instant start, Instant end, int capacity)
+            throws SQLException {
+        return call("schedule", tenant, slot, coach, room, at(start), at(end), capacity, LONGEST);
+    }
+
+    private List<Fact> hold(String booking, String request, String slot, String student, String status, Instant now)
+            throws SQLException {
+        return call("hold", tenant, booking, request, slot, student, status, at(now), HOLD, LONGEST, false);
+    }
+
+    private List<Fact> confirm(String booking, String student, Instant now) throws SQLException {
+        return call("confirm", tenant, booking, student, at(now));
+    }
+
+    private List<Fact> cancel(String booking, String student, Instant now) throws SQLException {
+        return call("cancel", tenant, booking, student, at(now));
+    }
+
+    private List<Fact> cancelSlot(String slot, Instant now) throws SQLException {
+        return call("cancel_slot", tenant, slot, at(now));
+    }
+
+    private List<Fact> expireDue(Instant now, int limit) throws SQLException {
+        return call("expire_due", tenant, at(now), limit);
+    }
+
+    /** {@code CALL <prefix>routine('<prefix>', args...)} in autocommit, retried on lock timeouts and deadlocks. */
+    private List<Fact> call(String routine, Object... args) throws SQLException {
+        return callWithPrefix(db.prefix(), db.prefix() + routine, args);
+    }
+
+    private List<Fact> callWithPrefix(String prefix, String alias, Object... args) throws SQLException {
+        Object[] all = new Object[args.length + 1];
+        all[0] = prefix;
+        System.arraycopy(args, 0, all, 1, args.length);
+        String sql = "CALL " + alias + "(" + String.join(", ", java.util.Collections.nCopies(all.length, "?")) + ")";
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = db.dataSource().getConnection()) {
+                c.setAutoCommit(true);
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    bind(ps, all);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        List<Fact> facts = new ArrayList<>();
+                        while (rs.next()) {
+                            facts.add(Fact.read(rs));
+                        }
+                        return facts;
+                    }
+                }
+            } catch (SQLException e) {
+                int code = e.getErrorCode();
+                boolean retry = code == H2_LOCK_TIMEOUT || code == H2_DEADLOCK || code == H2_CONCURRENT_UPDATE;
+                if (!retry || attempt >= 20) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static void bind(PreparedStatement ps, Object... args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            ps.setObject(i + 1, args[i]);
+        }
+    }
+
+    private static OffsetDateTime at(Instant instant) {
+        return instant.atOffset(ZoneOffset.UTC);
+    }
+
+    /** Runs n tasks at once (released together) and answers their results in task order. */
+    private static <T> List<T> race(int n, Function<Integer, Callable<T>> task) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<T>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Callable<T> work = task.apply(i);
+                futures.add(pool.submit(() -> {
+                    go.await();
+                    return work.call();
+                }));
+            }
+            go.countDown();
+            List<T> results = new ArrayList<>();
+            for (Future<T> f : futures) {
+                results.add(f.get(60, TimeUnit.SECONDS));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Rows of the tenant's table matching {@code where} (an " AND ..." suffix). */
+    private long count(String table, String where) throws SQLException {
+        return (Long) rows("SELECT COUNT(*) FROM " + db.table(table) + " WHERE tenant_id = ?" + where, tenant)
+                .get(0).get(0);
+    }
+
+    /** Query results as lists of values; timestamps as Instants. */
+    private static List<List<Object>> rows(String sql, Object... args) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                int columns = rs.getMetaData().getColumnCount();
+                List<List<Object>> rows = new ArrayList<>();
+                while (rs.next()) {
+                    List<Object> row = new ArrayList<>();
+                    for (int i = 1; i <= columns; i++) {
+                        Object value = rs.getObject(i);
+                        row.add(value instanceof OffsetDateTime t ? t.toInstant() : value);
+                    }
+                    rows.add(row);
+                }
+                return rows;
+            }
+        }
+    }
+
+    /** One fact row, as the contract lays it out. */
+    record Fact(String tag, String bookingId, String requestId, String slotId, String studentId, Integer seat,
+                String status, Instant heldUntil, Instant createdAt, Instant updatedAt, String resKind, String resId,
+                Instant startsAt, Instant endsAt, String coachId, String roomId, Integer capacity) {
+
+        static Fact read(ResultSet rs) throws SQLException {
+            return new Fact(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                    rs.getObject(6, Integer.class), rs.getString(7), time(rs, 8), time(rs, 9), time(rs, 10),
+                    rs.getString(11), rs.getString(12), time(rs, 13), time(rs, 14), rs.getString(15),
+                    rs.getString(16), rs.getObject(17, Integer.class));
+        }
+
+        private static Instant time(ResultSet rs, int column) throws SQLException {
+            OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+            return value == null ? null : value.toInstant();
+        }
+
+        static Fact booking(String tag, String bookingId, String requestId, String slotId, String studentId,
+                            int seat, String status, Instant heldUntil, Instant createdAt, Instant updatedAt) {
+            return new Fact(tag, bookingId, requestId, slotId, studentId, seat, status, heldUntil, createdAt,
+                    updatedAt, null, null, null, null, null, null, null);
+        }
+
+        static Fact conflict(String kind, String resource, String slotId, String bookingId, Instant start,
+                             Instant end) {
+            return new Fact("CONFLICT", bookingId, null, slotId, null, null, null, null, null, null, kind, resource,
+                    start, end, null, null, null);
+        }
+
+        static Fact slot(String tag, String slotId, String coach, String room, Instant start, Instant end,
+                         int capacity, String status) {
+            return new Fact(tag, null, null, slotId, null, null, status, null, null, null, null, null, start, end,
+                    coach, room, capacity);
+        }
+
+        static Fact notOpen(String slotId, String status) {
+            return new Fact("NOT_OPEN", null, null, slotId, null, null, status, null, null, null, null, null, null,
+                    null, null, null, null);
+        }
+
+        static Fact bare(String tag) {
+            return new Fact(tag, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                    null, null);
+        }
+
+        Fact as(String newTag) {
+            return new Fact(newTag, bookingId, requestId, slotId, studentId, seat, status, heldUntil, createdAt,
+                    updatedAt, resKind, resId, startsAt, endsAt, coachId, roomId, capacity);
+        }
+
+        /** The booking row after a transition at {@code now}. */
+        Fact with(String newStatus, Instant now) {
+            return new Fact(tag, bookingId, requestId, slotId, studentId, seat, newStatus, heldUntil, createdAt, now,
+                    resKind, resId, startsAt, endsAt, coachId, roomId, capacity);
+        }
+    }
+}
