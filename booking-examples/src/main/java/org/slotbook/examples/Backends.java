@@ -60,8 +60,7 @@ final class Backends implements AutoCloseable {
         this.ledgerName = ledgerName;
         this.gateName = gateName;
         this.engine = BookingEngine.builder()
-                .ledger(store.ledger())
-                .conflicts(store.conflicts())
+                .store(store)
                 .reservation(gate)
                 .holdPolicy(policy)
                 .build();

@@ -260,7 +260,7 @@ public final class Bench {
             this.h2 = h2;
             this.log = log;
             this.out = log;
-            this.mainDbOnly = BookingEngine.builder().ledger(main.store().ledger()).conflicts(main.store().conflicts())
+            this.mainDbOnly = BookingEngine.builder().store(main.store())
                     .holdPolicy(policy).build();
             this.h2DbOnly = h2 == null ? null : h2.engine();
             this.gated = options.noRedis() ? null : main.engine();

@@ -35,8 +35,7 @@ public final class QuickStart {
         // --- quick start (README) ---
         InMemoryStore store = InMemoryStore.create();            // or JdbcStore.create(dataSource)
         BookingEngine engine = BookingEngine.builder()
-                .ledger(store.ledger())
-                .conflicts(store.conflicts())
+                .store(store)
                 .reservation(InMemorySeatReservation.create())   // or RedisSeatReservation.create(jedis)
                 .holdPolicy(HoldPolicy.ofMinutes(10))
                 .build();

@@ -29,8 +29,7 @@ import org.slotbook.core.SlotSpec;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
-import org.slotbook.core.spi.ConflictDetector;
-import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.tck.MutableClock;
 import org.slotbook.redis.support.RedisProcess;
 import org.slotbook.redis.support.TestRedis;
@@ -43,19 +42,16 @@ import redis.clients.jedis.RedisClient;
  * by {@code FLUSHALL}, stripped of its scripts by {@code SCRIPT FLUSH}, restarted. The Redis server
  * is a process this class starts on a free port and kills or stops by its own handle.
  *
- * <p>Invariants are read back from the ledger: never more live bookings than seats, every
+ * <p>Invariants are read back from the store: never more live bookings than seats, every
  * {@code Held} the engine answered is a live booking (and every live booking was answered), every
- * request got an answer. The ledger comes from {@link #ledger()}, so the same sales run over any
- * store: this class ships in booking-redis' test-jar ({@code <type>test-jar</type>}), and a JDBC
- * backend runs them with {@code new Ledger(store.ledger(), store.conflicts())}.
+ * request got an answer. The store comes from {@link #store()}, so the same sales run over any
+ * {@link BookingStore}: this class ships in booking-redis' test-jar ({@code <type>test-jar</type>}),
+ * and a JDBC backend runs them by returning its {@code JdbcStore}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractRedisFaultTest {
-    /** The ledger under the engine, and its conflict detector (from one store). */
-    protected record Ledger(SeatLedger seats, ConflictDetector conflicts) {
-    }
-
-    protected abstract Ledger ledger();
+    /** The store under the engine. */
+    protected abstract BookingStore store();
 
     /** Client threads of a sale. */
     protected int threads() {
@@ -66,7 +62,7 @@ public abstract class AbstractRedisFaultTest {
 
     private RedisProcess redis;
     private RedisClient client;
-    private Ledger ledger;
+    private BookingStore store;
     private MutableClock clock;
     private RedisSeatReservation gate;
     private BookingEngine engine;
@@ -84,7 +80,7 @@ public abstract class AbstractRedisFaultTest {
                 .clientConfig(DefaultJedisClientConfig.builder().connectionTimeoutMillis(1000)
                         .socketTimeoutMillis(2000).build())
                 .poolConfig(TestRedis.poolConfig(threads() + 4)).build();
-        ledger = ledger();
+        store = store();
     }
 
     @AfterAll
@@ -104,7 +100,7 @@ public abstract class AbstractRedisFaultTest {
         }
         clock = new MutableClock();
         gate = RedisSeatReservation.builder(client).keyPrefix(TestRedis.freshPrefix("fault")).build();
-        engine = BookingEngine.builder().ledger(ledger.seats()).conflicts(ledger.conflicts()).reservation(gate)
+        engine = BookingEngine.builder().store(store).reservation(gate)
                 .holdPolicy(POLICY).clock(clock).build();
         tenant = TenantId.of("t-" + UUID.randomUUID());
     }
@@ -201,7 +197,7 @@ public abstract class AbstractRedisFaultTest {
     }
 
     private void assertInvariants(SlotId slot, int capacity, FlashSale.Result sale) {
-        FlashSale.assertInvariants(ledger.seats(), tenant, slot, capacity, sale, clock.instant());
+        FlashSale.assertInvariants(store, tenant, slot, capacity, sale, clock.instant());
     }
 
     private void assertGateConvergesAfterReconcile(SlotId slot, int capacity) {
@@ -212,7 +208,7 @@ public abstract class AbstractRedisFaultTest {
     }
 
     private void assertGateMatchesLedger(SlotId slot, int capacity, Instant now) {
-        FlashSale.assertGateMatchesLedger(gate, ledger.seats(), tenant, slot, capacity, now);
+        FlashSale.assertGateMatchesLedger(gate, store, tenant, slot, capacity, now);
     }
 
     private SlotId schedule(String name, int capacity) {

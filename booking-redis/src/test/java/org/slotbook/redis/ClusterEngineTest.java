@@ -3,15 +3,14 @@ package org.slotbook.redis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.slotbook.core.memory.InMemoryStore;
-import org.slotbook.core.spi.ConflictDetector;
-import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.BookingEngineContract;
 import org.slotbook.redis.support.TestCluster;
 import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.RedisClusterClient;
 
-/** The engine contract with the in-memory ledger behind the Redis gate on a three-master cluster. */
+/** The engine contract with the in-memory store behind the Redis gate on a three-master cluster. */
 class ClusterEngineTest extends BookingEngineContract {
     private static final InMemoryStore STORE = InMemoryStore.create();
     private static TestCluster cluster;
@@ -36,13 +35,8 @@ class ClusterEngineTest extends BookingEngineContract {
     }
 
     @Override
-    protected SeatLedger ledger() {
-        return STORE.ledger();
-    }
-
-    @Override
-    protected ConflictDetector detector() {
-        return STORE.conflicts();
+    protected BookingStore store() {
+        return STORE;
     }
 
     @Override

@@ -40,7 +40,7 @@ class ClusterRedisFaultTest {
             RedisSeatReservation gate = RedisSeatReservation.builder(client).keyPrefix(prefix).build();
             InMemoryStore store = InMemoryStore.create();
             MutableClock clock = new MutableClock();
-            BookingEngine engine = BookingEngine.builder().ledger(store.ledger()).conflicts(store.conflicts())
+            BookingEngine engine = BookingEngine.builder().store(store)
                     .reservation(gate).holdPolicy(POLICY).clock(clock).build();
             TenantId tenant = TenantId.of("t-" + UUID.randomUUID());
 
@@ -72,7 +72,7 @@ class ClusterRedisFaultTest {
             });
 
             for (SlotId slot : slots) {
-                FlashSale.assertInvariants(store.ledger(), tenant, slot, CAPACITY, sale, clock.instant());
+                FlashSale.assertInvariants(store, tenant, slot, CAPACITY, sale, clock.instant());
             }
             System.out.printf("cluster master killed mid-sale: %d students, %d held, %d holds without the gate, "
                     + "slowest answer %d ms%n", students, sale.held().size(), gate.unavailableCount(),
@@ -83,7 +83,7 @@ class ClusterRedisFaultTest {
             clock.advance(POLICY.inFlightGrace().plusSeconds(1));
             assertThat(engine.reconcileAll(tenant).slotsUnreachable()).isZero();
             for (SlotId slot : slots) {
-                FlashSale.assertGateMatchesLedger(gate, store.ledger(), tenant, slot, CAPACITY, clock.instant());
+                FlashSale.assertGateMatchesLedger(gate, store, tenant, slot, CAPACITY, clock.instant());
             }
         }
     }

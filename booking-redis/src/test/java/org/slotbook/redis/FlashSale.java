@@ -29,15 +29,16 @@ import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
+import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateView;
-import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.LiveSlot;
 import org.slotbook.core.spi.SeatReservation;
 
 /**
  * A flash sale through a {@link BookingEngine}: every student asks once for one of the slots (student
  * i for slot i mod n), from many threads, while a fault callback sees the running answer count. The
- * checks read the ledger back.
+ * checks read the store back.
  */
 final class FlashSale {
     /** What the engine answered. */
@@ -98,10 +99,10 @@ final class FlashSale {
     }
 
     /** Every request answered; per slot no oversell, sold out, and answered Held = live bookings. */
-    static void assertInvariants(SeatLedger ledger, TenantId tenant, SlotId slot, int capacity, Result sale,
+    static void assertInvariants(BookingStore store, TenantId tenant, SlotId slot, int capacity, Result sale,
                                  Instant now) {
         assertThat(sale.answers()).as("every request answered").isEqualTo(sale.requests());
-        List<Booking> live = liveBookings(ledger, tenant, slot, now);
+        List<Booking> live = liveBookings(store, tenant, slot, now);
         assertThat(live.size()).as("live bookings of %s (no oversell)", slot).isLessThanOrEqualTo(capacity);
         Set<BookingId> liveIds = new HashSet<>();
         live.forEach(b -> liveIds.add(b.bookingId()));
@@ -113,8 +114,8 @@ final class FlashSale {
         assertThat(live).as("%s sold out", slot).hasSize(capacity);
     }
 
-    /** The gate's live holders are exactly the ledger's live bookings. */
-    static void assertGateMatchesLedger(SeatReservation gate, SeatLedger ledger, TenantId tenant, SlotId slot,
+    /** The gate's live holders are exactly the store's live bookings. */
+    static void assertGateMatchesLedger(SeatReservation gate, BookingStore store, TenantId tenant, SlotId slot,
                                         int capacity, Instant now) {
         GateView view = gate.inspect(tenant, slot, now).orElseThrow();
         assertThat(view.capacity()).isEqualTo(capacity);
@@ -123,15 +124,12 @@ final class FlashSale {
             inGate.add(h.studentId());
         }
         Set<StudentId> inLedger = new HashSet<>();
-        liveBookings(ledger, tenant, slot, now).forEach(b -> inLedger.add(b.studentId()));
+        liveBookings(store, tenant, slot, now).forEach(b -> inLedger.add(b.studentId()));
         assertThat(inGate).as("gate holders = ledger's live bookings").isEqualTo(inLedger);
         assertThat(view.remaining()).isEqualTo(capacity - inLedger.size());
     }
 
-    static List<Booking> liveBookings(SeatLedger ledger, TenantId tenant, SlotId slot, Instant now) {
-        return ledger.inTransaction(tenant, tx -> {
-            tx.setRollbackOnly();
-            return ledger.liveBookings(tx, slot, now);
-        });
+    static List<Booking> liveBookings(BookingStore store, TenantId tenant, SlotId slot, Instant now) {
+        return store.liveSlot(tenant, slot, now).map(LiveSlot::live).orElse(List.of());
     }
 }

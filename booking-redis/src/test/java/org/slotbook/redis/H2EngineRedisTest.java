@@ -2,8 +2,7 @@ package org.slotbook.redis;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.slotbook.core.spi.ConflictDetector;
-import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.BookingEngineContract;
 import org.slotbook.jdbc.JdbcStore;
@@ -12,7 +11,7 @@ import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.RedisClient;
 
-/** The engine contract with the H2 ledger behind the Redis gate on a standalone server. */
+/** The engine contract with the H2 store behind the Redis gate on a standalone server. */
 class H2EngineRedisTest extends BookingEngineContract {
     private static TestDatabase db;
     private static JdbcStore store;
@@ -38,13 +37,8 @@ class H2EngineRedisTest extends BookingEngineContract {
     }
 
     @Override
-    protected SeatLedger ledger() {
-        return store.ledger();
-    }
-
-    @Override
-    protected ConflictDetector detector() {
-        return store.conflicts();
+    protected BookingStore store() {
+        return store;
     }
 
     @Override

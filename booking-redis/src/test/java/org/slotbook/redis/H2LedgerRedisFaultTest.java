@@ -1,19 +1,18 @@
 package org.slotbook.redis;
 
 import org.junit.jupiter.api.AfterAll;
-import org.slotbook.jdbc.JdbcStore;
+import org.slotbook.core.spi.BookingStore;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
-/** The fault sales over the H2 ledger. */
+/** The fault sales over the H2 store. */
 class H2LedgerRedisFaultTest extends AbstractRedisFaultTest {
     private TestDatabase db;
 
     @Override
-    protected Ledger ledger() {
+    protected BookingStore store() {
         db = TestDatabases.h2();
-        JdbcStore store = db.store();
-        return new Ledger(store.ledger(), store.conflicts());
+        return db.store();
     }
 
     @AfterAll

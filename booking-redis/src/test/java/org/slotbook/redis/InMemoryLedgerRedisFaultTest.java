@@ -1,13 +1,14 @@
 package org.slotbook.redis;
 
 import org.slotbook.core.memory.InMemoryStore;
+import org.slotbook.core.spi.BookingStore;
 
-/** The fault sales over the in-memory ledger. */
+/** The fault sales over the in-memory store. */
 class InMemoryLedgerRedisFaultTest extends AbstractRedisFaultTest {
     private final InMemoryStore store = InMemoryStore.create();
 
     @Override
-    protected Ledger ledger() {
-        return new Ledger(store.ledger(), store.conflicts());
+    protected BookingStore store() {
+        return store;
     }
 }

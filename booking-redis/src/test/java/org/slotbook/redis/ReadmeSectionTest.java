@@ -62,8 +62,7 @@ class ReadmeSectionTest {
                 .reclaimBatch(16)                      // default: expired holders reclaimed per hold, at most
                 .build();
         BookingEngine engine = BookingEngine.builder()
-                .ledger(store.ledger())
-                .conflicts(store.conflicts())
+                .store(store)
                 .reservation(gate)
                 .build();
         // --- end ---
@@ -90,8 +89,7 @@ class ReadmeSectionTest {
             // --- end ---
             try (cluster) {
                 InMemoryStore store = InMemoryStore.create();
-                bookOneSeat(BookingEngine.builder().ledger(store.ledger()).conflicts(store.conflicts())
-                        .reservation(gate).build());
+                bookOneSeat(BookingEngine.builder().store(store).reservation(gate).build());
             }
         }
     }

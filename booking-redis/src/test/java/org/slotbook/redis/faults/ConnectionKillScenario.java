@@ -52,7 +52,7 @@ abstract class ConnectionKillScenario extends FaultSuiteBase {
     void scenario6DatabaseConnectionsKilledMidTransaction() throws Exception {
         TrackedDataSource tracked = new TrackedDataSource(db.dataSource(), db.dialect());
         JdbcStore killable = JdbcStore.builder(tracked).tablePrefix(db.prefix()).build();
-        BookingEngine victim = BookingEngine.builder().ledger(killable.ledger()).conflicts(killable.conflicts())
+        BookingEngine victim = BookingEngine.builder().store(killable)
                 .reservation(gate).holdPolicy(POLICY).clock(clock).build();
         int students = 600;
         int capacity = 250;
@@ -138,7 +138,7 @@ abstract class ConnectionKillScenario extends FaultSuiteBase {
                 unanswered.add(rows.get(b.bookingId().value()));
             }
         }
-        // A commit whose acknowledgement was lost is answered Held once the engine has asked the ledger
+        // A commit whose acknowledgement was lost is answered Held once the engine has asked the store
         // (RetryAfterLostCommitTest). Only when that question fails too (a second kill) is the gate hold
         // given back, and a retry that then meets a full gate is answered Full: printed, not a seat violation.
         long answeredFull = unanswered.stream().filter(r -> toldFull.contains(RequestId.of(r.requestId()))).count();

@@ -21,7 +21,7 @@ import org.slotbook.core.SlotId;
 import org.slotbook.core.SlotSpec;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
-import org.slotbook.core.spi.SeatLedger;
+import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.MutableClock;
 import org.slotbook.jdbc.JdbcStore;
@@ -94,7 +94,7 @@ abstract class FaultSuiteBase {
         }
         clock = new MutableClock();
         gate = RedisSeatReservation.builder(client).keyPrefix(TestRedis.freshPrefix("faults")).build();
-        engine = engine(store.ledger(), gate, POLICY);
+        engine = engine(store, gate, POLICY);
         tenant = TenantId.of("t-" + UUID.randomUUID());
     }
 
@@ -105,8 +105,9 @@ abstract class FaultSuiteBase {
         }
     }
 
-    BookingEngine engine(SeatLedger ledger, SeatReservation reservation, HoldPolicy policy) {
-        return BookingEngine.builder().ledger(ledger).conflicts(store.conflicts()).reservation(reservation)
+    /** An engine on {@code store} (the suite's store, or a fault-injecting wrapper of it). */
+    BookingEngine engine(BookingStore store, SeatReservation reservation, HoldPolicy policy) {
+        return BookingEngine.builder().store(store).reservation(reservation)
                 .holdPolicy(policy).clock(clock).build();
     }
 
@@ -127,7 +128,7 @@ abstract class FaultSuiteBase {
     }
 
     Invariants invariants() {
-        return new Invariants(db, store.ledger(), gate, tenant);
+        return new Invariants(db, store, gate, tenant);
     }
 
     List<Booking> liveBookings(SlotId slot) {

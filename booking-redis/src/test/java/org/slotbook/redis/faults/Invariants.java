@@ -13,21 +13,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.slotbook.core.Availability;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
+import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateView;
+import org.slotbook.core.spi.LiveSlot;
 import org.slotbook.core.spi.SeatCount;
-import org.slotbook.core.spi.SeatLedger;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
 /**
- * The invariants of the fault suite, read back from storage (plain SQL on the ledger's tables, the
- * ledger's read methods, and the gate's {@code inspect}), never from what the engine answered:
+ * The invariants of the fault suite, read back from storage (plain SQL on the store's tables, the
+ * store's reads, and the gate's {@code inspect}), never from what the engine answered:
  *
  * <ul>
  *   <li>held + confirmed &lt;= capacity;</li>
@@ -44,13 +46,13 @@ final class Invariants {
     private static final String ACTIVE = "('HELD', 'CONFIRMED')";
 
     private final TestDatabase db;
-    private final SeatLedger ledger;
+    private final BookingStore store;
     private final SeatReservation gate;
     private final TenantId tenant;
 
-    Invariants(TestDatabase db, SeatLedger ledger, SeatReservation gate, TenantId tenant) {
+    Invariants(TestDatabase db, BookingStore store, SeatReservation gate, TenantId tenant) {
         this.db = db;
-        this.ledger = ledger;
+        this.store = store;
         this.gate = gate;
         this.tenant = tenant;
     }
@@ -71,18 +73,16 @@ final class Invariants {
         return rows;
     }
 
+    /** The slot's live bookings at {@code now} as the store reads them (none when there is no such slot). */
     List<Booking> liveBookings(SlotId slot, Instant now) {
-        return ledger.inTransaction(tenant, tx -> {
-            tx.setRollbackOnly();
-            return ledger.liveBookings(tx, slot, now);
-        });
+        return store.liveSlot(tenant, slot, now).map(LiveSlot::live).orElse(List.of());
     }
 
+    /** The slot's held and confirmed seats at {@code now} as the store counts them. */
     SeatCount count(SlotId slot, Instant now) {
-        return ledger.inTransaction(tenant, tx -> {
-            tx.setRollbackOnly();
-            return ledger.count(tx, slot, now);
-        });
+        Availability seats = store.availability(tenant, slot, now)
+                .orElseThrow(() -> new IllegalStateException("no slot " + slot + " in the store"));
+        return new SeatCount(seats.held(), seats.confirmed());
     }
 
     /** The database-side invariants of one slot at {@code now}. */

@@ -192,7 +192,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
     void scenario8ReconcileRacingHoldsNeverDropsAnInFlightHold() {
         // real time, and an in-flight grace far longer than any hold transaction here
         HoldPolicy policy = POLICY.withInFlightGrace(Duration.ofSeconds(5));
-        BookingEngine racing = BookingEngine.builder().ledger(store.ledger()).conflicts(store.conflicts())
+        BookingEngine racing = BookingEngine.builder().store(store)
                 .reservation(gate).holdPolicy(policy).clock(Clock.systemUTC()).build();
         int capacity = 300;
         int students = 2_000;
@@ -344,7 +344,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         CrashedSale sale = new CrashedSale();
         sale.capacity = 200;
         sale.slot = schedule(name, sale.capacity);
-        CrashingLedger crashing = new CrashingLedger(store.ledger());
+        CrashingStore crashing = new CrashingStore(store);
         BookingEngine crashy = engine(crashing, gate, POLICY);
         sale.run = Workload.run(THREADS, 600, i -> {
             StudentId student = StudentId.of("s" + i);
@@ -353,11 +353,11 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
             if (i % 5 == 0) {
                 sale.doomed.add(request.requestId().value());
                 try {
-                    HoldResult r = CrashingLedger.doom(() -> crashy.hold(tenant, request));
+                    HoldResult r = CrashingStore.doom(() -> crashy.hold(tenant, request));
                     if (!(r instanceof Full)) {
                         throw new AssertionError("a doomed request answered " + r);
                     }
-                } catch (CrashingLedger.ProcessDeath death) {
+                } catch (CrashingStore.ProcessDeath death) {
                     sale.deaths.increment();
                 }
                 return;

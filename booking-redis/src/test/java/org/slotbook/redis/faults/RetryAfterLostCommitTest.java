@@ -2,7 +2,6 @@ package org.slotbook.redis.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingStoreException;
@@ -14,14 +13,15 @@ import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.GateOutcome;
-import org.slotbook.core.spi.StoreTransaction;
-import org.slotbook.core.tck.ForwardingLedger;
+import org.slotbook.core.spi.HoldCommand;
+import org.slotbook.core.spi.StoreOutcome;
+import org.slotbook.core.tck.ForwardingStore;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
 /**
  * A hold whose commit went through but whose acknowledgement was lost (the connection died right
- * after COMMIT). The engine asks the ledger whether the request committed before it gives the gate
+ * after COMMIT). The engine asks the store whether the request committed before it gives the gate
  * hold back: it did, so the caller gets the booking, the gate keeps counting the seat, and a retry of
  * the same request id is answered with the same booking instead of {@code Full}.
  */
@@ -35,11 +35,11 @@ class RetryAfterLostCommitTest extends FaultSuiteBase {
     void retryAfterALostCommitAcknowledgementAnswersTheCommittedBooking() {
         SlotId slot = schedule("lost-ack", 1);
         boolean[] loseNext = {true};
-        ForwardingLedger lossy = new ForwardingLedger(store.ledger()) {
+        ForwardingStore lossy = new ForwardingStore(store) {
             @Override
-            public <T> T inTransaction(TenantId tenantId, Function<StoreTransaction, T> work) {
-                T result = delegate.inTransaction(tenantId, work);
-                if (loseNext[0]) { // the first transaction of the hold below: its claim (the gate is initialized)
+            public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
+                StoreOutcome<HoldResult> result = delegate.hold(tenantId, command);
+                if (loseNext[0]) { // the first hold below: its database call committed (the gate is initialized)
                     loseNext[0] = false;
                     throw new BookingStoreException("connection lost after COMMIT", null);
                 }
