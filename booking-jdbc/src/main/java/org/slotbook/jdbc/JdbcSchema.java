@@ -12,7 +12,9 @@ import org.slotbook.jdbc.internal.Tables;
 
 /**
  * Creates the store's tables from the DDL shipped with this module, for hosts without a migration
- * tool. Safe to run at every start: every statement is {@code CREATE ... IF NOT EXISTS}.
+ * tool. Safe to run at every start: every statement is {@code CREATE ... IF NOT EXISTS} (on
+ * PostgreSQL also {@code CREATE OR REPLACE FUNCTION} for the one-call routines, whose dollar-quoted
+ * bodies {@link SqlScript#statements} keeps whole).
  *
  * <p>The same files ({@code org/slotbook/jdbc/schema-postgresql.sql}, {@code schema-mariadb.sql},
  * {@code schema-h2.sql}, and for PostgreSQL the optional {@code schema-postgresql-exclusion.sql})

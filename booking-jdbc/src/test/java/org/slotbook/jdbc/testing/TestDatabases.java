@@ -42,6 +42,9 @@ public final class TestDatabases {
     public static final int POOL_SIZE = 16;
 
     private static final List<String> TABLES = List.of("occupancy", "resource_lock", "booking", "slot_seat", "slot");
+    /** The one-call routines of the PostgreSQL schema. */
+    private static final List<String> POSTGRES_FUNCTIONS =
+            List.of("schedule", "hold", "confirm", "cancel", "cancel_slot", "expire_due");
 
     private TestDatabases() {
     }
@@ -60,12 +63,17 @@ public final class TestDatabases {
             return prefix + name;
         }
 
-        /** Drops the tables (best effort) and closes the pool. */
+        /** Drops the tables and routines (best effort) and closes the pool. */
         @Override
         public void close() {
             try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
                 for (String table : TABLES) {
                     statement.execute("DROP TABLE IF EXISTS " + prefix + table);
+                }
+                if (dialect == JdbcDialect.POSTGRESQL) {
+                    for (String function : POSTGRES_FUNCTIONS) {
+                        statement.execute("DROP FUNCTION IF EXISTS " + prefix + function);
+                    }
                 }
             } catch (Exception e) {
                 System.err.println("[slotbook-test] could not drop tables " + prefix + "*: " + e);
