@@ -157,6 +157,7 @@ DECLARE
     v_lowest   TIMESTAMPTZ := p_start - p_longest_micros * INTERVAL '1 microsecond';
     v_kinds    VARCHAR[] := ARRAY['COACH', 'ROOM'];
     v_ids      VARCHAR[] := ARRAY[p_coach, p_room];
+    v_clashes  BOOLEAN := FALSE;
     v_inserted INTEGER;
 BEGIN
     -- 1. lock coach, then room (COACH sorts before ROOM), creating each lock row on first use
@@ -182,21 +183,19 @@ BEGIN
         RETURN;
     END IF;
 
-    -- 3. active occupations of the coach or the room overlapping [p_start, p_end)
-    RETURN QUERY SELECT 'CONFLICT'::VARCHAR, o.booking_id, NULL::VARCHAR, o.slot_id, NULL::VARCHAR,
-            NULL::INTEGER, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,
-            o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-        FROM (SELECT c.resource_kind, c.resource_id, c.slot_id, c.booking_id, c.starts_at, c.ends_at
-                FROM ${prefix}occupancy c
-                WHERE c.tenant_id = p_tenant AND c.resource_kind = 'COACH' AND c.resource_id = p_coach
-                  AND c.active AND c.starts_at < p_end AND c.ends_at > p_start AND c.starts_at > v_lowest
-              UNION ALL
-              SELECT r.resource_kind, r.resource_id, r.slot_id, r.booking_id, r.starts_at, r.ends_at
-                FROM ${prefix}occupancy r
-                WHERE r.tenant_id = p_tenant AND r.resource_kind = 'ROOM' AND r.resource_id = p_room
-                  AND r.active AND r.starts_at < p_end AND r.ends_at > p_start AND r.starts_at > v_lowest) o
-        ORDER BY o.resource_kind, o.resource_id, o.starts_at;
-    IF FOUND THEN
+    -- 3. active occupations of the coach, then of the room, overlapping [p_start, p_end): one statement
+    -- each, ordered by start, which only the overlap index serves (COACH sorts before ROOM)
+    FOR i IN 1 .. 2 LOOP
+        RETURN QUERY SELECT 'CONFLICT'::VARCHAR, o.booking_id, NULL::VARCHAR, o.slot_id, NULL::VARCHAR,
+                NULL::INTEGER, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,
+                o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+            FROM ${prefix}occupancy o
+            WHERE o.tenant_id = p_tenant AND o.resource_kind = v_kinds[i] AND o.resource_id = v_ids[i]
+              AND o.active AND o.starts_at < p_end AND o.ends_at > p_start AND o.starts_at > v_lowest
+            ORDER BY o.resource_kind, o.resource_id, o.starts_at;
+        v_clashes := v_clashes OR FOUND;
+    END LOOP;
+    IF v_clashes THEN
         RETURN;
     END IF;
 
@@ -364,9 +363,10 @@ BEGIN
     -- 8. retire the student's dead holds: the one of this slot, then those overlapping it. Each
     -- seat row is locked, then checked: a sweeper or a takeover may have been first.
     FOR r IN SELECT m.booking_id AS id, m.slot_id AS slot, m.seat AS seq
-               FROM ${prefix}booking m
-               WHERE m.tenant_id = p_tenant AND m.slot_id = p_slot AND m.student_id = p_student
-                 AND m.status = 'HELD' AND m.held_until <= v_now
+               FROM (SELECT l.booking_id, l.slot_id, l.seat, l.status, l.held_until FROM ${prefix}booking l
+                     WHERE l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
+                       AND l.status IN ('HELD', 'CONFIRMED') OFFSET 0) m
+               WHERE m.status = 'HELD' AND m.held_until <= v_now
              UNION ALL
              SELECT d.booking_id, d.slot_id, d.seat
                FROM (SELECT o.booking_id FROM ${prefix}occupancy o
