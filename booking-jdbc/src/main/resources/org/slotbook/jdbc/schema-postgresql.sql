@@ -1,4 +1,5 @@
--- Slotbook ledger schema for PostgreSQL 15+.
+-- Slotbook ledger schema for PostgreSQL 15+: the tables. The decision functions are in
+-- routines-postgresql.sql, run after this file.
 -- ${prefix} is the table prefix (default slotbook_); Flyway users define the placeholder "prefix".
 -- Every statement is idempotent. Times are UTC instants (timestamptz, microseconds).
 
@@ -57,13 +58,30 @@ CREATE TABLE IF NOT EXISTS ${prefix}booking (
     created_at  TIMESTAMPTZ NOT NULL,
     updated_at  TIMESTAMPTZ NOT NULL,
     CONSTRAINT ${prefix}booking_pk PRIMARY KEY (tenant_id, booking_id),
-    CONSTRAINT ${prefix}booking_request_uk UNIQUE (tenant_id, request_id),
     CONSTRAINT ${prefix}booking_status_ck CHECK (status IN ('HELD', 'CONFIRMED', 'CANCELLED', 'EXPIRED'))
 );
-CREATE INDEX IF NOT EXISTS ${prefix}booking_slot_ix
-    ON ${prefix}booking (tenant_id, slot_id, student_id);
+-- Until statistics exist, the planner costs every index whose first column is bound alike, and a
+-- lookup of one row could walk all of a tenant's bookings over the wrong one. So the indexes below
+-- do not compete for the lookup by primary key: the request index starts with request_id, the
+-- others are partial on statuses such a lookup does not name.
+-- One booking per request id and tenant.
+CREATE UNIQUE INDEX IF NOT EXISTS ${prefix}booking_request_ux
+    ON ${prefix}booking (request_id, tenant_id);
+-- Schemas created before the request index: its predecessor, a constraint on (tenant_id, request_id).
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_constraint
+               WHERE conname = '${prefix}booking_request_uk' AND conrelid = to_regclass('${prefix}booking')) THEN
+        ALTER TABLE ${prefix}booking DROP CONSTRAINT ${prefix}booking_request_uk;
+    END IF;
+END
+$$;
 CREATE INDEX IF NOT EXISTS ${prefix}booking_held_ix
     ON ${prefix}booking (tenant_id, held_until) WHERE status = 'HELD';
+-- The live bookings of a slot and student (replaces booking_slot_ix, which covered every status).
+CREATE INDEX IF NOT EXISTS ${prefix}booking_live_ix
+    ON ${prefix}booking (tenant_id, slot_id, student_id) WHERE status IN ('HELD', 'CONFIRMED');
+DROP INDEX IF EXISTS ${prefix}booking_slot_ix;
 
 -- Who is busy when: coach and room of a slot (booking_id NULL) and the student of a booking.
 -- Released rows (active = FALSE) stay as history.
@@ -87,6 +105,14 @@ CREATE INDEX IF NOT EXISTS ${prefix}occupancy_booking_ix
     ON ${prefix}occupancy (tenant_id, booking_id) WHERE active;
 CREATE INDEX IF NOT EXISTS ${prefix}occupancy_slot_ix
     ON ${prefix}occupancy (tenant_id, slot_id) WHERE active;
+-- Releasing a booking's or a slot's occupations in one database call (the ${prefix}... functions
+-- of routines-postgresql.sql). These statements say "active IS NOT FALSE", which no partial index above (nor the
+-- optional exclusion constraint's) is planned for, and these two are not led by tenant_id, so that
+-- before statistics exist no index matching only tenant_id can look as cheap as the right one.
+CREATE INDEX IF NOT EXISTS ${prefix}occupancy_release_booking_ix
+    ON ${prefix}occupancy (booking_id, tenant_id);
+CREATE INDEX IF NOT EXISTS ${prefix}occupancy_release_slot_ix
+    ON ${prefix}occupancy (slot_id, tenant_id);
 
 -- One row per coach, room or student, locked (SELECT ... FOR UPDATE) before its occupancy is checked.
 CREATE TABLE IF NOT EXISTS ${prefix}resource_lock (

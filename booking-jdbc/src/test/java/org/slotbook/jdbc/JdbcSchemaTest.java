@@ -45,6 +45,31 @@ class JdbcSchemaTest {
     }
 
     @Test
+    void dollarQuotedBodiesStayWholeWhateverTheirTag() {
+        String script = "CREATE FUNCTION f(p INT) RETURNS INT LANGUAGE plpgsql AS $body1$\n"
+                + "DECLARE x INT := 1; -- it's a comment; with a quote\n"
+                + "BEGIN\n  EXECUTE $q$SELECT $1; SELECT 'a;b'$q$ USING p;\n  RETURN x;\nEND;\n$body1$;\n"
+                + "SELECT a$b$ FROM t WHERE c = $1; SELECT 2;\n"
+                + "DO $$ BEGIN PERFORM 1; END $$;";
+        assertThat(SqlScript.statements(script)).containsExactly(
+                "CREATE FUNCTION f(p INT) RETURNS INT LANGUAGE plpgsql AS $body1$\n"
+                        + "DECLARE x INT := 1; -- it's a comment; with a quote\n"
+                        + "BEGIN\n  EXECUTE $q$SELECT $1; SELECT 'a;b'$q$ USING p;\n  RETURN x;\nEND;\n$body1$",
+                "SELECT a$b$ FROM t WHERE c = $1",
+                "SELECT 2",
+                "DO $$ BEGIN PERFORM 1; END $$");
+    }
+
+    @Test
+    void thePostgresRoutinesAreEachOneStatement() {
+        List<String> statements = SqlScript.statements(SqlScript.load(JdbcDialect.POSTGRESQL.routinesResource(), "p_"));
+        List<String> functions = statements.stream().filter(sql -> sql.startsWith("CREATE OR REPLACE FUNCTION")).toList();
+        assertThat(functions).hasSize(6).allSatisfy(sql -> assertThat(sql).contains("AS $$").endsWith("END;\n$$"));
+        assertThat(functions).extracting(sql -> sql.substring("CREATE OR REPLACE FUNCTION ".length(), sql.indexOf('(')))
+                .containsExactly("p_schedule", "p_hold", "p_confirm", "p_cancel", "p_cancel_slot", "p_expire_due");
+    }
+
+    @Test
     void badPrefixesAndUnknownProductsAreRefusedByName() {
         assertThatThrownBy(() -> SqlScript.load(JdbcDialect.H2.schemaResource(), "Robert'); DROP TABLE x;--"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tablePrefix");

@@ -79,13 +79,13 @@ public final class SqlScript {
                 continue;
             }
             if (c == '$') {
-                int tagEnd = script.indexOf('$', i + 1);
-                if (tagEnd > 0 && script.substring(i + 1, tagEnd).matches("[A-Za-z_]*")) {
-                    String tag = script.substring(i, tagEnd + 1);
-                    int close = script.indexOf(tag, tagEnd + 1);
-                    close = close < 0 ? n - tag.length() : close;
-                    current.append(script, i, close + tag.length());
-                    i = close + tag.length();
+                String tag = dollarTag(script, i);
+                if (tag != null) {
+                    // a PostgreSQL body: everything up to the same tag is one piece, semicolons included
+                    int close = script.indexOf(tag, i + tag.length());
+                    int end = close < 0 ? n : close + tag.length();
+                    current.append(script, i, end);
+                    i = end;
                     continue;
                 }
             }
@@ -94,6 +94,30 @@ public final class SqlScript {
         }
         add(statements, current);
         return statements;
+    }
+
+    /**
+     * The dollar-quote opening at {@code i} ({@code $$} or {@code $tag$}, the tag an identifier
+     * without a dollar sign), or null: {@code $1} is a parameter, and a dollar sign inside an
+     * identifier ({@code a$b}) opens nothing.
+     */
+    static String dollarTag(String script, int i) {
+        if (i > 0 && isTagPart(script.charAt(i - 1))) {
+            return null;
+        }
+        int end = i + 1;
+        while (end < script.length() && isTagPart(script.charAt(end))) {
+            end++;
+        }
+        if (end >= script.length() || script.charAt(end) != '$'
+                || (end > i + 1 && Character.isDigit(script.charAt(i + 1)))) {
+            return null;
+        }
+        return script.substring(i, end + 1);
+    }
+
+    private static boolean isTagPart(char c) {
+        return c == '_' || Character.isLetterOrDigit(c);
     }
 
     private static void add(List<String> statements, StringBuilder statement) {
