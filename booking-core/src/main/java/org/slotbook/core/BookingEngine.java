@@ -166,7 +166,7 @@ public final class BookingEngine {
         Instant heldUntil = now.plus(policy.holdTtl());
         boolean gateHeld = false;
         gateLoop:
-        for (int attempt = 0; attempt < 2; attempt++) {
+        for (int attempt = 0; gated && attempt < 2; attempt++) {
             long askedAt = System.nanoTime();
             GateDecision decision = tryGate(tenantId, request, now);
             switch (decision.outcome()) {
@@ -183,7 +183,8 @@ public final class BookingEngine {
                     }
                     // The gate holds a seat for this student that no live booking backs: an orphan.
                     gateOrphansReleased.increment();
-                    gateCall("release", () -> gate.release(tenantId, request.slotId(), request.studentId()));
+                    gateCall("release", () -> gate.release(tenantId, request.slotId(), request.studentId(),
+                            decision.heldUnder()));
                     continue gateLoop;
                 }
                 case MISSING:
@@ -196,7 +197,7 @@ public final class BookingEngine {
                     gateUnavailable.increment();
                     logGate("tryHold", null);
                     break gateLoop;
-                case BYPASS:
+                case CLOSED:
                 default:
                     break gateLoop;
             }
@@ -213,7 +214,8 @@ public final class BookingEngine {
                     // hold and give the caller the booking it has.
                     return committed;
                 }
-                gateCall("release", () -> gate.release(tenantId, request.slotId(), request.studentId()));
+                gateCall("release", () -> gate.release(tenantId, request.slotId(), request.studentId(),
+                        request.requestId()));
             }
             throw e;
         }
@@ -224,9 +226,11 @@ public final class BookingEngine {
                 if (result instanceof Full) {
                     gateHeldLedgerRefused.increment();
                 }
-                gateCall("release", () -> gate.release(tenantId, request.slotId(), request.studentId()));
+                gateCall("release", () -> gate.release(tenantId, request.slotId(), request.studentId(),
+                        request.requestId()));
             } else if (backing.status() == BookingStatus.CONFIRMED) {
-                gateCall("confirm", () -> gate.confirm(tenantId, request.slotId(), request.studentId()));
+                gateCall("confirm", () -> gate.confirm(tenantId, request.slotId(), request.studentId(),
+                        request.requestId()));
             }
         }
         outcome.publish();
@@ -447,9 +451,9 @@ public final class BookingEngine {
         for (Event e : outcome.events()) {
             Booking b = e.booking();
             if (e.kind() == EventKind.CONFIRMED) {
-                gateCall("confirm", () -> gate.confirm(tenantId, b.slotId(), b.studentId()));
+                gateCall("confirm", () -> gate.confirm(tenantId, b.slotId(), b.studentId(), b.requestId()));
             } else if (e.kind() == EventKind.EXPIRED) {
-                gateCall("release", () -> gate.release(tenantId, b.slotId(), b.studentId()));
+                gateCall("release", () -> gate.release(tenantId, b.slotId(), b.studentId(), b.requestId()));
             }
         }
         outcome.publish();
@@ -493,7 +497,7 @@ public final class BookingEngine {
         });
         for (Event e : outcome.events()) {
             Booking b = e.booking();
-            gateCall("release", () -> gate.release(tenantId, b.slotId(), b.studentId()));
+            gateCall("release", () -> gate.release(tenantId, b.slotId(), b.studentId(), b.requestId()));
         }
         outcome.publish();
         return outcome.result();
@@ -528,7 +532,8 @@ public final class BookingEngine {
                     events);
         });
         if (outcome.result() instanceof SlotCancelled) {
-            gateCall("clear", () -> gate.clear(tenantId, slotId));
+            gateCall("close", () -> gate.close(tenantId, slotId,
+                    keepUntil(((SlotCancelled) outcome.result()).slot())));
         }
         outcome.publish();
         return outcome.result();
@@ -578,7 +583,7 @@ public final class BookingEngine {
                 return due;
             });
             for (Booking b : batch) {
-                gateCall("release", () -> gate.release(tenantId, b.slotId(), b.studentId()));
+                gateCall("release", () -> gate.release(tenantId, b.slotId(), b.studentId(), b.requestId()));
                 notifyListener(EventKind.EXPIRED, b.with(BookingStatus.EXPIRED, now));
             }
             total += batch.size();
@@ -642,7 +647,7 @@ public final class BookingEngine {
         Slot slot = truth.slot();
         try {
             if (slot.status() == SlotStatus.CANCELLED) {
-                gate.clear(tenantId, slot.slotId());
+                gate.close(tenantId, slot.slotId(), keepUntil(slot));
                 return new ReconcileReport(1, 0, 0, 0, 0);
             }
             List<GateHolder> holders = new ArrayList<>(truth.live().size());
@@ -651,8 +656,8 @@ public final class BookingEngine {
                         : b.heldUntil().plus(policy.cacheGrace());
                 holders.add(new GateHolder(b.studentId(), b.requestId(), b.createdAt(), expiresAt));
             }
-            GateSync sync = gate.reconcile(tenantId, slot.slotId(), slot.capacity(), holders, now,
-                    now.minus(policy.inFlightGrace()), keepUntil(slot));
+            GateSync sync = gate.reconcile(tenantId, slot.slotId(), slot.capacity(), holders,
+                    policy.inFlightGrace(), keepUntil(slot));
             return new ReconcileReport(1, sync.added(), sync.removed(), sync.capacityFixed() ? 1 : 0, 0);
         } catch (RuntimeException e) {
             logGate("reconcile", e);
@@ -721,12 +726,9 @@ public final class BookingEngine {
     }
 
     private GateDecision tryGate(TenantId tenantId, HoldRequest request, Instant now) {
-        if (!gated) {
-            return GateDecision.BYPASS;
-        }
         try {
             GateDecision decision = gate.tryHold(tenantId, request.slotId(), request.studentId(), request.requestId(),
-                    now, now.plus(policy.gateTtl()));
+                    policy.gateTtl());
             return decision == null ? GateDecision.UNAVAILABLE : decision;
         } catch (RuntimeException e) {
             logGate("tryHold", e);

@@ -9,7 +9,6 @@ import org.slotbook.core.tck.BookingEngineContract;
 /** The engine contract over the in-memory store, DB-only and behind the in-memory gate. */
 class InMemoryEngineTest {
     private static final InMemoryStore STORE = InMemoryStore.create();
-    private static final InMemorySeatReservation GATE = InMemorySeatReservation.create();
 
     @Nested
     class DbOnly extends BookingEngineContract {
@@ -26,6 +25,7 @@ class InMemoryEngineTest {
 
     @Nested
     class Gated extends BookingEngineContract {
+        private InMemorySeatReservation gate;
         @Override
         protected SeatLedger ledger() {
             return STORE.ledger();
@@ -38,7 +38,10 @@ class InMemoryEngineTest {
 
         @Override
         protected SeatReservation reservation() {
-            return GATE;
+            if (gate == null) {
+                gate = InMemorySeatReservation.create(clock); // the gate keeps the engine's (test) time
+            }
+            return gate;
         }
     }
 }
