@@ -116,7 +116,7 @@ final class FlashSale {
     /** The gate's live holders are exactly the ledger's live bookings. */
     static void assertGateMatchesLedger(SeatReservation gate, SeatLedger ledger, TenantId tenant, SlotId slot,
                                         int capacity, Instant now) {
-        GateView view = gate.inspect(tenant, slot, now).orElseThrow();
+        GateView view = gate.inspect(tenant, slot).orElseThrow();
         assertThat(view.capacity()).isEqualTo(capacity);
         Set<StudentId> inGate = new HashSet<>();
         for (GateHolder h : view.holders()) {
