@@ -138,21 +138,31 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
         StoreOutcome<CancelSlotResult> outcome = store.cancelSlot(tenantId, slotId, clock.storeNow());
-        if (outcome.result() instanceof SlotCancelled) {
-            guard.call("clear", () -> guard.gate().clear(tenantId, slotId));
+        if (outcome.result() instanceof SlotCancelled cancelled) {
+            guard.call("close", () -> guard.gate().close(tenantId, slotId, reconciler.keepUntil(cancelled.slot())));
         }
         events.publish(outcome.events());
         return outcome.result();
     }
 
-    /** Tells the gate and the listener what a committed confirm or cancel did. */
+    /**
+     * Tells the gate and the listener what a committed confirm or cancel did. A repeated cancel gives
+     * the gate hold of its booking back again: the first one's acknowledgement may have been lost
+     * before the gate heard of it.
+     */
     private <R> R settle(TenantId tenantId, StoreOutcome<R> outcome) {
+        Booking subject = outcome.subject();
+        if (subject != null && !subject.status().isActive()) {
+            guard.call("release", () -> guard.gate().release(tenantId, subject.slotId(), subject.studentId(),
+                    subject.requestId()));
+        }
         for (BookingEvent e : outcome.events()) {
             Booking b = e.booking();
             switch (e.kind()) {
-                case CONFIRMED -> guard.call("confirm", () -> guard.gate().confirm(tenantId, b.slotId(), b.studentId()));
+                case CONFIRMED -> guard.call("confirm",
+                        () -> guard.gate().confirm(tenantId, b.slotId(), b.studentId(), b.requestId()));
                 case CANCELLED, EXPIRED -> guard.call("release",
-                        () -> guard.gate().release(tenantId, b.slotId(), b.studentId()));
+                        () -> guard.gate().release(tenantId, b.slotId(), b.studentId(), b.requestId()));
                 default -> {
                 }
             }
@@ -187,7 +197,8 @@ public final class BookingEngine {
         while (true) {
             List<Booking> batch = store.expireDue(tenantId, now, batchSize);
             for (Booking b : batch) {
-                guard.call("release", () -> guard.gate().release(tenantId, b.slotId(), b.studentId()));
+                guard.call("release", () -> guard.gate().release(tenantId, b.slotId(), b.studentId(),
+                        b.requestId()));
                 events.publish(new BookingEvent(BookingEvent.Kind.EXPIRED, b));
             }
             total += batch.size();

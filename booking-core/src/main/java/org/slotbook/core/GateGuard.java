@@ -1,7 +1,6 @@
 package org.slotbook.core;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -43,14 +42,13 @@ final class GateGuard {
     }
 
     /** The gate's answer, or UNAVAILABLE (counted and logged) when it failed or there is none. */
-    GateDecision tryHold(TenantId tenantId, HoldRequest request, Instant now, Instant expiresAt) {
+    GateDecision tryHold(TenantId tenantId, HoldRequest request, Duration ttl) {
         if (!present) {
             return GateDecision.UNAVAILABLE;
         }
         GateDecision decision;
         try {
-            decision = gate.tryHold(tenantId, request.slotId(), request.studentId(), request.requestId(), now,
-                    expiresAt);
+            decision = gate.tryHold(tenantId, request.slotId(), request.studentId(), request.requestId(), ttl);
         } catch (RuntimeException e) {
             failed("tryHold", e);
             return GateDecision.UNAVAILABLE;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slotbook.core.spi.BookingEvent;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.DuplicateBookingException;
 import org.slotbook.core.spi.GateDecision;
@@ -37,43 +38,45 @@ final class HoldFlow {
     }
 
     HoldResult acquire(TenantId tenantId, HoldRequest request, BookingStatus status) {
-        Instant gateNow = clock.now();
         boolean gateHeld = false;
-        boolean duplicate = false;
+        boolean gateUnsure = false;
+        RequestId heldUnder = null;
         for (int attempt = 0; attempt < 2 && guard.present(); attempt++) {
             long askedAt = System.nanoTime();
-            GateDecision decision = guard.tryHold(tenantId, request, gateNow, gateNow.plus(policy.gateTtl()));
+            GateDecision decision = guard.tryHold(tenantId, request, policy.gateTtl());
             switch (decision.outcome()) {
                 case FULL -> {
                     guard.full.increment();
                     return new Full(request.slotId());
                 }
                 case HELD -> gateHeld = true;
-                case DUPLICATE -> duplicate = true;
+                case DUPLICATE -> heldUnder = decision.heldUnder();
                 case MISSING -> {
                     if (attempt == 0) {
                         reconciler.rebuild(tenantId, request.slotId(), askedAt);
                         continue;
                     }
                 }
+                // the script may have run before the reply was lost: give back whatever it took
+                case UNAVAILABLE -> gateUnsure = true;
                 default -> {
-                    // UNAVAILABLE: the database alone decides
+                    // CLOSED: the slot was called off; the store answers (SlotNotOpen, or a replay)
                 }
             }
             break;
         }
         HoldCommand command = new HoldCommand(BookingId.random(), request, status, clock.storeNow(),
-                policy.holdTtl(), longestSession, gateHeld || duplicate);
+                policy.holdTtl(), longestSession, gateHeld || heldUnder != null);
         StoreOutcome<HoldResult> outcome;
         try {
             outcome = decide(tenantId, command);
         } catch (RuntimeException e) {
-            if (gateHeld) {
+            if (gateHeld || gateUnsure) {
                 Held committed = committedDespite(tenantId, request, e);
                 if (committed != null) {
                     return committed; // the commit went through, only its acknowledgement was lost
                 }
-                release(tenantId, request);
+                release(tenantId, request.slotId(), request.studentId(), request.requestId());
             }
             throw e;
         }
@@ -83,13 +86,13 @@ final class HoldFlow {
                 samePayloadOrThrow(held.booking(), request);
             } catch (IllegalArgumentException e) {
                 if (gateHeld) {
-                    release(tenantId, request);
+                    release(tenantId, request.slotId(), request.studentId(), request.requestId());
                 }
                 throw e;
             }
         }
-        if (gateHeld || duplicate) {
-            settleGate(tenantId, request, result, gateHeld, duplicate);
+        if (guard.present()) {
+            settleGate(tenantId, request, outcome, gateHeld || gateUnsure, heldUnder);
         }
         events.publish(outcome.events());
         return result;
@@ -109,42 +112,47 @@ final class HoldFlow {
     }
 
     /**
-     * Makes the gate agree with the store's answer. A gate hold this request took stays only behind
-     * a live booking of this student; a DUPLICATE that turned out to be an orphan (the store granted
-     * a new booking) is replaced by a hold of this request.
+     * Makes the gate agree with the store's answer. The gate hold this request took stays only behind
+     * a live booking of this request. A DUPLICATE under another request that turned out to back
+     * nothing (the store granted this request a new booking) is an orphan: it is given back and this
+     * request takes its place. Bookings the store expired on the way (a dead hold retired, a seat
+     * taken over) give back the gate holds their requests put there.
      */
-    private void settleGate(TenantId tenantId, HoldRequest request, HoldResult result, boolean gateHeld,
-                            boolean duplicate) {
-        Booking backing = null;
-        if (result instanceof Held held) {
-            backing = held.booking();
-        } else if (result instanceof AlreadyBooked already) {
-            backing = already.existing();
+    private void settleGate(TenantId tenantId, HoldRequest request, StoreOutcome<HoldResult> outcome,
+                            boolean tookOrMayHaveTaken, RequestId heldUnder) {
+        HoldResult result = outcome.result();
+        Booking granted = result instanceof Held held && held.booking().requestId().equals(request.requestId())
+                && held.booking().status().isActive() ? held.booking() : null;
+        for (BookingEvent e : outcome.events()) {
+            if (e.kind() == BookingEvent.Kind.EXPIRED) {
+                Booking b = e.booking();
+                release(tenantId, b.slotId(), b.studentId(), b.requestId());
+            }
         }
-        boolean live = backing != null && backing.studentId().equals(request.studentId())
-                && backing.isLive(clock.now());
-        if (gateHeld) {
-            if (!live) {
+        if (granted == null) {
+            if (tookOrMayHaveTaken || request.requestId().equals(heldUnder)) {
                 if (result instanceof Full) {
                     guard.heldLedgerRefused.increment();
                 }
-                release(tenantId, request);
-            } else if (backing.status() == BookingStatus.CONFIRMED) {
-                guard.call("confirm", () -> guard.gate().confirm(tenantId, request.slotId(), request.studentId()));
+                release(tenantId, request.slotId(), request.studentId(), request.requestId());
             }
             return;
         }
-        if (duplicate && result instanceof Held held && !held.replayed()) {
-            // The gate's hold for this student backed nothing: it stands for the new booking now.
+        if (heldUnder != null && !heldUnder.equals(request.requestId()) && result instanceof Held held
+                && !held.replayed()) {
+            // the gate's hold for this student backed no booking: this request's booking takes its place
             guard.orphansReleased.increment();
-            if (backing.status() == BookingStatus.CONFIRMED) {
-                guard.call("confirm", () -> guard.gate().confirm(tenantId, request.slotId(), request.studentId()));
-            }
+            release(tenantId, request.slotId(), request.studentId(), heldUnder);
+            guard.tryHold(tenantId, request, policy.gateTtl());
+        }
+        if (granted.status() == BookingStatus.CONFIRMED) {
+            guard.call("confirm", () -> guard.gate().confirm(tenantId, request.slotId(), request.studentId(),
+                    request.requestId()));
         }
     }
 
-    private void release(TenantId tenantId, HoldRequest request) {
-        guard.call("release", () -> guard.gate().release(tenantId, request.slotId(), request.studentId()));
+    private void release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        guard.call("release", () -> guard.gate().release(tenantId, slotId, studentId, requestId));
     }
 
     /**

@@ -71,7 +71,7 @@ final class Reconciler {
         Slot slot = truth.slot();
         try {
             if (slot.status() == SlotStatus.CANCELLED) {
-                guard.gate().clear(tenantId, slot.slotId());
+                guard.gate().close(tenantId, slot.slotId(), keepUntil(slot));
                 return new ReconcileReport(1, 0, 0, 0, 0);
             }
             List<GateHolder> holders = new ArrayList<>(truth.live().size());
@@ -80,8 +80,8 @@ final class Reconciler {
                         : b.heldUntil().plus(policy.cacheGrace());
                 holders.add(new GateHolder(b.studentId(), b.requestId(), b.createdAt(), expiresAt));
             }
-            GateSync sync = guard.gate().reconcile(tenantId, slot.slotId(), slot.capacity(), holders, now,
-                    now.minus(policy.inFlightGrace()), keepUntil(slot));
+            GateSync sync = guard.gate().reconcile(tenantId, slot.slotId(), slot.capacity(), holders,
+                    policy.inFlightGrace(), keepUntil(slot));
             return new ReconcileReport(1, sync.added(), sync.removed(), sync.capacityFixed() ? 1 : 0, 0);
         } catch (RuntimeException e) {
             guard.log("reconcile", e);

@@ -48,6 +48,7 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.jdbc.JdbcDialect;
 import org.slotbook.redis.RedisSeatReservation;
+import org.slotbook.redis.internal.GateScripts;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.SetParams;
 
@@ -677,20 +678,22 @@ public final class Bench {
                 throws Exception {
             RedisClient redis = main.redis();
             String base = redisPrefix + tag + "-" + workload + ":";
-            long keep = 600_000;
-            String[][] keys = new String[slots][];
+            Duration keep = Duration.ofMillis(600_000);
+            // the gate's own key layout and script arguments, on a gate of its own prefix
+            RedisSeatReservation layout = RedisSeatReservation.builder(redis).keyPrefix(base).build();
+            TenantId ceilingTenant = TenantId.of("ceiling");
+            List<List<String>> keys = new ArrayList<>(slots);
             for (int slot = 0; slot < slots; slot++) {
-                String tagged = base + "{s" + slot + "}";
-                keys[slot] = new String[] {tagged + ":cap", tagged + ":holders", tagged + ":meta"};
-                redis.set(keys[slot][0], Integer.toString(seats), SetParams.setParams().px(keep));
+                SlotId id = SlotId.of("s" + slot);
+                layout.initialize(ceilingTenant, id, seats, Instant.now().plus(keep));
+                keys.add(layout.keys(ceilingTenant, id));
             }
             int[] pick = picks(requests, slots, base.hashCode());
             // loaded again right before the loop: another client may have flushed the script cache
-            String sha = redis.scriptLoad(resource("/org/slotbook/redis/hold.lua"));
+            String sha = redis.scriptLoad(GateScripts.HOLD.body());
             Measured m = drive(threads, requests, (thread, i) -> {
-                long now = System.currentTimeMillis();
-                Object reply = redis.evalsha(sha, List.of(keys[pick[i]]), List.of("student-" + i, "r" + i,
-                        Long.toString(now), Long.toString(now + keep), "16"));
+                Object reply = redis.evalsha(sha, keys.get(pick[i]), layout.holdArgs(StudentId.of("student-" + i),
+                        RequestId.of("r" + i), keep));
                 return "H".equals(reply);
             });
             return m.result(workload, REDIS_CEILING, "Redis", threads, null, null, "");

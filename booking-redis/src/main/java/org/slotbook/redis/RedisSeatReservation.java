@@ -23,6 +23,7 @@ import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.redis.internal.JedisScriptRunner;
+import org.slotbook.redis.internal.GateScripts;
 import org.slotbook.redis.internal.LuaScript;
 import org.slotbook.redis.internal.ScriptRunner;
 import org.slotbook.redis.internal.SlotKeys;
@@ -43,17 +44,32 @@ import redis.clients.jedis.UnifiedJedis;
  * }</pre>
  *
  * <h2>Keys</h2>
- * Per slot, {@code <prefix>{<tenant>:<slot>}:cap} (capacity), {@code ...:holders} (sorted set of
- * students scored by hold expiry in epoch milliseconds; a confirmed hold is pinned at 9e15, far
- * beyond any real expiry) and {@code ...:meta} (hash of student to {@code takenAt|requestId}).
- * They share one hash tag, so every script runs on one node of a cluster, and they expire at the
- * slot's {@code keepUntil}. Remaining seats are derived (capacity - live holders), never counted.
+ * Per slot, {@code <prefix>{<tenant>:<slot>}:holders} (sorted set of students scored by hold expiry
+ * in epoch milliseconds of the Redis server's clock; a confirmed hold is pinned at 9e15; the member
+ * {@code ''} at {@code +inf} marks the key as present) and {@code ...:meta} (hash: {@code ''} to the
+ * capacity, or {@code closed} once the slot is called off; student to
+ * {@code expiry|takenAt|requestId}; and one tombstone field per released request id). They share one
+ * hash tag, so every script runs on one node of a cluster, and expire at the slot's {@code keepUntil}
+ * (set when the state is created, reconciled or closed, never on the hold path). Remaining seats are
+ * derived (capacity - live holders), never counted.
+ *
+ * <h2>Partial loss</h2>
+ * Under a {@code volatile-*} eviction policy Redis may evict one of the two keys and keep the other.
+ * Every script then sees the slot as missing (the holders key without its marker, or the meta hash
+ * without its capacity): {@code tryHold} answers {@code MISSING}, {@code initialize} leaves it alone,
+ * and {@code reconcile} rebuilds it from the ledger's truth (keeping the tombstones of a surviving
+ * meta hash), so a lost key never silently drops holders while the other key pretends all is well.
+ *
+ * <h2>Time</h2>
+ * Every script reads the server's {@code TIME}; no client clock is involved.
  *
  * <h2>Scripts</h2>
  * {@code hold.lua}, {@code release.lua}, {@code confirm.lua}, {@code init.lua}, {@code reconcile.lua},
- * {@code clear.lua} and {@code inspect.lua}, each run by {@code EVALSHA}; a server that does not know
+ * {@code close.lua} and {@code inspect.lua}, each run by {@code EVALSHA}; a server that does not know
  * a script ({@code NOSCRIPT}: first use on a node, {@code SCRIPT FLUSH}, restart) gets it by one
- * {@code EVAL}, which caches it again.
+ * {@code EVAL}, which caches it again. A successful hold runs {@code TIME}, {@code HMGET},
+ * {@code ZCOUNT}, {@code ZADD} and {@code HSET}; a full slot {@code TIME}, {@code HMGET},
+ * {@code ZCOUNT} and one bounded reclaim of expired holders.
  *
  * <h2>Faults</h2>
  * {@link #tryHold} never throws for an infrastructure fault: it answers
@@ -63,23 +79,12 @@ import redis.clients.jedis.UnifiedJedis;
  * other methods throw {@link BookingStoreException}.
  */
 public final class RedisSeatReservation implements SeatReservation {
-    /** The score of a pinned (confirmed) holder: far beyond any real expiry. */
-    private static final long PINNED_SCORE = 9_000_000_000_000_000L;
-
     private static final Logger LOG = LoggerFactory.getLogger(RedisSeatReservation.class);
-
-    private static final LuaScript HOLD = LuaScript.load("hold");
-    private static final LuaScript RELEASE = LuaScript.load("release");
-    private static final LuaScript CONFIRM = LuaScript.load("confirm");
-    private static final LuaScript INIT = LuaScript.load("init");
-    private static final LuaScript RECONCILE = LuaScript.load("reconcile");
-    private static final LuaScript CLEAR = LuaScript.load("clear");
-    private static final LuaScript INSPECT = LuaScript.load("inspect");
-
-    private static final String PINNED = Long.toString(PINNED_SCORE);
+    /** How many slots' key lists one gate keeps built. */
+    private static final int KEY_CACHE_SLOTS = 4096;
 
     private final ScriptRunner redis;
-    private final String keyPrefix;
+    private final SlotKeys slotKeys;
     private final String reclaimBatch;
     private final long logIntervalNanos;
     private final LongAdder unavailable = new LongAdder();
@@ -88,7 +93,7 @@ public final class RedisSeatReservation implements SeatReservation {
 
     private RedisSeatReservation(Builder builder) {
         this.redis = builder.runner;
-        this.keyPrefix = builder.keyPrefix;
+        this.slotKeys = new SlotKeys(builder.keyPrefix, KEY_CACHE_SLOTS);
         this.reclaimBatch = Integer.toString(builder.reclaimBatch);
         this.logIntervalNanos = builder.unavailableLogInterval.toNanos();
     }
@@ -115,28 +120,32 @@ public final class RedisSeatReservation implements SeatReservation {
 
     /** The key prefix of every key this gate writes. */
     public String keyPrefix() {
-        return keyPrefix;
+        return slotKeys.prefix();
+    }
+
+    /** The keys of one slot, as every script of this gate takes them (holders, meta). */
+    public List<String> keys(TenantId tenantId, SlotId slotId) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("slotId", slotId);
+        return slotKeys.of(tenantId, slotId);
+    }
+
+    /** The arguments {@link #tryHold} sends to {@code hold.lua}, for tools that measure the script alone. */
+    public List<String> holdArgs(StudentId studentId, RequestId requestId, Duration ttl) {
+        return GateScripts.holdArgs(studentId, requestId, ttl, reclaimBatch);
     }
 
     @Override
     public GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId,
-                                Instant now, Instant expiresAt) {
+                                Duration ttl) {
         List<String> keys = keys(tenantId, slotId);
         Checks.notNull("studentId", studentId);
         Checks.notNull("requestId", requestId);
-        long nowMillis = millis("now", now);
-        long expiresMillis = millis("expiresAt", expiresAt);
-        if (!expiresAt.isAfter(now)) {
-            throw new IllegalArgumentException("expiresAt must be after now (" + now + "), got " + expiresAt);
-        }
-        if (expiresAt.getNano() % 1_000_000 != 0) {
-            // Redis keeps milliseconds: round a sub-millisecond expiry up, never cutting a hold short
-            expiresMillis++;
-        }
+        Checks.positive("ttl", ttl);
+        List<String> args = GateScripts.holdArgs(studentId, requestId, ttl, reclaimBatch);
         Object reply;
         try {
-            reply = redis.run(HOLD, keys, List.of(studentId.value(), requestId.value(),
-                    Long.toString(nowMillis), Long.toString(expiresMillis), reclaimBatch));
+            reply = redis.run(GateScripts.HOLD, keys, args);
         } catch (RuntimeException e) {
             return unavailable(e);
         }
@@ -151,6 +160,8 @@ public final class RedisSeatReservation implements SeatReservation {
                 return GateDecision.FULL;
             case 'M':
                 return GateDecision.MISSING;
+            case 'C':
+                return GateDecision.CLOSED;
             case 'D':
                 return GateDecision.duplicate(RequestId.of(text.substring(1)));
             default:
@@ -159,17 +170,21 @@ public final class RedisSeatReservation implements SeatReservation {
     }
 
     @Override
-    public void confirm(TenantId tenantId, SlotId slotId, StudentId studentId) {
+    public void confirm(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
         List<String> keys = keys(tenantId, slotId);
         Checks.notNull("studentId", studentId);
-        run(CONFIRM, "confirm", tenantId, slotId, keys, List.of(studentId.value(), PINNED));
+        Checks.notNull("requestId", requestId);
+        run(GateScripts.CONFIRM, "confirm", tenantId, slotId, keys,
+                List.of(studentId.value(), requestId.value(), GateScripts.PINNED));
     }
 
     @Override
-    public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId) {
+    public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
         List<String> keys = keys(tenantId, slotId);
         Checks.notNull("studentId", studentId);
-        Object reply = run(RELEASE, "release", tenantId, slotId, keys, List.of(studentId.value()));
+        Checks.notNull("requestId", requestId);
+        Object reply = run(GateScripts.RELEASE, "release", tenantId, slotId, keys,
+                List.of(studentId.value(), requestId.value()));
         return reply instanceof Long removed ? removed == 1L : "1".equals(text(reply));
     }
 
@@ -177,21 +192,22 @@ public final class RedisSeatReservation implements SeatReservation {
     public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil) {
         List<String> keys = keys(tenantId, slotId);
         checkCapacity(capacity);
-        run(INIT, "initialize", tenantId, slotId, keys, List.of(Integer.toString(capacity), keepArg(keepUntil)));
+        run(GateScripts.INIT, "initialize", tenantId, slotId, keys,
+                List.of(Integer.toString(capacity), keepArg(keepUntil)));
     }
 
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
-                              Instant now, Instant removeTakenBefore, Instant keepUntil) {
+                              Duration inFlightGrace, Instant keepUntil) {
         List<String> keys = keys(tenantId, slotId);
         checkCapacity(capacity);
         Checks.notNull("truth", truth);
-        List<String> args = new ArrayList<>(5 + 4 * truth.size());
+        Checks.notNegative("inFlightGrace", inFlightGrace);
+        List<String> args = new ArrayList<>(4 + 4 * truth.size());
         args.add(Integer.toString(capacity));
-        args.add(Long.toString(millis("now", now)));
-        args.add(Long.toString(millis("removeTakenBefore", removeTakenBefore)));
+        args.add(Long.toString(Math.min(inFlightGrace.toMillis(), GateScripts.PINNED_SCORE)));
         args.add(keepArg(keepUntil));
-        args.add(PINNED);
+        args.add(GateScripts.PINNED);
         for (GateHolder holder : truth) {
             Checks.notNull("truth holder", holder);
             args.add(holder.studentId().value());
@@ -199,7 +215,7 @@ public final class RedisSeatReservation implements SeatReservation {
             args.add(Long.toString(millis("takenAt", holder.takenAt())));
             args.add(holder.pinned() ? "" : Long.toString(millis("expiresAt", holder.expiresAt())));
         }
-        Object reply = run(RECONCILE, "reconcile", tenantId, slotId, keys, args);
+        Object reply = run(GateScripts.RECONCILE, "reconcile", tenantId, slotId, keys, args);
         if (!(reply instanceof List<?> counts) || counts.size() != 3) {
             throw new BookingStoreException("Redis gate: unexpected reply of reconcile.lua: " + reply);
         }
@@ -207,15 +223,14 @@ public final class RedisSeatReservation implements SeatReservation {
     }
 
     @Override
-    public void clear(TenantId tenantId, SlotId slotId) {
-        run(CLEAR, "clear", tenantId, slotId, keys(tenantId, slotId), List.of());
+    public void close(TenantId tenantId, SlotId slotId, Instant keepUntil) {
+        run(GateScripts.CLOSE, "close", tenantId, slotId, keys(tenantId, slotId), List.of(keepArg(keepUntil)));
     }
 
     @Override
-    public Optional<GateView> inspect(TenantId tenantId, SlotId slotId, Instant now) {
+    public Optional<GateView> inspect(TenantId tenantId, SlotId slotId) {
         List<String> keys = keys(tenantId, slotId);
-        long nowMillis = millis("now", now);
-        Object reply = run(INSPECT, "inspect", tenantId, slotId, keys, List.of(Long.toString(nowMillis)));
+        Object reply = run(GateScripts.INSPECT, "inspect", tenantId, slotId, keys, List.of());
         if (!(reply instanceof List<?> values)) {
             throw new BookingStoreException("Redis gate: unexpected reply of inspect.lua: " + reply);
         }
@@ -223,24 +238,24 @@ public final class RedisSeatReservation implements SeatReservation {
             return Optional.empty();
         }
         int capacity = Integer.parseInt(text(values.get(0)));
-        List<GateHolder> holders = new ArrayList<>((values.size() - 1) / 3);
-        for (int i = 1; i + 2 < values.size(); i += 3) {
-            holders.add(holder(text(values.get(i)), text(values.get(i + 1)), text(values.get(i + 2))));
+        List<GateHolder> holders = new ArrayList<>((values.size() - 1) / 2);
+        for (int i = 1; i + 1 < values.size(); i += 2) {
+            holders.add(holder(text(values.get(i)), text(values.get(i + 1))));
         }
         return Optional.of(new GateView(capacity, holders));
     }
 
-    private static GateHolder holder(String student, String score, String meta) {
-        long expiry = (long) Double.parseDouble(score);
-        Instant expiresAt = expiry >= PINNED_SCORE ? null : Instant.ofEpochMilli(expiry);
-        int bar = meta.indexOf('|');
-        Instant takenAt = Instant.EPOCH;
-        RequestId requestId = RequestId.of("unknown");
-        if (bar > 0 && bar < meta.length() - 1) {
-            takenAt = Instant.ofEpochMilli(Long.parseLong(meta.substring(0, bar)));
-            requestId = RequestId.of(meta.substring(bar + 1));
+    /** A holder from its record, {@code expiry|takenAt|requestId}. */
+    private static GateHolder holder(String student, String record) {
+        int first = record.indexOf('|');
+        int second = first < 0 ? -1 : record.indexOf('|', first + 1);
+        if (second < 0) {
+            throw new BookingStoreException("Redis gate: malformed holder record of " + student + ": " + record);
         }
-        return new GateHolder(StudentId.of(student), requestId, takenAt, expiresAt);
+        long expiry = Long.parseLong(record.substring(0, first));
+        Instant expiresAt = expiry >= GateScripts.PINNED_SCORE ? null : Instant.ofEpochMilli(expiry);
+        Instant takenAt = Instant.ofEpochMilli(Long.parseLong(record.substring(first + 1, second)));
+        return new GateHolder(StudentId.of(student), RequestId.of(record.substring(second + 1)), takenAt, expiresAt);
     }
 
     private Object run(LuaScript script, String operation, TenantId tenantId, SlotId slotId, List<String> keys,
@@ -266,12 +281,6 @@ public final class RedisSeatReservation implements SeatReservation {
         return GateDecision.UNAVAILABLE;
     }
 
-    private List<String> keys(TenantId tenantId, SlotId slotId) {
-        Checks.notNull("tenantId", tenantId);
-        Checks.notNull("slotId", slotId);
-        return SlotKeys.keys(keyPrefix, tenantId, slotId);
-    }
-
     private static void checkCapacity(int capacity) {
         Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
     }
@@ -289,7 +298,7 @@ public final class RedisSeatReservation implements SeatReservation {
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException(field + " is out of range, got " + instant, e);
         }
-        if (millis >= PINNED_SCORE || millis <= -PINNED_SCORE) {
+        if (millis >= GateScripts.PINNED_SCORE || millis <= -GateScripts.PINNED_SCORE) {
             throw new IllegalArgumentException(field + " is out of range, got " + instant);
         }
         return millis;
@@ -312,7 +321,7 @@ public final class RedisSeatReservation implements SeatReservation {
 
     @Override
     public String toString() {
-        return "RedisSeatReservation[prefix=" + keyPrefix + ", " + redis + "]";
+        return "RedisSeatReservation[prefix=" + slotKeys.prefix() + ", " + redis + "]";
     }
 
     /** Settings of a {@link RedisSeatReservation}; every setting has a default. */

@@ -1,54 +1,50 @@
--- tryHold: takes a seat of one slot for one student, in one atomic step.
+-- tryHold: takes a seat of one slot for one student, in one atomic step, on the server's clock.
 --
--- KEYS[1] capacity (string)       KEYS[2] holders (zset: student -> hold expiry, epoch ms)
--- KEYS[3] meta (hash: student -> "takenAt|requestId")
--- ARGV[1] student   ARGV[2] request id   ARGV[3] now (epoch ms)   ARGV[4] expiresAt (epoch ms)
--- ARGV[5] how many expired holders one call may reclaim at most
+-- KEYS[1] holders (zset: student -> hold expiry in epoch ms, pinned = 9e15; plus the member '' at
+--         +inf, which marks the key as present)
+-- KEYS[2] meta (hash: '' -> capacity or 'closed'; student -> "expiry|takenAt|requestId";
+--         "\1<requestId>" -> tombstone of a released request)
+-- ARGV[1] student   ARGV[2] request id   ARGV[3] ttl (ms)   ARGV[4] most expired holders reclaimed per call
 --
--- Replies 'H' (held), 'F' (full), 'M' (no state for this slot), or 'D' followed by the request id
--- the student already holds a seat under.
-local capacity = redis.call('GET', KEYS[1])
+-- Replies 'H' (held), 'F' (full), 'M' (no state, or only part of it), 'C' (closed), or 'D' followed by
+-- the request id the student already holds a seat under.
+--
+-- Success path: TIME, HMGET, ZCOUNT, ZADD, HSET. Keys' expiry is set where they are created
+-- (init, reconcile, close): ZADD and HSET on an existing key keep it.
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local got = redis.call('HMGET', KEYS[2], '', ARGV[1])
+local capacity = got[1]
 if not capacity then
   return 'M'
 end
-local now = ARGV[3]
-local student = ARGV[1]
-
--- Abandoned holds give their seat back here: no sweeper needed. The batch bounds the work of one
--- call; the count below ignores expired holders anyway, so a bounded reclaim never overstates.
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))
-for i = 1, #expired do
-  redis.call('ZREM', KEYS[2], expired[i])
-  redis.call('HDEL', KEYS[3], expired[i])
+if capacity == 'closed' then
+  return 'C'
 end
-
-local score = redis.call('ZSCORE', KEYS[2], student)
-if score then
-  if tonumber(score) > tonumber(now) then
-    local meta = redis.call('HGET', KEYS[3], student)
-    if meta then
-      local bar = string.find(meta, '|', 1, true)
-      if bar then
-        return 'D' .. string.sub(meta, bar + 1)
-      end
-    end
-    return 'D' .. ARGV[2]
+-- live holders plus the '' marker; 0 means the holders key is gone: partial state
+local live = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
+if live == 0 then
+  return 'M'
+end
+local record = got[2]
+if record then
+  local bar = string.find(record, '|', 1, true)
+  if tonumber(string.sub(record, 1, bar - 1)) > now then
+    return 'D' .. string.sub(record, string.find(record, '|', bar + 1, true) + 1)
   end
-  -- expired, but beyond this call's reclaim batch
-  redis.call('ZREM', KEYS[2], student)
-  redis.call('HDEL', KEYS[3], student)
 end
-
-if redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf') >= tonumber(capacity) then
+if live - 1 >= tonumber(capacity) then
+  -- Abandoned holds are reclaimed here, a bounded batch per call, with no sweeper. Counting never
+  -- needed it (ZCOUNT sees live holders only); this keeps a busy full slot's keys small.
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
+  for i = 1, #expired, 100 do
+    local last = math.min(i + 99, #expired)
+    redis.call('ZREM', KEYS[1], unpack(expired, i, last))
+    redis.call('HDEL', KEYS[2], unpack(expired, i, last))
+  end
   return 'F'
 end
-
-redis.call('ZADD', KEYS[2], ARGV[4], student)
-redis.call('HSET', KEYS[3], student, now .. '|' .. ARGV[2])
--- the slot's keys live exactly as long as its capacity key (set to keepUntil by init/reconcile)
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 then
-  redis.call('PEXPIRE', KEYS[2], ttl)
-  redis.call('PEXPIRE', KEYS[3], ttl)
-end
+local expiry = string.format('%.0f', now + tonumber(ARGV[3]))
+redis.call('ZADD', KEYS[1], expiry, ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], expiry .. '|' .. string.format('%.0f', now) .. '|' .. ARGV[2])
 return 'H'

@@ -1,14 +1,16 @@
--- initialize: creates the slot's capacity unless it exists. Existing state is never overwritten,
--- so a slot at 0 remaining stays at 0.
+-- initialize: creates the slot's state (capacity, no holders) unless any of it exists: existing state
+-- is never overwritten (a slot at 0 remaining stays at 0), a partial state is left for reconcile to
+-- rebuild from the ledger, and a closed slot stays closed.
 --
--- KEYS[1] capacity   KEYS[2] holders   KEYS[3] meta
+-- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
 -- ARGV[1] capacity   ARGV[2] keepUntil (epoch ms): the slot's keys expire then ('' = never)
-if redis.call('SET', KEYS[1], ARGV[1], 'NX') then
-  if ARGV[2] ~= '' then
-    for i = 1, 3 do
-      redis.call('PEXPIREAT', KEYS[i], ARGV[2])
-    end
-  end
-  return 1
+if redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then
+  return 0
 end
-return 0
+redis.call('ZADD', KEYS[1], '+inf', '')
+redis.call('HSET', KEYS[2], '', ARGV[1])
+if ARGV[2] ~= '' then
+  redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+  redis.call('PEXPIREAT', KEYS[2], ARGV[2])
+end
+return 1

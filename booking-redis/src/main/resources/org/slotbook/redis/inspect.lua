@@ -1,19 +1,21 @@
--- inspect: the slot's capacity and live holders at a given instant. Read only.
+-- inspect: the slot's capacity and live holders by the server's clock. Read only.
 --
--- KEYS[1] capacity   KEYS[2] holders   KEYS[3] meta
--- ARGV[1] now (epoch ms)
+-- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
 --
--- Replies {} when the slot has no state, else {capacity, student, score, meta, student, score, meta, ...}
--- where meta is "takenAt|requestId" ('' when unknown).
-local capacity = redis.call('GET', KEYS[1])
-if not capacity then
+-- Replies {} when the slot has no state, only part of it, or is closed; else
+-- {capacity, student, record, student, record, ...} where record is "expiry|takenAt|requestId".
+local capacity = redis.call('HGET', KEYS[2], '')
+if not capacity or capacity == 'closed' or redis.call('EXISTS', KEYS[1]) == 0 then
   return {}
 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local reply = {capacity}
-local live = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[1], '+inf', 'WITHSCORES')
-for i = 1, #live, 2 do
-  reply[#reply + 1] = live[i]
-  reply[#reply + 1] = live[i + 1]
-  reply[#reply + 1] = redis.call('HGET', KEYS[3], live[i]) or ''
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
+for i = 1, #live do
+  if live[i] ~= '' then
+    reply[#reply + 1] = live[i]
+    reply[#reply + 1] = redis.call('HGET', KEYS[2], live[i]) or ''
+  end
 end
 return reply

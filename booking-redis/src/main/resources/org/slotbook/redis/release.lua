@@ -1,9 +1,21 @@
--- release: removes one student's hold. Replies 1 only for the call that removed it.
+-- release: removes one student's holder if the given request put it there, and leaves a tombstone of
+-- the request id (kept as long as the slot's keys) so reconcile never adds it back. Replies 1 only for
+-- the call that removed the holder. A slot without state, with partial state or closed is left alone.
 --
--- KEYS[1] capacity   KEYS[2] holders   KEYS[3] meta
--- ARGV[1] student
-local removed = redis.call('ZREM', KEYS[2], ARGV[1])
-if removed == 1 then
-  redis.call('HDEL', KEYS[3], ARGV[1])
+-- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
+-- ARGV[1] student   ARGV[2] request id
+local got = redis.call('HMGET', KEYS[2], '', ARGV[1])
+if not got[1] or got[1] == 'closed' then
+  return 0
 end
-return removed
+redis.call('HSET', KEYS[2], '\1' .. ARGV[2], '1')
+local record = got[2]
+if not record or redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+local bar = string.find(record, '|', string.find(record, '|', 1, true) + 1, true)
+if string.sub(record, bar + 1) ~= ARGV[2] then
+  return 0
+end
+redis.call('HDEL', KEYS[2], ARGV[1])
+return redis.call('ZREM', KEYS[1], ARGV[1])

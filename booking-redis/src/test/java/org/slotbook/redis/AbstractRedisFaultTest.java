@@ -180,7 +180,7 @@ public abstract class AbstractRedisFaultTest {
         assertInvariants(slot, 30, sale);
         assertThat(redis.isAlive()).isFalse();
         redis.start();
-        assertThat(gate.inspect(tenant, slot, clock.instant())).as("restarted empty").isEmpty();
+        assertThat(gate.inspect(tenant, slot)).as("restarted empty").isEmpty();
         assertThat(engine.reconcileAll(tenant).slotsChecked()).isEqualTo(1);
         assertGateMatchesLedger(slot, 30, clock.instant());
         // the gate is used again: the next student is turned away by Redis alone

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -28,7 +29,6 @@ import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateOutcome;
 import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateView;
-import org.slotbook.core.tck.MutableClock;
 import org.slotbook.redis.internal.SlotKeys;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -38,31 +38,26 @@ import redis.clients.jedis.UnifiedJedis;
  */
 abstract class AbstractRedisGateTest {
     static final Duration TTL = Duration.ofMinutes(10);
+    static final Duration SHORT = Duration.ofSeconds(1);
 
     protected abstract UnifiedJedis jedis();
 
     /** Runs SCRIPT FLUSH on every server behind {@link #jedis()}. */
     protected abstract void flushScripts();
 
-    MutableClock clock;
     String prefix;
     RedisSeatReservation gate;
     TenantId tenant;
 
     @BeforeEach
     void freshGate() {
-        clock = new MutableClock();
         prefix = org.slotbook.redis.support.TestRedis.freshPrefix(getClass().getSimpleName());
         gate = RedisSeatReservation.builder(jedis()).keyPrefix(prefix).build();
         tenant = TenantId.of("t-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
     }
 
-    Instant now() {
-        return clock.instant();
-    }
-
     Instant keep() {
-        return now().plus(Duration.ofHours(2));
+        return Instant.now().plus(Duration.ofHours(2));
     }
 
     GateDecision hold(SlotId slot, String student) {
@@ -70,40 +65,73 @@ abstract class AbstractRedisGateTest {
     }
 
     GateDecision hold(TenantId t, SlotId slot, String student, RequestId request) {
-        return gate.tryHold(t, slot, StudentId.of(student), request, now(), now().plus(TTL));
+        return gate.tryHold(t, slot, StudentId.of(student), request, TTL);
     }
 
     int remaining(SlotId slot) {
-        return gate.inspect(tenant, slot, now()).orElseThrow().remaining();
+        return gate.inspect(tenant, slot).orElseThrow().remaining();
     }
 
     List<String> keys(SlotId slot) {
         return SlotKeys.keys(prefix, tenant, slot);
     }
 
+    String holdersKey(SlotId slot) {
+        return keys(slot).get(SlotKeys.HOLDERS);
+    }
+
+    String metaKey(SlotId slot) {
+        return keys(slot).get(SlotKeys.META);
+    }
+
+    static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis() + 20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     @Test
-    void holdsUntilFullThenRefuses() {
+    void theGateBuildsTheSameKeysAsSlotKeysAndCachesThem() {
+        SlotId slot = SlotId.of("k");
+        assertThat(gate.keys(tenant, slot)).isEqualTo(keys(slot));
+        assertThat(gate.keys(tenant, slot)).isSameAs(gate.keys(tenant, slot));
+        assertThat(keys(slot)).containsExactly(prefix + SlotKeys.tag(tenant, slot) + ":holders",
+                prefix + SlotKeys.tag(tenant, slot) + ":meta");
+    }
+
+    @Test
+    void holdsUntilFullThenRefusesOnTheServersClock() {
         SlotId slot = SlotId.of("s1");
         gate.initialize(tenant, slot, 3, keep());
+        Instant before = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         assertThat(hold(slot, "a")).isEqualTo(GateDecision.HELD);
         assertThat(hold(slot, "b")).isEqualTo(GateDecision.HELD);
         assertThat(hold(slot, "c")).isEqualTo(GateDecision.HELD);
+        Instant after = Instant.now();
         assertThat(hold(slot, "d")).isEqualTo(GateDecision.FULL);
-        GateView view = gate.inspect(tenant, slot, now()).orElseThrow();
+        GateView view = gate.inspect(tenant, slot).orElseThrow();
         assertThat(view.capacity()).isEqualTo(3);
         assertThat(view.remaining()).isZero();
         assertThat(view.holders()).extracting(h -> h.studentId().value()).containsExactlyInAnyOrder("a", "b", "c");
         assertThat(view.holders()).allSatisfy(h -> {
-            assertThat(h.expiresAt()).isEqualTo(now().plus(TTL));
-            assertThat(h.takenAt()).isEqualTo(now());
+            assertThat(h.takenAt()).isBetween(before.minusMillis(5), after.plusMillis(5));
+            assertThat(h.expiresAt()).isEqualTo(h.takenAt().plus(TTL));
         });
+        assertThat(jedis().hget(metaKey(slot), "")).isEqualTo("3");
+        assertThat(jedis().zscore(holdersKey(slot), "")).isEqualTo(Double.POSITIVE_INFINITY);
     }
 
     @Test
     void slotWithoutStateIsMissing() {
         assertThat(hold(SlotId.of("never"), "a")).isEqualTo(GateDecision.MISSING);
-        assertThat(gate.inspect(tenant, SlotId.of("never"), now())).isEmpty();
-        assertThat(jedis().exists(keys(SlotId.of("never")).get(1))).isFalse();
+        assertThat(gate.inspect(tenant, SlotId.of("never"))).isEmpty();
+        assertThat(gate.release(tenant, SlotId.of("never"), StudentId.of("a"), RequestId.random())).isFalse();
+        for (String key : keys(SlotId.of("never"))) {
+            assertThat(jedis().exists(key)).as(key).isFalse();
+        }
     }
 
     @Test
@@ -114,56 +142,15 @@ abstract class AbstractRedisGateTest {
         assertThat(hold(tenant, slot, "a", first)).isEqualTo(GateDecision.HELD);
         assertThat(hold(tenant, slot, "a", first)).isEqualTo(GateDecision.duplicate(first));
         assertThat(hold(tenant, slot, "a", RequestId.of("other"))).isEqualTo(GateDecision.duplicate(first));
+        assertThat(gate.release(tenant, slot, StudentId.of("a"), RequestId.of("bars:{x}"))).isFalse();
         assertThat(remaining(slot)).isEqualTo(4);
+        assertThat(gate.release(tenant, slot, StudentId.of("a"), first)).isTrue();
+        assertThat(jedis().hexists(metaKey(slot), "a")).isFalse();
+        assertThat(jedis().hexists(metaKey(slot), "\u0001" + first.value())).as("tombstone").isTrue();
     }
 
     @Test
-    void releaseIsIdempotentAndGivesTheSeatBack() {
-        SlotId slot = SlotId.of("rel");
-        gate.initialize(tenant, slot, 1, keep());
-        assertThat(hold(slot, "a")).isEqualTo(GateDecision.HELD);
-        assertThat(hold(slot, "b")).isEqualTo(GateDecision.FULL);
-        assertThat(gate.release(tenant, slot, StudentId.of("a"))).isTrue();
-        assertThat(gate.release(tenant, slot, StudentId.of("a"))).isFalse();
-        assertThat(gate.release(tenant, SlotId.of("no-such-slot"), StudentId.of("a"))).isFalse();
-        assertThat(remaining(slot)).isEqualTo(1);
-        assertThat(hold(slot, "b")).isEqualTo(GateDecision.HELD);
-        assertThat(jedis().hexists(keys(slot).get(2), "a")).isFalse();
-    }
-
-    @Test
-    void confirmPinsTheHolder() {
-        SlotId slot = SlotId.of("pin");
-        gate.initialize(tenant, slot, 1, keep());
-        assertThat(hold(slot, "a")).isEqualTo(GateDecision.HELD);
-        gate.confirm(tenant, slot, StudentId.of("a"));
-        gate.confirm(tenant, slot, StudentId.of("nobody"));
-        clock.advance(TTL.multipliedBy(3));
-        assertThat(hold(slot, "b")).isEqualTo(GateDecision.FULL);
-        GateHolder holder = gate.inspect(tenant, slot, now()).orElseThrow().holders().get(0);
-        assertThat(holder.pinned()).isTrue();
-        assertThat(holder.studentId()).isEqualTo(StudentId.of("a"));
-        assertThat(jedis().zcard(keys(slot).get(1))).isEqualTo(1);
-    }
-
-    @Test
-    void initializeNeverOverwrites() {
-        SlotId slot = SlotId.of("init");
-        gate.initialize(tenant, slot, 2, keep());
-        hold(slot, "a");
-        hold(slot, "b");
-        gate.initialize(tenant, slot, 5, keep());
-        assertThat(hold(slot, "c")).isEqualTo(GateDecision.FULL);
-        assertThat(gate.inspect(tenant, slot, now()).orElseThrow().capacity()).isEqualTo(2);
-
-        SlotId zero = SlotId.of("zero");
-        gate.initialize(tenant, zero, 0, keep());
-        gate.initialize(tenant, zero, 9, keep());
-        assertThat(hold(zero, "a")).isEqualTo(GateDecision.FULL);
-    }
-
-    @Test
-    void slotKeysExpireAtKeepUntil() {
+    void slotKeysExpireAtKeepUntilAndTheHoldPathNeverTouchesTheirExpiry() {
         SlotId slot = SlotId.of("ttl");
         gate.initialize(tenant, slot, 2, Instant.now().plus(Duration.ofMinutes(30)));
         hold(slot, "a");
@@ -171,160 +158,15 @@ abstract class AbstractRedisGateTest {
             assertThat(jedis().pttl(key)).as(key).isBetween(Duration.ofMinutes(29).toMillis(),
                     Duration.ofMinutes(30).toMillis());
         }
-        gate.reconcile(tenant, slot, 2, List.of(), now(), now(), Instant.now().plus(Duration.ofHours(3)));
-        assertThat(jedis().pttl(keys(slot).get(0))).isGreaterThan(Duration.ofHours(2).toMillis());
-        assertThat(jedis().pttl(keys(slot).get(1))).isGreaterThan(Duration.ofHours(2).toMillis());
-    }
-
-    @Test
-    void clearDropsTheSlot() {
-        SlotId slot = SlotId.of("clear");
-        gate.initialize(tenant, slot, 2, keep());
-        hold(slot, "a");
-        gate.clear(tenant, slot);
-        assertThat(gate.inspect(tenant, slot, now())).isEmpty();
-        assertThat(hold(slot, "a")).isEqualTo(GateDecision.MISSING);
+        gate.reconcile(tenant, slot, 2, List.of(), Duration.ofDays(1), Instant.now().plus(Duration.ofHours(3)));
         for (String key : keys(slot)) {
-            assertThat(jedis().exists(key)).isFalse();
+            assertThat(jedis().pttl(key)).as(key).isGreaterThan(Duration.ofHours(2).toMillis());
         }
-    }
-
-    @Test
-    void abandonedHoldIsReclaimedByTheNextHoldWithoutSweeper() {
-        SlotId slot = SlotId.of("abandoned");
-        gate.initialize(tenant, slot, 1, keep());
-        assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.random(), now(),
-                now().plusSeconds(30))).isEqualTo(GateDecision.HELD);
-        clock.advance(Duration.ofSeconds(29));
-        assertThat(hold(slot, "b")).isEqualTo(GateDecision.FULL);
-        clock.advance(Duration.ofSeconds(1));
-        // expiresAt is exclusive: at exactly expiresAt the hold is over
-        assertThat(hold(slot, "b")).isEqualTo(GateDecision.HELD);
-        assertThat(jedis().zrange(keys(slot).get(1), 0, -1)).containsExactly("b");
-        assertThat(jedis().hexists(keys(slot).get(2), "a")).isFalse();
-        assertThat(gate.release(tenant, slot, StudentId.of("a"))).isFalse();
-        assertThat(remaining(slot)).isZero();
-    }
-
-    @Test
-    void studentWhoseHoldExpiredMayHoldAgain() {
-        SlotId slot = SlotId.of("again");
-        gate.initialize(tenant, slot, 1, keep());
-        gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("r1"), now(), now().plusSeconds(5));
-        clock.advance(Duration.ofSeconds(6));
-        assertThat(hold(tenant, slot, "a", RequestId.of("r2"))).isEqualTo(GateDecision.HELD);
-        assertThat(hold(tenant, slot, "a", RequestId.of("r3"))).isEqualTo(GateDecision.duplicate(RequestId.of("r2")));
-    }
-
-    @Test
-    void reclaimIsBoundedPerCallButCountingIsExact() {
-        RedisSeatReservation small = RedisSeatReservation.builder(jedis()).keyPrefix(prefix).reclaimBatch(2).build();
-        SlotId slot = SlotId.of("bounded");
-        small.initialize(tenant, slot, 10, keep());
-        for (int i = 0; i < 10; i++) {
-            small.tryHold(tenant, slot, StudentId.of("old" + i), RequestId.random(), now(), now().plusSeconds(1));
-        }
-        clock.advance(Duration.ofSeconds(2));
-        assertThat(small.tryHold(tenant, slot, StudentId.of("new"), RequestId.random(), now(), now().plus(TTL)))
-                .isEqualTo(GateDecision.HELD);
-        assertThat(jedis().zcard(keys(slot).get(1))).isEqualTo(10 - 2 + 1);
-        assertThat(small.inspect(tenant, slot, now()).orElseThrow().remaining()).isEqualTo(9);
-        for (int i = 0; i < 9; i++) {
-            assertThat(small.tryHold(tenant, slot, StudentId.of("more" + i), RequestId.random(), now(),
-                    now().plus(TTL))).isEqualTo(GateDecision.HELD);
-        }
-        assertThat(small.tryHold(tenant, slot, StudentId.of("last"), RequestId.random(), now(), now().plus(TTL)))
-                .isEqualTo(GateDecision.FULL);
-    }
-
-    @Test
-    void releaseRacingReclaimGivesTheSeatBackOnce() throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            for (int round = 0; round < 100; round++) {
-                SlotId slot = SlotId.of("race-" + round);
-                gate.initialize(tenant, slot, 1, keep());
-                Instant start = now();
-                gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.random(), start, start.plusSeconds(1));
-                Instant later = start.plusSeconds(2);
-                CountDownLatch go = new CountDownLatch(1);
-                Future<Boolean> release = pool.submit(() -> {
-                    go.await();
-                    return gate.release(tenant, slot, StudentId.of("a"));
-                });
-                Future<GateDecision> reclaim = pool.submit(() -> {
-                    go.await();
-                    return gate.tryHold(tenant, slot, StudentId.of("b"), RequestId.random(), later,
-                            later.plus(TTL));
-                });
-                go.countDown();
-                release.get(10, TimeUnit.SECONDS);
-                assertThat(reclaim.get(10, TimeUnit.SECONDS)).isEqualTo(GateDecision.HELD);
-                assertThat(gate.release(tenant, slot, StudentId.of("a"))).isFalse();
-                GateView view = gate.inspect(tenant, slot, later).orElseThrow();
-                assertThat(view.holders()).extracting(GateHolder::studentId).containsExactly(StudentId.of("b"));
-                assertThat(view.remaining()).isZero();
-                assertThat(jedis().zcard(keys(slot).get(1))).isEqualTo(1);
-                assertThat(gate.release(tenant, slot, StudentId.of("b"))).isTrue();
-                assertThat(gate.inspect(tenant, slot, later).orElseThrow().remaining()).isEqualTo(1);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
-    @Test
-    void reconcileConvergesToTheTruth() {
-        SlotId slot = SlotId.of("recon");
-        gate.initialize(tenant, slot, 3, keep());
-        Instant t0 = now();
-        hold(slot, "stale");
-        clock.advance(Duration.ofMinutes(2));
-        hold(slot, "young");
-        clock.advance(Duration.ofSeconds(10));
-        Instant cutoff = now().minus(Duration.ofMinutes(1));
-        List<GateHolder> truth = List.of(
-                new GateHolder(StudentId.of("db1"), RequestId.of("r-db1"), t0, now().plus(TTL)),
-                new GateHolder(StudentId.of("db2"), RequestId.of("r-db2"), t0, null),
-                new GateHolder(StudentId.of("gone"), RequestId.of("r-gone"), t0, now().minusSeconds(1)));
-        GateSync sync = gate.reconcile(tenant, slot, 4, truth, now(), cutoff, keep());
-        assertThat(sync).isEqualTo(new GateSync(2, 1, true));
-        GateView view = gate.inspect(tenant, slot, now()).orElseThrow();
-        assertThat(view.capacity()).isEqualTo(4);
-        assertThat(view.holders()).extracting(h -> h.studentId().value())
-                .containsExactlyInAnyOrder("db1", "db2", "young");
-        GateHolder db2 = view.holders().stream().filter(h -> h.studentId().value().equals("db2")).findFirst()
-                .orElseThrow();
-        assertThat(db2.pinned()).isTrue();
-        assertThat(db2.requestId()).isEqualTo(RequestId.of("r-db2"));
-        assertThat(db2.takenAt()).isEqualTo(t0);
-        assertThat(hold(slot, "db1")).isEqualTo(GateDecision.duplicate(RequestId.of("r-db1")));
-
-        // converged: a second run changes nothing
-        assertThat(gate.reconcile(tenant, slot, 4, truth.subList(0, 2), now(), now().minus(Duration.ofDays(1)),
-                keep())).isEqualTo(new GateSync(0, 0, false));
-    }
-
-    @Test
-    void reconcileRebuildsAMissingSlotAndAppliesTheTruthsExpiry() {
-        SlotId slot = SlotId.of("rebuild");
-        List<GateHolder> truth = List.of(
-                new GateHolder(StudentId.of("a"), RequestId.of("ra"), now(), now().plus(TTL)));
-        assertThat(gate.reconcile(tenant, slot, 2, truth, now(), now(), keep())).isEqualTo(new GateSync(1, 0, true));
-        assertThat(hold(slot, "b")).isEqualTo(GateDecision.HELD);
-        assertThat(hold(slot, "c")).isEqualTo(GateDecision.FULL);
-
-        // the ledger confirmed a: the truth pins it
-        List<GateHolder> confirmed = List.of(
-                new GateHolder(StudentId.of("a"), RequestId.of("ra"), now(), null),
-                new GateHolder(StudentId.of("b"), RequestId.of("rb"), now(), now().plusSeconds(5)));
-        assertThat(gate.reconcile(tenant, slot, 2, confirmed, now(), now().minus(Duration.ofHours(1)), keep()))
-                .isEqualTo(new GateSync(0, 0, false));
-        clock.advance(Duration.ofSeconds(5));
-        GateView view = gate.inspect(tenant, slot, now()).orElseThrow();
-        assertThat(view.holders()).extracting(h -> h.studentId().value()).containsExactly("a");
-        assertThat(view.holders().get(0).pinned()).isTrue();
-        assertThat(hold(slot, "c")).isEqualTo(GateDecision.HELD);
+        gate.close(tenant, slot, Instant.now().plus(Duration.ofMinutes(5)));
+        assertThat(jedis().exists(holdersKey(slot))).isFalse();
+        assertThat(jedis().hgetAll(metaKey(slot))).isEqualTo(java.util.Map.of("", "closed"));
+        assertThat(jedis().pttl(metaKey(slot))).isBetween(Duration.ofMinutes(4).toMillis(),
+                Duration.ofMinutes(5).toMillis());
     }
 
     @Test
@@ -335,10 +177,71 @@ abstract class AbstractRedisGateTest {
         for (String key : keys(slot)) {
             assertThat(jedis().pttl(key)).as(key).isEqualTo(-1L);
         }
-        gate.reconcile(tenant, slot, 1, List.of(), now(), now(), keep());
-        assertThat(jedis().pttl(keys(slot).get(0))).isPositive();
-        gate.reconcile(tenant, slot, 1, List.of(), now(), now(), null);
-        assertThat(jedis().pttl(keys(slot).get(0))).isEqualTo(-1L);
+        gate.reconcile(tenant, slot, 1, List.of(), Duration.ofDays(1), keep());
+        assertThat(jedis().pttl(holdersKey(slot))).isPositive();
+        gate.reconcile(tenant, slot, 1, List.of(), Duration.ofDays(1), null);
+        assertThat(jedis().pttl(holdersKey(slot))).isEqualTo(-1L);
+        assertThat(jedis().pttl(metaKey(slot))).isEqualTo(-1L);
+    }
+
+    @Test
+    void losingEitherKeyAloneMakesTheSlotMissingUntilReconcileRebuildsIt() {
+        for (int lost = 0; lost < 2; lost++) {
+            SlotId slot = SlotId.of("partial-" + lost);
+            gate.initialize(tenant, slot, 2, keep());
+            RequestId aRequest = RequestId.of("ra");
+            assertThat(hold(tenant, slot, "a", aRequest)).isEqualTo(GateDecision.HELD);
+            assertThat(gate.release(tenant, slot, StudentId.of("x"), RequestId.of("rx"))).isFalse();
+            jedis().del(keys(slot).get(lost));
+
+            assertThat(hold(slot, "b")).as("lost key %d", lost).isEqualTo(GateDecision.MISSING);
+            assertThat(hold(tenant, slot, "a", aRequest)).isEqualTo(GateDecision.MISSING);
+            assertThat(gate.inspect(tenant, slot)).isEmpty();
+            assertThat(gate.release(tenant, slot, StudentId.of("a"), RequestId.of("rz"))).isFalse();
+            gate.confirm(tenant, slot, StudentId.of("a"), aRequest);
+            gate.initialize(tenant, slot, 2, keep());
+            assertThat(hold(slot, "b")).as("initialize leaves a partial state alone").isEqualTo(GateDecision.MISSING);
+
+            Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+            GateHolder a = new GateHolder(StudentId.of("a"), aRequest, now, now.plus(TTL));
+            GateHolder x = new GateHolder(StudentId.of("x"), RequestId.of("rx"), now, now.plus(TTL));
+            assertThat(gate.reconcile(tenant, slot, 2, List.of(a, x), Duration.ofDays(1), keep()))
+                    .as("rebuilt from the truth").isEqualTo(new GateSync(lost == 0 ? 1 : 2, 0, true));
+            GateView view = gate.inspect(tenant, slot).orElseThrow();
+            assertThat(view.holders()).extracting(h -> h.studentId().value())
+                    .as("x's tombstone survives when the meta key does")
+                    .containsExactlyInAnyOrderElementsOf(lost == 0 ? List.of("a") : List.of("a", "x"));
+            assertThat(hold(tenant, slot, "a", RequestId.random())).isEqualTo(GateDecision.duplicate(aRequest));
+            for (String key : keys(slot)) {
+                assertThat(jedis().pttl(key)).as(key).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void reclaimRunsOnTheFullPathAndIsBoundedPerCall() {
+        RedisSeatReservation small = RedisSeatReservation.builder(jedis()).keyPrefix(prefix).reclaimBatch(2).build();
+        SlotId slot = SlotId.of("bounded");
+        small.initialize(tenant, slot, 3, keep());
+        for (int i = 0; i < 3; i++) {
+            small.tryHold(tenant, slot, StudentId.of("old" + i), RequestId.random(), SHORT);
+        }
+        sleep(SHORT);
+        for (int i = 0; i < 3; i++) {
+            assertThat(small.tryHold(tenant, slot, StudentId.of("new" + i), RequestId.random(), TTL))
+                    .isEqualTo(GateDecision.HELD);
+        }
+        assertThat(jedis().zcard(holdersKey(slot))).as("the success path reclaims nothing").isEqualTo(1 + 6);
+        assertThat(small.tryHold(tenant, slot, StudentId.of("late"), RequestId.random(), TTL))
+                .isEqualTo(GateDecision.FULL);
+        assertThat(jedis().zcard(holdersKey(slot))).isEqualTo(1 + 4);
+        assertThat(small.tryHold(tenant, slot, StudentId.of("late"), RequestId.random(), TTL))
+                .isEqualTo(GateDecision.FULL);
+        assertThat(jedis().zcard(holdersKey(slot))).isEqualTo(1 + 3);
+        for (int i = 0; i < 3; i++) {
+            assertThat(jedis().hexists(metaKey(slot), "old" + i)).isFalse();
+        }
+        assertThat(small.inspect(tenant, slot).orElseThrow().remaining()).isZero();
     }
 
     @Test
@@ -369,11 +272,12 @@ abstract class AbstractRedisGateTest {
         gate.initialize(tenant, slot, 2, keep());
         assertThat(hold(slot, "a")).isEqualTo(GateDecision.HELD);
         flushScripts();
-        assertThat(hold(slot, "b")).isEqualTo(GateDecision.HELD);
+        RequestId b = RequestId.random();
+        assertThat(hold(tenant, slot, "b", b)).isEqualTo(GateDecision.HELD);
         flushScripts();
-        assertThat(gate.release(tenant, slot, StudentId.of("b"))).isTrue();
+        assertThat(gate.release(tenant, slot, StudentId.of("b"), b)).isTrue();
         flushScripts();
-        assertThat(gate.inspect(tenant, slot, now()).orElseThrow().remaining()).isEqualTo(1);
+        assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(1);
     }
 
     @Test
@@ -389,7 +293,7 @@ abstract class AbstractRedisGateTest {
         }
         int threads = 16;
         int perThread = 150;
-        ConcurrentHashMap<String, Boolean> heldBy = new ConcurrentHashMap<>();
+        ConcurrentHashMap<String, RequestId> heldBy = new ConcurrentHashMap<>();
         AtomicInteger[] held = new AtomicInteger[slots];
         for (int i = 0; i < slots; i++) {
             held[i] = new AtomicInteger();
@@ -405,11 +309,12 @@ abstract class AbstractRedisGateTest {
                         int s = r.nextInt(slots);
                         String student = "st" + r.nextInt(400);
                         SlotId slot = SlotId.of("fuzz-" + s);
-                        GateDecision d = hold(tenant, slot, student, RequestId.random());
+                        RequestId request = RequestId.random();
+                        GateDecision d = hold(tenant, slot, student, request);
                         if (d.outcome() == GateOutcome.HELD) {
-                            assertThat(heldBy.putIfAbsent(s + "/" + student, true)).isNull();
+                            assertThat(heldBy.putIfAbsent(s + "/" + student, request)).isNull();
                             held[s].incrementAndGet();
-                            if (r.nextInt(4) == 0 && gate.release(tenant, slot, StudentId.of(student))) {
+                            if (r.nextInt(4) == 0 && gate.release(tenant, slot, StudentId.of(student), request)) {
                                 heldBy.remove(s + "/" + student);
                                 held[s].decrementAndGet();
                             }
@@ -425,10 +330,10 @@ abstract class AbstractRedisGateTest {
             pool.shutdownNow();
         }
         for (int i = 0; i < slots; i++) {
-            GateView view = gate.inspect(tenant, SlotId.of("fuzz-" + i), now()).orElseThrow();
+            GateView view = gate.inspect(tenant, SlotId.of("fuzz-" + i)).orElseThrow();
             assertThat(view.holders().size()).as("slot %d, seed %d", i, seed).isLessThanOrEqualTo(capacity[i]);
             assertThat(view.holders().size()).as("slot %d, seed %d", i, seed).isEqualTo(held[i].get());
-            assertThat(jedis().zcard(keys(SlotId.of("fuzz-" + i)).get(1))).isEqualTo(held[i].get());
+            assertThat(jedis().zcard(holdersKey(SlotId.of("fuzz-" + i)))).isEqualTo(held[i].get() + 1L);
             String slotPrefix = i + "/";
             Set<String> holders = new java.util.HashSet<>();
             view.holders().forEach(h -> holders.add(slotPrefix + h.studentId().value()));
@@ -438,30 +343,19 @@ abstract class AbstractRedisGateTest {
     }
 
     @Test
-    void aSubMillisecondExpiryIsRoundedUpNeverDown() {
-        SlotId slot = SlotId.of("micros");
-        gate.initialize(tenant, slot, 1, keep());
-        Instant at = now();
-        assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.random(), at, at.plusNanos(500_000)))
-                .isEqualTo(GateDecision.HELD);
-        assertThat(gate.inspect(tenant, slot, at).orElseThrow().holders()).hasSize(1);
-        assertThat(gate.inspect(tenant, slot, at.plusMillis(1)).orElseThrow().holders()).isEmpty();
-    }
-
-    @Test
     void badInputIsRefusedWithTheFieldNamed() {
         SlotId slot = SlotId.of("bad");
-        assertThatThrownBy(() -> gate.tryHold(null, slot, StudentId.of("a"), RequestId.random(), now(), keep()))
+        assertThatThrownBy(() -> gate.tryHold(null, slot, StudentId.of("a"), RequestId.random(), TTL))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tenantId");
-        assertThatThrownBy(() -> gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.random(), now(), now()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expiresAt");
+        assertThatThrownBy(() -> gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.random(), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
         assertThatThrownBy(() -> gate.initialize(tenant, slot, -1, keep()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("capacity").hasMessageContaining("-1");
         assertThatThrownBy(() -> RedisSeatReservation.builder(jedis()).keyPrefix("a{b}"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
         assertThatThrownBy(() -> RedisSeatReservation.builder(jedis()).reclaimBatch(0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reclaimBatch");
-        assertThatThrownBy(() -> gate.reconcile(tenant, slot, 1, null, now(), now(), keep()))
+        assertThatThrownBy(() -> gate.reconcile(tenant, slot, 1, null, Duration.ZERO, keep()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("truth");
     }
 }

@@ -64,11 +64,11 @@ class ClusterRedisGateTest extends AbstractRedisGateTest {
             RedisSeatReservation viaLegacy = RedisSeatReservation.builder(legacy).keyPrefix(prefix).build();
             SlotId slot = SlotId.of("legacy");
             viaLegacy.initialize(tenant, slot, 1, keep());
-            assertThat(viaLegacy.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("r1"), now(),
-                    now().plus(Duration.ofMinutes(5)))).isEqualTo(GateDecision.HELD);
+            assertThat(viaLegacy.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("r1"),
+                    Duration.ofMinutes(5))).isEqualTo(GateDecision.HELD);
             // the same keys, seen through the other client
-            assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("r2"), now(),
-                    now().plus(Duration.ofMinutes(5)))).isEqualTo(GateDecision.duplicate(RequestId.of("r1")));
+            assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("r2"),
+                    Duration.ofMinutes(5))).isEqualTo(GateDecision.duplicate(RequestId.of("r1")));
         }
     }
 
@@ -81,8 +81,8 @@ class ClusterRedisGateTest extends AbstractRedisGateTest {
             int master = cluster.masterOf(keys.get(0));
             perMaster.merge(master, 1, Integer::sum);
             gate.initialize(tenant, slot, 2, keep());
-            assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.random(), now(),
-                    now().plus(Duration.ofMinutes(5)))).isEqualTo(GateDecision.HELD);
+            assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.random(),
+                    Duration.ofMinutes(5))).isEqualTo(GateDecision.HELD);
             try (Jedis owner = cluster.connect(master)) {
                 for (String key : keys) {
                     assertThat(owner.clusterKeySlot(key)).isEqualTo(JedisClusterCRC16.getSlot(keys.get(0)));

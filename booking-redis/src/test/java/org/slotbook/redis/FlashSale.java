@@ -117,7 +117,7 @@ final class FlashSale {
     /** The gate's live holders are exactly the store's live bookings. */
     static void assertGateMatchesLedger(SeatReservation gate, BookingStore store, TenantId tenant, SlotId slot,
                                         int capacity, Instant now) {
-        GateView view = gate.inspect(tenant, slot, now).orElseThrow();
+        GateView view = gate.inspect(tenant, slot).orElseThrow();
         assertThat(view.capacity()).isEqualTo(capacity);
         Set<StudentId> inGate = new HashSet<>();
         for (GateHolder h : view.holders()) {

@@ -34,24 +34,25 @@ class ProtocolVariantsTest {
             TenantId tenant = TenantId.of("t");
             SlotId slot = SlotId.of("s");
             Instant now = Instant.now();
-            Instant expiry = now.plus(Duration.ofMinutes(10)).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
-            Instant at = now.truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+            Duration ttl = Duration.ofMinutes(10);
             gate.initialize(tenant, slot, 1, now.plus(Duration.ofHours(1)));
-            assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("ra"), at, expiry))
+            assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("ra"), ttl))
                     .isEqualTo(GateDecision.HELD);
-            assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("rb"), at, expiry))
+            assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("rb"), ttl))
                     .isEqualTo(GateDecision.duplicate(RequestId.of("ra")));
-            assertThat(gate.tryHold(tenant, slot, StudentId.of("b"), RequestId.of("rb"), at, expiry))
+            assertThat(gate.tryHold(tenant, slot, StudentId.of("b"), RequestId.of("rb"), ttl))
                     .isEqualTo(GateDecision.FULL);
-            assertThat(gate.tryHold(tenant, SlotId.of("none"), StudentId.of("b"), RequestId.of("rb"), at, expiry))
+            assertThat(gate.tryHold(tenant, SlotId.of("none"), StudentId.of("b"), RequestId.of("rb"), ttl))
                     .isEqualTo(GateDecision.MISSING);
-            GateHolder a = new GateHolder(StudentId.of("a"), RequestId.of("ra"), at, expiry);
-            assertThat(gate.inspect(tenant, slot, at)).contains(new GateView(1, List.of(a)));
-            assertThat(gate.reconcile(tenant, slot, 2, List.of(a), at, at, now.plus(Duration.ofHours(1))))
+            GateHolder a = gate.inspect(tenant, slot).orElseThrow().holders().get(0);
+            assertThat(a.requestId()).isEqualTo(RequestId.of("ra"));
+            assertThat(a.expiresAt()).isEqualTo(a.takenAt().plus(ttl));
+            assertThat(gate.inspect(tenant, slot)).contains(new GateView(1, List.of(a)));
+            assertThat(gate.reconcile(tenant, slot, 2, List.of(a), Duration.ZERO, now.plus(Duration.ofHours(1))))
                     .isEqualTo(new GateSync(0, 0, true));
-            assertThat(gate.release(tenant, slot, StudentId.of("a"))).isTrue();
-            assertThat(gate.release(tenant, slot, StudentId.of("a"))).isFalse();
-            assertThat(gate.inspect(tenant, SlotId.of("none"), at)).isEmpty();
+            assertThat(gate.release(tenant, slot, StudentId.of("a"), RequestId.of("ra"))).isTrue();
+            assertThat(gate.release(tenant, slot, StudentId.of("a"), RequestId.of("ra"))).isFalse();
+            assertThat(gate.inspect(tenant, SlotId.of("none"))).isEmpty();
             assertThat(gate.unavailableCount()).isZero();
         }
     }

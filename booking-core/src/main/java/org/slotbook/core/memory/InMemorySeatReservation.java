@@ -1,13 +1,17 @@
 package org.slotbook.core.memory;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,14 +28,17 @@ import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
 
 /**
- * A gate kept in memory, with the semantics of the Redis gate: per (tenant, slot) a capacity and
- * holders keyed by student, each with an expiry (none once pinned by a confirm). Expired holders
- * ({@code expiresAt <= now}) are reclaimed by the next {@link #tryHold} of the slot; remaining seats
- * are always {@code capacity - holders}.
+ * A gate kept in memory, with the semantics of the Redis gate: per (tenant, slot) a capacity,
+ * holders keyed by student (each with the request id that put it there and an expiry, none once
+ * pinned by a confirm), the request ids released so far (tombstones) and a closed marker. Expired
+ * holders ({@code expiresAt <= now}) are reclaimed by the next {@link #tryHold} of the slot;
+ * remaining seats are always {@code capacity - live holders}.
  *
- * <p>Each operation on a slot is atomic (it runs under that slot's entry lock). Whole slots are
- * dropped once their {@code keepUntil} has passed on the gate's own clock, as Redis would expire
- * their keys; a null {@code keepUntil} keeps a slot until it is cleared.
+ * <p>All time is the gate's own clock (given to {@link #create(Clock)}; the system UTC clock by
+ * default), read at millisecond precision as Redis' {@code TIME} is used. Each operation on a slot is
+ * atomic (it runs under that slot's entry lock). Whole slots are dropped once their
+ * {@code keepUntil} has passed on that clock, as Redis would expire their keys; a null
+ * {@code keepUntil} keeps a slot until it is closed or evicted.
  *
  * <p>For tests it can simulate faults: {@link #setAvailable(boolean)}, {@link #evict} and
  * {@link #clearAll()}.
@@ -45,34 +52,35 @@ public final class InMemorySeatReservation implements SeatReservation {
         this.clock = clock;
     }
 
-    /** A gate whose slots expire by the system clock. */
+    /** A gate on the system UTC clock. */
     public static InMemorySeatReservation create() {
         return new InMemorySeatReservation(Clock.systemUTC());
     }
 
-    /** A gate whose slots expire ({@code keepUntil}) by {@code clock}. */
+    /** A gate whose holds and slots expire by {@code clock}. */
     public static InMemorySeatReservation create(Clock clock) {
         return new InMemorySeatReservation(Checks.notNull("clock", clock));
     }
 
     @Override
     public GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId,
-                                Instant now, Instant expiresAt) {
+                                Duration ttl) {
         Key key = key(tenantId, slotId);
         Checks.notNull("studentId", studentId);
         Checks.notNull("requestId", requestId);
-        Checks.notNull("now", now);
-        Checks.notNull("expiresAt", expiresAt);
-        if (!expiresAt.isAfter(now)) {
-            throw new IllegalArgumentException("expiresAt must be after now " + now + ", got " + expiresAt);
-        }
+        long ttlMillis = ttlMillis(ttl);
         if (!available) {
             return GateDecision.UNAVAILABLE;
         }
         GateDecision[] decision = {GateDecision.MISSING};
         gates.computeIfPresent(key, (k, gate) -> {
-            if (gate.gone(clock)) {
+            Instant now = now();
+            if (gate.gone(now)) {
                 return null;
+            }
+            if (gate.closed) {
+                decision[0] = GateDecision.CLOSED;
+                return gate;
             }
             gate.reclaim(now);
             GateHolder existing = gate.holders.get(studentId);
@@ -81,7 +89,7 @@ public final class InMemorySeatReservation implements SeatReservation {
             } else if (gate.holders.size() >= gate.capacity) {
                 decision[0] = GateDecision.FULL;
             } else {
-                gate.holders.put(studentId, new GateHolder(studentId, requestId, now, expiresAt));
+                gate.holders.put(studentId, new GateHolder(studentId, requestId, now, now.plusMillis(ttlMillis)));
                 decision[0] = GateDecision.HELD;
             }
             return gate;
@@ -90,31 +98,42 @@ public final class InMemorySeatReservation implements SeatReservation {
     }
 
     @Override
-    public void confirm(TenantId tenantId, SlotId slotId, StudentId studentId) {
+    public void confirm(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
         Key key = key(tenantId, slotId);
         Checks.notNull("studentId", studentId);
+        Checks.notNull("requestId", requestId);
         checkAvailable();
         gates.computeIfPresent(key, (k, gate) -> {
-            if (gate.gone(clock)) {
+            Instant now = now();
+            if (gate.gone(now)) {
                 return null;
             }
-            gate.holders.computeIfPresent(studentId,
-                    (s, h) -> new GateHolder(h.studentId(), h.requestId(), h.takenAt(), null));
+            gate.holders.computeIfPresent(studentId, (s, h) -> h.requestId().equals(requestId) && h.liveAt(now)
+                    ? new GateHolder(h.studentId(), h.requestId(), h.takenAt(), null) : h);
             return gate;
         });
     }
 
     @Override
-    public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId) {
+    public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
         Key key = key(tenantId, slotId);
         Checks.notNull("studentId", studentId);
+        Checks.notNull("requestId", requestId);
         checkAvailable();
         boolean[] removed = {false};
         gates.computeIfPresent(key, (k, gate) -> {
-            if (gate.gone(clock)) {
+            if (gate.gone(now())) {
                 return null;
             }
-            removed[0] = gate.holders.remove(studentId) != null;
+            if (gate.closed) {
+                return gate;
+            }
+            gate.released.add(requestId);
+            GateHolder h = gate.holders.get(studentId);
+            if (h != null && h.requestId().equals(requestId)) {
+                gate.holders.remove(studentId);
+                removed[0] = true;
+            }
             return gate;
         });
         return removed[0];
@@ -125,26 +144,29 @@ public final class InMemorySeatReservation implements SeatReservation {
         Key key = key(tenantId, slotId);
         Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
         checkAvailable();
-        gates.compute(key, (k, gate) -> gate == null || gate.gone(clock) ? new Gate(capacity, keepUntil) : gate);
+        gates.compute(key, (k, gate) -> gate == null || gate.gone(now()) ? new Gate(capacity, keepUntil) : gate);
     }
 
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
-                              Instant now, Instant removeTakenBefore, Instant keepUntil) {
+                              Duration inFlightGrace, Instant keepUntil) {
         Key key = key(tenantId, slotId);
         Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
         Checks.notNull("truth", truth);
-        Checks.notNull("now", now);
-        Checks.notNull("removeTakenBefore", removeTakenBefore);
-        Set<StudentId> known = new HashSet<>();
+        Checks.notNegative("inFlightGrace", inFlightGrace);
+        Map<StudentId, GateHolder> named = new HashMap<>();
         for (GateHolder h : truth) {
-            Checks.notNull("truth element", h);
-            known.add(h.studentId());
+            Checks.notNull("truth holder", h);
+            named.put(h.studentId(), h);
         }
         checkAvailable();
-        GateSync[] sync = new GateSync[1];
+        GateSync[] sync = {new GateSync(0, 0, false)};
         gates.compute(key, (k, existing) -> {
-            Gate gate = existing == null || existing.gone(clock) ? null : existing;
+            Instant now = now();
+            Gate gate = existing == null || existing.gone(now) ? null : existing;
+            if (gate != null && gate.closed) {
+                return gate; // a called-off slot is never resurrected
+            }
             boolean capacityFixed = gate == null || gate.capacity != capacity;
             if (gate == null) {
                 gate = new Gate(capacity, keepUntil);
@@ -152,22 +174,36 @@ public final class InMemorySeatReservation implements SeatReservation {
             gate.capacity = capacity;
             gate.keepUntil = keepUntil;
             gate.reclaim(now);
+            Instant removeTakenBefore = now.minus(inFlightGrace);
             int removed = 0;
             for (Iterator<GateHolder> it = gate.holders.values().iterator(); it.hasNext(); ) {
                 GateHolder h = it.next();
-                if (!known.contains(h.studentId()) && h.takenAt().isBefore(removeTakenBefore)) {
+                GateHolder t = named.get(h.studentId());
+                boolean known = t != null && t.requestId().equals(h.requestId());
+                if (!known && h.takenAt().isBefore(removeTakenBefore)) {
                     it.remove();
                     removed++;
                 }
             }
             int added = 0;
-            for (GateHolder h : truth) {
-                if (!h.liveAt(now)) {
-                    continue;
+            for (GateHolder t : named.values()) {
+                if (gate.released.contains(t.requestId())) {
+                    continue; // released after the ledger was read
                 }
-                if (gate.holders.put(h.studentId(), h) == null) {
-                    added++;
+                GateHolder h = gate.holders.get(t.studentId());
+                if (h == null) {
+                    if (t.liveAt(now)) {
+                        gate.holders.put(t.studentId(), t);
+                        added++;
+                    }
+                } else if (h.requestId().equals(t.requestId()) && !h.pinned()) {
+                    // pin a confirmed one, extend an expiry, never shorten it
+                    Instant expiresAt = t.pinned() ? null
+                            : t.expiresAt().isAfter(h.expiresAt()) ? t.expiresAt() : h.expiresAt();
+                    gate.holders.put(h.studentId(), new GateHolder(h.studentId(), h.requestId(), h.takenAt(),
+                            expiresAt));
                 }
+                // a holder of the student under another request is young (older ones went above): left alone
             }
             sync[0] = new GateSync(added, removed, capacityFixed);
             return gate;
@@ -176,21 +212,24 @@ public final class InMemorySeatReservation implements SeatReservation {
     }
 
     @Override
-    public void clear(TenantId tenantId, SlotId slotId) {
+    public void close(TenantId tenantId, SlotId slotId, Instant keepUntil) {
         Key key = key(tenantId, slotId);
         checkAvailable();
-        gates.remove(key);
+        gates.compute(key, (k, gate) -> Gate.closed(keepUntil));
     }
 
     @Override
-    public Optional<GateView> inspect(TenantId tenantId, SlotId slotId, Instant now) {
+    public Optional<GateView> inspect(TenantId tenantId, SlotId slotId) {
         Key key = key(tenantId, slotId);
-        Checks.notNull("now", now);
         checkAvailable();
         GateView[] view = new GateView[1];
         gates.computeIfPresent(key, (k, gate) -> {
-            if (gate.gone(clock)) {
+            Instant now = now();
+            if (gate.gone(now)) {
                 return null;
+            }
+            if (gate.closed) {
+                return gate;
             }
             List<GateHolder> live = new ArrayList<>(gate.holders.size());
             for (GateHolder h : gate.holders.values()) {
@@ -228,6 +267,17 @@ public final class InMemorySeatReservation implements SeatReservation {
         return "InMemorySeatReservation[slots=" + gates.size() + (available ? "" : ", unavailable") + "]";
     }
 
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    }
+
+    /** The ttl in whole milliseconds, a sub-millisecond rest rounded up (never cutting a hold short). */
+    static long ttlMillis(Duration ttl) {
+        Checks.positive("ttl", ttl);
+        long millis = ttl.toMillis();
+        return ttl.minusMillis(millis).isZero() ? millis : millis + 1;
+    }
+
     private void checkAvailable() {
         if (!available) {
             throw new IllegalStateException("gate unavailable");
@@ -245,15 +295,23 @@ public final class InMemorySeatReservation implements SeatReservation {
     private static final class Gate {
         int capacity;
         Instant keepUntil;
+        boolean closed;
         final LinkedHashMap<StudentId, GateHolder> holders = new LinkedHashMap<>();
+        final Set<RequestId> released = new HashSet<>();
 
         Gate(int capacity, Instant keepUntil) {
             this.capacity = capacity;
             this.keepUntil = keepUntil;
         }
 
-        boolean gone(Clock clock) {
-            return keepUntil != null && !clock.instant().isBefore(keepUntil);
+        static Gate closed(Instant keepUntil) {
+            Gate gate = new Gate(0, keepUntil);
+            gate.closed = true;
+            return gate;
+        }
+
+        boolean gone(Instant now) {
+            return keepUntil != null && !now.isBefore(keepUntil);
         }
 
         void reclaim(Instant now) {

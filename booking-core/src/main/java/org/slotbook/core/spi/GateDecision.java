@@ -11,7 +11,7 @@ public record GateDecision(GateOutcome outcome, RequestId heldUnder) {
     public static final GateDecision FULL = new GateDecision(GateOutcome.FULL, null);
     public static final GateDecision MISSING = new GateDecision(GateOutcome.MISSING, null);
     public static final GateDecision UNAVAILABLE = new GateDecision(GateOutcome.UNAVAILABLE, null);
-    public static final GateDecision BYPASS = new GateDecision(GateOutcome.BYPASS, null);
+    public static final GateDecision CLOSED = new GateDecision(GateOutcome.CLOSED, null);
 
     public GateDecision {
         if (outcome == null) {

@@ -8,10 +8,13 @@ public enum GateOutcome {
     FULL,
     /** The student already holds a seat of this slot in the gate, under {@link GateDecision#heldUnder()}. */
     DUPLICATE,
-    /** The gate has no state for this slot (never initialized, evicted, or the server restarted empty). */
+    /**
+     * The gate has no state for this slot (never initialized, evicted — wholly or in part — or the
+     * server restarted empty); the engine rebuilds it from the ledger.
+     */
     MISSING,
-    /** The gate cannot be reached in time; the engine goes on with the database alone. */
-    UNAVAILABLE,
-    /** There is no gate (DB-only mode); the engine goes to the database. */
-    BYPASS
+    /** The slot was called off ({@link SeatReservation#close}); the engine asks the database. */
+    CLOSED,
+    /** The gate cannot be reached in time, or there is none; the engine goes on with the database alone. */
+    UNAVAILABLE
 }

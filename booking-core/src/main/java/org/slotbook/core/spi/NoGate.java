@@ -1,5 +1,6 @@
 package org.slotbook.core.spi;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Optional;
@@ -8,22 +9,22 @@ import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 
-/** DB-only mode: every hold goes to the ledger. */
+/** DB-only mode: there is no gate. The engine does not call it; if anything does, it holds nothing. */
 enum NoGate implements SeatReservation {
     INSTANCE;
 
     @Override
     public GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId,
-                                Instant now, Instant expiresAt) {
-        return GateDecision.BYPASS;
+                                Duration ttl) {
+        return GateDecision.UNAVAILABLE;
     }
 
     @Override
-    public void confirm(TenantId tenantId, SlotId slotId, StudentId studentId) {
+    public void confirm(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
     }
 
     @Override
-    public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId) {
+    public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
         return false;
     }
 
@@ -33,16 +34,16 @@ enum NoGate implements SeatReservation {
 
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
-                              Instant now, Instant removeTakenBefore, Instant keepUntil) {
+                              Duration inFlightGrace, Instant keepUntil) {
         return new GateSync(0, 0, false);
     }
 
     @Override
-    public void clear(TenantId tenantId, SlotId slotId) {
+    public void close(TenantId tenantId, SlotId slotId, Instant keepUntil) {
     }
 
     @Override
-    public Optional<GateView> inspect(TenantId tenantId, SlotId slotId, Instant now) {
+    public Optional<GateView> inspect(TenantId tenantId, SlotId slotId) {
         return Optional.empty();
     }
 

@@ -1,5 +1,6 @@
 package org.slotbook.core.spi;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Optional;
@@ -13,12 +14,25 @@ import org.slotbook.core.TenantId;
  * slot costs one round trip and no database work — but never decides alone that a seat is sold: a
  * gate hold that the ledger refuses is released.
  *
- * <p>Per slot the gate keeps a capacity and a set of holders keyed by student, each with an expiry
- * (or pinned once confirmed). Remaining seats are derived, {@code capacity - live holders}; an
- * expired holder is reclaimed by the next {@link #tryHold} on that slot, with no sweeper.
+ * <p>Per slot the gate keeps a capacity and a set of holders keyed by student, each put there by one
+ * request id, with an expiry (or pinned once confirmed). Remaining seats are derived,
+ * {@code capacity - live holders}; an expired holder is reclaimed by a later {@link #tryHold} on
+ * that slot, with no sweeper.
  *
- * <p>Time comes from the caller ({@code now}), never from the gate's own clock, except for the
- * expiry of whole slots ({@code keepUntil}), which only bounds memory.
+ * <p><b>Time is the gate's own.</b> Hold expiries, "taken at" instants and liveness are read from the
+ * gate's clock (Redis: {@code TIME} inside the script), never from the caller's, so callers whose
+ * clocks drift apart cannot cut each other's holds short. The only instants a caller passes are
+ * {@code keepUntil}, which bounds how long a slot's state (or its closed marker) is kept in memory.
+ *
+ * <p><b>Request ids.</b> {@link #confirm} and {@link #release} act on a student's holder only when
+ * that holder was put there by the given request id: a late release of an old request never takes
+ * away the seat a newer request of the same student holds. A release also leaves a tombstone of the
+ * request id (kept as long as the slot's state), so a {@link #reconcile} working from a ledger read
+ * taken before the release never puts the holder back.
+ *
+ * <p><b>Partial state.</b> A gate that keeps a slot's state in several entries which may be lost one
+ * by one (a cache evicting keys) treats a partially present state as missing: {@link #tryHold}
+ * answers {@link GateOutcome#MISSING}, so the engine rebuilds the state from the ledger.
  *
  * <p>{@link #tryHold} reports an unreachable gate as {@link GateOutcome#UNAVAILABLE} within a
  * bounded time. The other methods may throw any {@link RuntimeException} on an infrastructure fault;
@@ -26,37 +40,64 @@ import org.slotbook.core.TenantId;
  */
 public interface SeatReservation {
 
-    /** Takes a seat for the student until {@code expiresAt}, in one atomic step. */
-    GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId, Instant now,
-                         Instant expiresAt);
-
-    /** Pins the student's hold (no expiry): the booking is confirmed. No-op when the student holds nothing. */
-    void confirm(TenantId tenantId, SlotId slotId, StudentId studentId);
-
-    /** Removes the student's hold. Idempotent: true only for the call that removed it. */
-    boolean release(TenantId tenantId, SlotId slotId, StudentId studentId);
+    /**
+     * Takes a seat for the student for {@code ttl} (from the gate's clock), in one atomic step, which
+     * decides in this order: the slot is closed → {@link GateOutcome#CLOSED}; the gate has no (or only
+     * partial) state for it → {@link GateOutcome#MISSING}; the student already has a live holder →
+     * {@link GateOutcome#DUPLICATE} naming that holder's request id (checked before the capacity, so a
+     * retry of a held request is never answered full); live holders reach the capacity →
+     * {@link GateOutcome#FULL}; else the holder is added, expiring at gate now + {@code ttl} →
+     * {@link GateOutcome#HELD}.
+     */
+    GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId, Duration ttl);
 
     /**
-     * Creates the slot's state with {@code capacity} and no holders, unless it exists: existing state
-     * is never overwritten (a slot at 0 remaining stays at 0). {@code keepUntil} bounds its lifetime.
+     * Pins the student's holder (no expiry: the booking is confirmed), but only when that holder was
+     * put there by {@code requestId}. No-op otherwise.
+     */
+    void confirm(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId);
+
+    /**
+     * Removes the student's holder, but only when it was put there by {@code requestId} (a student who
+     * held again under a new request keeps the new hold). Records {@code requestId} as released in any
+     * case, so {@link #reconcile} never adds it back. Idempotent: true only for the call that removed
+     * the holder.
+     */
+    boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId);
+
+    /**
+     * Creates the slot's state with {@code capacity} and no holders, unless it exists (even partly) or
+     * the slot is closed: existing state is never overwritten (a slot at 0 remaining stays at 0).
+     * {@code keepUntil} bounds its lifetime (null: kept until closed).
      */
     void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil);
 
     /**
      * Converges the slot's state to the ledger's {@code truth} in one atomic step, creating it when
-     * missing: sets the capacity, adds the truth holders it lacks (and gives a holder it has the
-     * truth's expiry, pinning confirmed ones), and removes holders that the truth does not name, but
-     * only those taken before {@code removeTakenBefore} (a younger one may belong to a transaction
-     * still in flight). {@code added} counts holders that were missing, not expiry updates.
+     * missing (or only partly present). A closed slot is never resurrected: the call does nothing and
+     * returns {@code GateSync(0, 0, false)}. Otherwise it sets the capacity; adds the truth holders it
+     * lacks, except those whose request id was released since (tombstoned) and those that are no
+     * longer live by the gate's clock; pins the truth holders that are confirmed
+     * ({@code expiresAt == null}); never un-pins a holder nor shortens its expiry; and removes holders
+     * that the truth does not name (same student and request id) only when they were taken more than
+     * {@code inFlightGrace} ago by the gate's clock (a younger one may belong to a transaction still
+     * in flight). {@code added} counts holders that were missing, not expiry updates.
      */
-    GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth, Instant now,
-                       Instant removeTakenBefore, Instant keepUntil);
+    GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
+                       Duration inFlightGrace, Instant keepUntil);
 
-    /** Drops all of the slot's state (the session was called off). */
-    void clear(TenantId tenantId, SlotId slotId);
+    /**
+     * The slot was called off: drops its holders and leaves a closed marker until {@code keepUntil}
+     * (null: until the gate loses it), so {@link #tryHold} answers {@link GateOutcome#CLOSED} and
+     * {@link #initialize} and {@link #reconcile} do not recreate it. Idempotent.
+     */
+    void close(TenantId tenantId, SlotId slotId, Instant keepUntil);
 
-    /** The slot's capacity and live holders at {@code now}, or empty when the gate has no state for it. */
-    Optional<GateView> inspect(TenantId tenantId, SlotId slotId, Instant now);
+    /**
+     * The slot's capacity and live holders by the gate's clock, or empty when the gate has no (or only
+     * partial) state for it, or the slot is closed.
+     */
+    Optional<GateView> inspect(TenantId tenantId, SlotId slotId);
 
     /** A gate that holds nothing and sends every request to the ledger: DB-only mode. */
     static SeatReservation none() {

@@ -46,7 +46,7 @@ import org.slotbook.core.tck.MutableClock;
 class EngineGateFaultTest {
     private final MutableClock clock = new MutableClock();
     private final InMemoryStore store = InMemoryStore.create();
-    private final InMemorySeatReservation gate = InMemorySeatReservation.create();
+    private final InMemorySeatReservation gate = InMemorySeatReservation.create(clock);
     private final TenantId tenant = TenantId.of("t-" + UUID.randomUUID());
     private final SlotId slot = SlotId.of("flash");
     private BookingEngine engine;
@@ -102,7 +102,7 @@ class EngineGateFaultTest {
         gate.setAvailable(true);
         ReconcileReport report = engine.reconcile(tenant, slot);
         assertThat(report.slotsUnreachable()).isZero();
-        assertThat(gate.inspect(tenant, slot, clock.instant()).orElseThrow().remaining()).isZero();
+        assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isZero();
     }
 
     @Test
@@ -111,7 +111,7 @@ class EngineGateFaultTest {
         assertNoOversellAndAllHeldStored(results);
         assertThat(results.stream().filter(r -> r instanceof Held)).hasSize(10);
         assertThat(engine.metrics().gateRebuilds()).isBetween(1L, 3L);
-        assertThat(gate.inspect(tenant, slot, clock.instant()).orElseThrow().remaining()).isZero();
+        assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isZero();
     }
 
     @Test
@@ -120,7 +120,7 @@ class EngineGateFaultTest {
         BookingEngine broken = engine(failing);
         assertThatThrownBy(() -> broken.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("x"))))
                 .isInstanceOf(BookingStoreException.class);
-        assertThat(gate.inspect(tenant, slot, clock.instant()).orElseThrow().remaining()).isEqualTo(10);
+        assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(10);
         assertThat(engine.availability(tenant, slot).remaining()).isEqualTo(10);
     }
 
@@ -128,18 +128,18 @@ class EngineGateFaultTest {
     void reconcileNeverDropsAnInFlightHold() {
         Instant now = clock.instant();
         // a hold taken in the gate just now, whose transaction has not committed yet
-        gate.tryHold(tenant, slot, StudentId.of("inflight"), RequestId.random(), now, now.plus(Duration.ofMinutes(10)));
+        gate.tryHold(tenant, slot, StudentId.of("inflight"), RequestId.random(), Duration.ofMinutes(10));
         // and one abandoned long ago (a crash before the commit)
         gate.reconcile(tenant, slot, 10, List.of(new GateHolder(StudentId.of("ghost"), RequestId.random(),
-                now.minus(Duration.ofMinutes(5)), now.plus(Duration.ofMinutes(5)))), now, now.minus(Duration.ofDays(1)),
+                now.minus(Duration.ofMinutes(5)), now.plus(Duration.ofMinutes(5)))), Duration.ofDays(1),
                 now.plus(Duration.ofDays(2)));
         ReconcileReport report = engine.reconcile(tenant, slot);
         assertThat(report.holdersRemoved()).isEqualTo(1);
-        assertThat(gate.inspect(tenant, slot, clock.instant()).orElseThrow().holders())
+        assertThat(gate.inspect(tenant, slot).orElseThrow().holders())
                 .extracting(GateHolder::studentId).containsExactly(StudentId.of("inflight"));
         clock.advance(Duration.ofMinutes(2));
         assertThat(engine.reconcile(tenant, slot).holdersRemoved()).isEqualTo(1);
-        assertThat(gate.inspect(tenant, slot, clock.instant()).orElseThrow().remaining()).isEqualTo(10);
+        assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(10);
     }
 
     @Test

@@ -126,17 +126,17 @@ class InMemoryBackendsTest {
         gate.setAvailable(false);
 
         assertThat(hold(gate, Fixtures.student())).isEqualTo(GateDecision.UNAVAILABLE);
-        assertThatThrownBy(() -> gate.release(tenant, slot, student)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> gate.release(tenant, slot, student, RequestId.random())).isInstanceOf(IllegalStateException.class)
                 .hasMessage("gate unavailable");
-        assertThatThrownBy(() -> gate.confirm(tenant, slot, student)).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> gate.inspect(tenant, slot, now)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> gate.confirm(tenant, slot, student, RequestId.random())).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> gate.inspect(tenant, slot)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> gate.initialize(tenant, slot, 2, now)).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> gate.clear(tenant, slot)).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> gate.reconcile(tenant, slot, 2, List.of(), now, now, now))
+        assertThatThrownBy(() -> gate.close(tenant, slot, now)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> gate.reconcile(tenant, slot, 2, List.of(), Duration.ZERO, now))
                 .isInstanceOf(IllegalStateException.class);
 
         gate.setAvailable(true);
-        assertThat(gate.inspect(tenant, slot, now).orElseThrow().holders()).extracting(GateHolder::studentId)
+        assertThat(gate.inspect(tenant, slot).orElseThrow().holders()).extracting(GateHolder::studentId)
                 .containsExactly(student);
     }
 
@@ -149,10 +149,10 @@ class InMemoryBackendsTest {
 
         gate.evict(tenant, slot);
         assertThat(hold(gate, student)).isEqualTo(GateDecision.MISSING);
-        assertThat(gate.inspect(tenant, other, now)).isPresent();
+        assertThat(gate.inspect(tenant, other)).isPresent();
 
         gate.clearAll();
-        assertThat(gate.inspect(tenant, other, now)).isEmpty();
+        assertThat(gate.inspect(tenant, other)).isEmpty();
     }
 
     @Test
@@ -163,10 +163,10 @@ class InMemoryBackendsTest {
 
         clock.advance(Duration.ofHours(1));
 
-        assertThat(gate.inspect(tenant, slot, now)).isEmpty();
+        assertThat(gate.inspect(tenant, slot)).isEmpty();
         assertThat(hold(gate, student)).isEqualTo(GateDecision.MISSING);
         gate.initialize(tenant, slot, 1, clock.instant().plus(Duration.ofHours(1)));
-        assertThat(gate.reconcile(tenant, slot, 1, List.of(), now, now, clock.instant().plus(Duration.ofHours(1))))
+        assertThat(gate.reconcile(tenant, slot, 1, List.of(), Duration.ZERO, clock.instant().plus(Duration.ofHours(1))))
                 .isEqualTo(new GateSync(0, 0, false));
     }
 
@@ -174,9 +174,9 @@ class InMemoryBackendsTest {
     void badInputIsRefusedWithTheFieldName() {
         InMemorySeatReservation gate = InMemorySeatReservation.create();
         assertThatThrownBy(() -> gate.initialize(tenant, slot, -1, null)).hasMessageContaining("capacity");
-        assertThatThrownBy(() -> gate.tryHold(tenant, slot, student, RequestId.random(), now, now))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expiresAt");
-        assertThatThrownBy(() -> gate.tryHold(null, slot, student, RequestId.random(), now, now.plusSeconds(1)))
+        assertThatThrownBy(() -> gate.tryHold(tenant, slot, student, RequestId.random(), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
+        assertThatThrownBy(() -> gate.tryHold(null, slot, student, RequestId.random(), Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tenantId");
     }
 
@@ -185,14 +185,14 @@ class InMemoryBackendsTest {
         SeatReservation none = SeatReservation.none();
         none.initialize(tenant, slot, 1, now);
 
-        assertThat(hold(none, student)).isEqualTo(GateDecision.BYPASS);
-        assertThat(hold(none, student)).isEqualTo(GateDecision.BYPASS);
-        assertThat(none.release(tenant, slot, student)).isFalse();
-        assertThat(none.inspect(tenant, slot, now)).isEmpty();
-        assertThat(none.reconcile(tenant, slot, 1, List.of(), now, now, now)).isEqualTo(new GateSync(0, 0, false));
+        assertThat(hold(none, student)).isEqualTo(GateDecision.UNAVAILABLE);
+        assertThat(hold(none, student)).isEqualTo(GateDecision.UNAVAILABLE);
+        assertThat(none.release(tenant, slot, student, RequestId.random())).isFalse();
+        assertThat(none.inspect(tenant, slot)).isEmpty();
+        assertThat(none.reconcile(tenant, slot, 1, List.of(), Duration.ZERO, now)).isEqualTo(new GateSync(0, 0, false));
     }
 
     private GateDecision hold(SeatReservation gate, StudentId who) {
-        return gate.tryHold(tenant, slot, who, RequestId.random(), now, now.plus(Duration.ofMinutes(10)));
+        return gate.tryHold(tenant, slot, who, RequestId.random(), Duration.ofMinutes(10));
     }
 }

@@ -8,7 +8,6 @@ import org.slotbook.core.tck.BookingEngineContract;
 /** The engine contract over the in-memory store, DB-only and behind the in-memory gate. */
 class InMemoryEngineTest {
     private static final InMemoryStore STORE = InMemoryStore.create();
-    private static final InMemorySeatReservation GATE = InMemorySeatReservation.create();
 
     @Nested
     class DbOnly extends BookingEngineContract {
@@ -20,6 +19,7 @@ class InMemoryEngineTest {
 
     @Nested
     class Gated extends BookingEngineContract {
+        private InMemorySeatReservation gate;
         @Override
         protected BookingStore store() {
             return STORE;
@@ -27,7 +27,10 @@ class InMemoryEngineTest {
 
         @Override
         protected SeatReservation reservation() {
-            return GATE;
+            if (gate == null) {
+                gate = InMemorySeatReservation.create(clock); // the gate keeps the engine's (test) time
+            }
+            return gate;
         }
     }
 }

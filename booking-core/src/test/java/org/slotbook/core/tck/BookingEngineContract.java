@@ -263,7 +263,7 @@ public abstract class BookingEngineContract {
             assertThat(stored).as("every Held answer is in the ledger").isEqualTo(answered);
             assertInvariants(List.of(slot));
             Instant now = clock.instant();
-            reservation().inspect(tenant, slot.slotId(), now).ifPresent(view ->
+            reservation().inspect(tenant, slot.slotId()).ifPresent(view ->
                     assertThat(view.holders()).as("gate holders").hasSize(capacity));
         }
     }
@@ -668,13 +668,13 @@ public abstract class BookingEngineContract {
         held(engine.hold(tenant, request("rec", "b")));
         engine.reconcile(tenant, slot.slotId());
         Instant now = clock.instant();
-        reservation().inspect(tenant, slot.slotId(), now).ifPresent(view -> {
+        reservation().inspect(tenant, slot.slotId()).ifPresent(view -> {
             assertThat(view.capacity()).isEqualTo(4);
             assertThat(view.remaining()).isEqualTo(2);
         });
         engine.cancel(tenant, a.bookingId(), StudentId.of("a"));
         engine.reconcileAll(tenant);
-        reservation().inspect(tenant, slot.slotId(), clock.instant()).ifPresent(view ->
+        reservation().inspect(tenant, slot.slotId()).ifPresent(view ->
                 assertThat(view.remaining()).isEqualTo(3));
         assertInvariants(List.of(slot));
     }
@@ -688,11 +688,11 @@ public abstract class BookingEngineContract {
         Slot slot = schedule("orphan", 1);
         Instant now = clock.instant();
         // a crash after the gate hold and before the ledger commit leaves this behind
-        gate.tryHold(tenant, slot.slotId(), StudentId.of("zoe"), RequestId.random(), now, now.plus(POLICY.gateTtl()));
+        gate.tryHold(tenant, slot.slotId(), StudentId.of("zoe"), RequestId.random(), POLICY.gateTtl());
         Booking b = held(engine.hold(tenant, request("orphan", "zoe")));
         assertThat(b.studentId()).isEqualTo(StudentId.of("zoe"));
         assertThat(engine.metrics().gateOrphansReleased()).isEqualTo(1);
-        GateView view = gate.inspect(tenant, slot.slotId(), clock.instant()).orElseThrow();
+        GateView view = gate.inspect(tenant, slot.slotId()).orElseThrow();
         assertThat(view.holders()).hasSize(1);
         assertThat(engine.hold(tenant, request("orphan", "yan"))).isInstanceOf(Full.class);
         assertThat(engine.metrics().gateFull()).isEqualTo(1);
@@ -785,7 +785,7 @@ public abstract class BookingEngineContract {
         engine.reconcileAll(tenant);
         for (Slot slot : slots) {
             int live = liveInLedger(slot.slotId()).size();
-            reservation().inspect(tenant, slot.slotId(), clock.instant()).ifPresent(view ->
+            reservation().inspect(tenant, slot.slotId()).ifPresent(view ->
                     assertThat(view.remaining()).as("gate remaining of %s after reconcile", slot.slotId())
                             .isEqualTo(slot.capacity() - live));
         }

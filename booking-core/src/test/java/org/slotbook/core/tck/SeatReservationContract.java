@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -25,57 +26,87 @@ import org.slotbook.core.spi.SeatReservation;
 
 /**
  * What every {@link SeatReservation} (gate) must do. Each test uses a fresh tenant and slot, so one
- * gate (one server) may serve every test and run. Instants are kept at millisecond precision and
- * near the real current time, since a gate may expire a whole slot by its own clock
- * ({@code keepUntil}); these tests keep every slot for two days.
+ * gate (one server) may serve every test and run.
+ *
+ * <p>The gate keeps its own time. A subclass tells the suite how to read it ({@link #gateNow()}, the
+ * system clock by default: a gate on the same host) and how to let it pass ({@link #elapse}: a real
+ * sleep by default; a gate on a test clock moves that clock instead). Tests that need a hold to
+ * expire use {@link #SHORT} holds, so a real sleep stays short; checks made before such a hold
+ * expires must finish within {@link #SHORT}.
  */
 public abstract class SeatReservationContract {
-    /** How long the holds of these tests last. */
+    /** How long the holds of these tests last unless a test needs them to expire. */
     protected static final Duration TTL = Duration.ofMinutes(10);
+    /** A hold that a test lets expire. */
+    protected static final Duration SHORT = Duration.ofSeconds(2);
 
     // Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS).
     protected TenantId tenant;
     protected SlotId slot;
-    protected Instant now;
     protected Instant keepUntil;
 
     @BeforeEach
     void freshTenant() {
         tenant = Fixtures.tenant();
         slot = Fixtures.slot();
-        now = new MutableClock().instant();
-        keepUntil = now.plus(Duration.ofDays(2));
+        keepUntil = gateNow().plus(Duration.ofDays(2));
     }
 
     protected abstract SeatReservation reservation();
+
+    /** The gate's current time, at millisecond precision. */
+    protected Instant gateNow() {
+        return Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    }
+
+    /** Lets at least {@code duration} pass on the gate's clock. */
+    protected void elapse(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis() + 20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
 
     // ---------------------------------------------------------------- holding
 
     @Test
     void aSlotThatWasNeverInitializedIsMissing() {
-        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.MISSING);
-        assertThat(reservation().inspect(tenant, slot, now)).isEmpty();
-        assertThat(reservation().release(tenant, slot, Fixtures.student())).isFalse();
-        reservation().confirm(tenant, slot, Fixtures.student());
-        assertThat(reservation().inspect(tenant, slot, now)).as("confirm creates nothing").isEmpty();
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        assertThat(hold(student, request)).isEqualTo(GateDecision.MISSING);
+        assertThat(reservation().inspect(tenant, slot)).isEmpty();
+        assertThat(reservation().release(tenant, slot, student, request)).isFalse();
+        reservation().confirm(tenant, slot, student, request);
+        assertThat(reservation().inspect(tenant, slot)).as("confirm and release create nothing").isEmpty();
+        assertThat(hold(student, request)).isEqualTo(GateDecision.MISSING);
     }
 
     @Test
-    void holdsUpToCapacityThenFull() {
+    void holdsUpToCapacityThenFullWithTheGatesOwnTime() {
         init(3);
         List<GateHolder> expected = new ArrayList<>();
+        Instant before = gateNow();
         for (int i = 0; i < 3; i++) {
             StudentId s = Fixtures.student();
             RequestId r = RequestId.random();
-            assertThat(hold(s, r, now, now.plus(TTL))).isEqualTo(GateDecision.HELD);
-            expected.add(new GateHolder(s, r, now, now.plus(TTL)));
+            assertThat(hold(s, r)).isEqualTo(GateDecision.HELD);
+            expected.add(new GateHolder(s, r, before, null));
         }
+        Instant after = gateNow();
 
         assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
-        GateView view = view(now);
+        GateView view = view();
         assertThat(view.capacity()).isEqualTo(3);
         assertThat(view.remaining()).isZero();
-        assertThat(view.holders()).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(view.holders()).extracting(GateHolder::studentId, GateHolder::requestId)
+                .containsExactlyInAnyOrderElementsOf(expected.stream()
+                        .map(h -> org.assertj.core.groups.Tuple.tuple(h.studentId(), h.requestId())).toList());
+        assertThat(view.holders()).allSatisfy(h -> {
+            assertThat(h.takenAt()).isBetween(before.minusMillis(2), after.plusMillis(2));
+            assertThat(h.expiresAt()).isEqualTo(h.takenAt().plus(TTL));
+        });
     }
 
     @Test
@@ -83,14 +114,16 @@ public abstract class SeatReservationContract {
         init(2);
         StudentId student = Fixtures.student();
         RequestId original = RequestId.random();
-        assertThat(hold(student, original, now, now.plus(TTL))).isEqualTo(GateDecision.HELD);
+        assertThat(hold(student, original)).isEqualTo(GateDecision.HELD);
 
-        assertThat(hold(student, RequestId.random(), now, now.plus(TTL))).isEqualTo(GateDecision.duplicate(original));
-        assertThat(hold(student, original, now, now.plus(TTL))).isEqualTo(GateDecision.duplicate(original));
+        assertThat(hold(student, RequestId.random())).isEqualTo(GateDecision.duplicate(original));
+        assertThat(hold(student, original)).isEqualTo(GateDecision.duplicate(original));
         assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.HELD);
-        assertThat(hold(student, RequestId.random(), now, now.plus(TTL))).as("full, but the student holds")
+        assertThat(hold(student, RequestId.random())).as("full, but the student holds: duplicate before full")
                 .isEqualTo(GateDecision.duplicate(original));
-        assertThat(view(now).holders()).hasSize(2);
+        assertThat(hold(student, original)).as("a retry of the held request on a full slot")
+                .isEqualTo(GateDecision.duplicate(original));
+        assertThat(view().holders()).hasSize(2);
     }
 
     @Test
@@ -100,8 +133,8 @@ public abstract class SeatReservationContract {
 
         reservation().initialize(tenant, slot, 5, keepUntil);
 
-        assertThat(view(now).capacity()).isEqualTo(1);
-        assertThat(view(now).remaining()).isZero();
+        assertThat(view().capacity()).isEqualTo(1);
+        assertThat(view().remaining()).isZero();
         assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
     }
 
@@ -109,67 +142,104 @@ public abstract class SeatReservationContract {
     void releaseIsIdempotentAndGivesTheSeatBack() {
         init(1);
         StudentId student = Fixtures.student();
-        assertThat(hold(student)).isEqualTo(GateDecision.HELD);
+        RequestId request = RequestId.random();
+        assertThat(hold(student, request)).isEqualTo(GateDecision.HELD);
 
-        assertThat(reservation().release(tenant, slot, student)).isTrue();
-        assertThat(reservation().release(tenant, slot, student)).isFalse();
-        assertThat(reservation().release(tenant, slot, Fixtures.student())).as("never held").isFalse();
-        assertThat(view(now).remaining()).isEqualTo(1);
+        assertThat(reservation().release(tenant, slot, student, request)).isTrue();
+        assertThat(reservation().release(tenant, slot, student, request)).isFalse();
+        assertThat(reservation().release(tenant, slot, Fixtures.student(), RequestId.random())).as("never held")
+                .isFalse();
+        assertThat(view().remaining()).isEqualTo(1);
         assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.HELD);
         assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
     }
 
     @Test
-    void confirmPinsTheHolder() {
+    void releaseRemovesOnlyTheHolderOfItsRequest() {
         init(1);
         StudentId student = Fixtures.student();
         RequestId request = RequestId.random();
-        Instant expiry = now.plus(Duration.ofMinutes(1));
-        assertThat(hold(student, request, now, expiry)).isEqualTo(GateDecision.HELD);
+        assertThat(hold(student, request)).isEqualTo(GateDecision.HELD);
 
-        reservation().confirm(tenant, slot, student);
-        reservation().confirm(tenant, slot, student);
-        reservation().confirm(tenant, slot, Fixtures.student());
+        assertThat(reservation().release(tenant, slot, student, RequestId.random())).as("another request")
+                .isFalse();
+        assertThat(view().holders()).extracting(GateHolder::requestId).containsExactly(request);
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
+        assertThat(reservation().release(tenant, slot, student, request)).isTrue();
+        assertThat(view().holders()).isEmpty();
+    }
 
-        Instant later = expiry.plus(Duration.ofHours(1));
-        assertThat(hold(Fixtures.student(), RequestId.random(), later, later.plus(TTL)))
-                .isEqualTo(GateDecision.FULL);
-        assertThat(view(later).holders()).containsExactly(new GateHolder(student, request, now, null));
-        assertThat(reservation().release(tenant, slot, student)).isTrue();
-        assertThat(view(later).remaining()).isEqualTo(1);
+    @Test
+    void aLateReleaseOfAnOldRequestLeavesTheStudentsNewHold() {
+        init(1);
+        StudentId student = Fixtures.student();
+        RequestId old = RequestId.random();
+        assertThat(hold(student, old, SHORT)).isEqualTo(GateDecision.HELD);
+        elapse(SHORT);
+        RequestId fresh = RequestId.random();
+        assertThat(hold(student, fresh)).isEqualTo(GateDecision.HELD);
+
+        assertThat(reservation().release(tenant, slot, student, old)).isFalse();
+
+        assertThat(view().holders()).extracting(GateHolder::requestId).containsExactly(fresh);
+        assertThat(hold(student, RequestId.random())).isEqualTo(GateDecision.duplicate(fresh));
+        assertThat(reservation().release(tenant, slot, student, fresh)).isTrue();
+    }
+
+    @Test
+    void confirmPinsOnlyTheHolderOfItsRequest() {
+        init(1);
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        assertThat(hold(student, request, SHORT)).isEqualTo(GateDecision.HELD);
+
+        reservation().confirm(tenant, slot, student, RequestId.random());
+        assertThat(view().holders()).as("another request pins nothing").allSatisfy(h ->
+                assertThat(h.pinned()).isFalse());
+        reservation().confirm(tenant, slot, student, request);
+        reservation().confirm(tenant, slot, student, request);
+        reservation().confirm(tenant, slot, Fixtures.student(), RequestId.random());
+        GateHolder pinned = view().holders().get(0);
+        assertThat(pinned.pinned()).isTrue();
+        assertThat(pinned.requestId()).isEqualTo(request);
+
+        elapse(SHORT);
+        assertThat(hold(Fixtures.student())).as("a pinned holder never expires").isEqualTo(GateDecision.FULL);
+        assertThat(view().holders()).containsExactly(pinned);
+        assertThat(reservation().release(tenant, slot, student, request)).isTrue();
+        assertThat(view().remaining()).isEqualTo(1);
     }
 
     @Test
     void expiredHoldersAreReclaimedByTheNextHold() {
         init(1);
         StudentId first = Fixtures.student();
-        Instant expiry = now.plus(Duration.ofMinutes(1));
-        assertThat(hold(first, RequestId.random(), now, expiry)).isEqualTo(GateDecision.HELD);
+        RequestId firstRequest = RequestId.random();
+        assertThat(hold(first, firstRequest, SHORT)).isEqualTo(GateDecision.HELD);
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
+        assertThat(view().holders()).extracting(GateHolder::studentId).containsExactly(first);
 
-        Instant justBefore = expiry.minusMillis(1);
-        assertThat(hold(Fixtures.student(), RequestId.random(), justBefore, justBefore.plus(TTL)))
-                .isEqualTo(GateDecision.FULL);
-        assertThat(view(justBefore).holders()).extracting(GateHolder::studentId).containsExactly(first);
-        assertThat(view(expiry).holders()).as("expiresAt <= now is not live").isEmpty();
-        assertThat(view(expiry).remaining()).isEqualTo(1);
+        elapse(SHORT);
+        assertThat(view().holders()).as("expiresAt <= now is not live").isEmpty();
+        assertThat(view().remaining()).isEqualTo(1);
 
         StudentId second = Fixtures.student();
-        assertThat(hold(second, RequestId.random(), expiry, expiry.plus(TTL))).isEqualTo(GateDecision.HELD);
-        assertThat(view(expiry).holders()).extracting(GateHolder::studentId).containsExactly(second);
-        assertThat(hold(first, RequestId.random(), expiry, expiry.plus(TTL))).as("first's hold is gone")
-                .isEqualTo(GateDecision.FULL);
+        assertThat(hold(second)).isEqualTo(GateDecision.HELD);
+        assertThat(view().holders()).extracting(GateHolder::studentId).containsExactly(second);
+        assertThat(hold(first)).as("first's hold is gone").isEqualTo(GateDecision.FULL);
+        assertThat(reservation().release(tenant, slot, first, firstRequest)).isFalse();
     }
 
     @Test
     void aStudentWhoseHoldExpiredMayHoldAgain() {
         init(2);
         StudentId student = Fixtures.student();
-        Instant expiry = now.plus(Duration.ofMinutes(1));
-        assertThat(hold(student, RequestId.random(), now, expiry)).isEqualTo(GateDecision.HELD);
+        assertThat(hold(student, RequestId.random(), SHORT)).isEqualTo(GateDecision.HELD);
+        elapse(SHORT);
 
         RequestId again = RequestId.random();
-        assertThat(hold(student, again, expiry, expiry.plus(TTL))).isEqualTo(GateDecision.HELD);
-        assertThat(view(expiry).holders()).extracting(GateHolder::requestId).containsExactly(again);
+        assertThat(hold(student, again)).isEqualTo(GateDecision.HELD);
+        assertThat(view().holders()).extracting(GateHolder::requestId).containsExactly(again);
     }
 
     // ---------------------------------------------------------------- concurrency
@@ -198,7 +268,7 @@ public abstract class SeatReservationContract {
         assertThat(outcomes.stream().flatMap(List::stream))
                 .allMatch(o -> o == GateOutcome.HELD || o == GateOutcome.FULL)
                 .filteredOn(o -> o == GateOutcome.HELD).hasSize(capacity);
-        GateView view = view(now);
+        GateView view = view();
         assertThat(view.holders()).hasSize(capacity);
         assertThat(view.holders()).extracting(GateHolder::studentId).containsExactlyInAnyOrderElementsOf(held);
         assertThat(view.remaining()).isZero();
@@ -206,45 +276,57 @@ public abstract class SeatReservationContract {
 
     @Test
     void aReleaseRacingTheReclaimOfTheSameHolderGivesTheSeatBackOnce() {
-        for (int round = 0; round < 10; round++) {
-            SlotId raced = Fixtures.slot();
-            reservation().initialize(tenant, raced, 2, keepUntil);
-            StudentId stays = Fixtures.student();
-            StudentId expiring = Fixtures.student();
-            Instant expiry = now.plus(Duration.ofMinutes(1));
-            assertThat(reservation().tryHold(tenant, raced, stays, RequestId.random(), now, now.plus(TTL)))
+        int rounds = 5;
+        List<SlotId> raced = new ArrayList<>();
+        List<StudentId> stays = new ArrayList<>();
+        List<StudentId> expiring = new ArrayList<>();
+        List<RequestId> expiringRequests = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+            SlotId s = Fixtures.slot();
+            reservation().initialize(tenant, s, 2, keepUntil);
+            raced.add(s);
+            stays.add(Fixtures.student());
+            expiring.add(Fixtures.student());
+            expiringRequests.add(RequestId.random());
+            assertThat(reservation().tryHold(tenant, s, stays.get(round), RequestId.random(), TTL))
                     .isEqualTo(GateDecision.HELD);
-            assertThat(reservation().tryHold(tenant, raced, expiring, RequestId.random(), now, expiry))
+            assertThat(reservation().tryHold(tenant, s, expiring.get(round), expiringRequests.get(round), SHORT))
                     .isEqualTo(GateDecision.HELD);
-
+        }
+        elapse(SHORT);
+        for (int round = 0; round < rounds; round++) {
+            SlotId s = raced.get(round);
+            StudentId gone = expiring.get(round);
+            RequestId goneRequest = expiringRequests.get(round);
             List<Object> results = Concurrent.run(6, i -> i < 2
-                    ? (Object) reservation().release(tenant, raced, expiring)
-                    : reservation().tryHold(tenant, raced, Fixtures.student(), RequestId.random(), expiry,
-                            expiry.plus(TTL)).outcome());
+                    ? (Object) reservation().release(tenant, s, gone, goneRequest)
+                    : reservation().tryHold(tenant, s, Fixtures.student(), RequestId.random(), TTL).outcome());
 
             assertThat(results.subList(0, 2)).filteredOn(Boolean.TRUE::equals).hasSizeLessThanOrEqualTo(1);
             assertThat(results.subList(2, 6)).filteredOn(GateOutcome.HELD::equals).as("one seat came back")
                     .hasSize(1);
-            GateView view = reservation().inspect(tenant, raced, expiry).orElseThrow();
-            assertThat(view.holders()).hasSize(2).extracting(GateHolder::studentId).contains(stays)
-                    .doesNotContain(expiring);
+            GateView view = reservation().inspect(tenant, s).orElseThrow();
+            assertThat(view.holders()).hasSize(2).extracting(GateHolder::studentId).contains(stays.get(round))
+                    .doesNotContain(gone);
             assertThat(view.remaining()).isZero();
         }
     }
 
-    // ---------------------------------------------------------------- reconcile, clear
+    // ---------------------------------------------------------------- reconcile
 
     @Test
     void reconcileCreatesAMissingSlotFromTheTruth() {
+        Instant now = gateNow();
         GateHolder pinned = new GateHolder(Fixtures.student(), RequestId.random(), now.minusSeconds(30), null);
         GateHolder holding = new GateHolder(Fixtures.student(), RequestId.random(), now.minusSeconds(10),
                 now.plus(TTL));
+        GateHolder over = new GateHolder(Fixtures.student(), RequestId.random(), now.minusSeconds(10),
+                now.minusSeconds(1));
 
-        GateSync sync = reservation().reconcile(tenant, slot, 3, List.of(pinned, holding), now, now.minusSeconds(60),
-                keepUntil);
+        GateSync sync = reconcile(3, List.of(pinned, holding, over), Duration.ofMinutes(1));
 
-        assertThat(sync).isEqualTo(new GateSync(2, 0, true));
-        GateView view = view(now);
+        assertThat(sync).as("a holder the gate's clock sees expired is not added").isEqualTo(new GateSync(2, 0, true));
+        GateView view = view();
         assertThat(view.capacity()).isEqualTo(3);
         assertThat(view.holders()).containsExactlyInAnyOrder(pinned, holding);
         assertThat(hold(pinned.studentId())).isEqualTo(GateDecision.duplicate(pinned.requestId()));
@@ -255,82 +337,197 @@ public abstract class SeatReservationContract {
     @Test
     void reconcileConvergesToTheTruthButLeavesInFlightHoldsAlone() {
         init(3);
-        Instant cutoff = now.minus(Duration.ofMinutes(1));
+        Duration grace = SHORT;
         StudentId stale = Fixtures.student();
-        StudentId inFlight = Fixtures.student();
         StudentId known = Fixtures.student();
         RequestId knownRequest = RequestId.random();
-        assertThat(hold(stale, RequestId.random(), now.minus(Duration.ofMinutes(5)), now.plus(TTL)))
-                .isEqualTo(GateDecision.HELD);
-        assertThat(hold(inFlight, RequestId.random(), now, now.plus(TTL))).isEqualTo(GateDecision.HELD);
-        assertThat(hold(known, knownRequest, now.minus(Duration.ofMinutes(3)), now.plus(TTL)))
-                .isEqualTo(GateDecision.HELD);
-        GateHolder knownHolder = new GateHolder(known, knownRequest, now.minus(Duration.ofMinutes(3)), now.plus(TTL));
-        GateHolder missing = new GateHolder(Fixtures.student(), RequestId.random(), now.minus(Duration.ofMinutes(2)),
-                null);
+        assertThat(hold(stale)).isEqualTo(GateDecision.HELD);
+        assertThat(hold(known, knownRequest)).isEqualTo(GateDecision.HELD);
+        GateHolder knownHolder = view().holders().stream().filter(h -> h.studentId().equals(known)).findFirst()
+                .orElseThrow();
+        elapse(grace.plusMillis(10));
+        StudentId inFlight = Fixtures.student();
+        assertThat(hold(inFlight)).isEqualTo(GateDecision.HELD);
+        Instant now = gateNow();
+        GateHolder missing = new GateHolder(Fixtures.student(), RequestId.random(), now.minusSeconds(120), null);
 
-        GateSync sync = reservation().reconcile(tenant, slot, 4, List.of(knownHolder, missing), now, cutoff,
-                keepUntil);
+        GateSync sync = reconcile(4, List.of(knownHolder, missing), grace);
 
         assertThat(sync).isEqualTo(new GateSync(1, 1, true));
-        GateView view = view(now);
+        GateView view = view();
         assertThat(view.capacity()).isEqualTo(4);
         assertThat(view.holders()).extracting(GateHolder::studentId)
                 .containsExactlyInAnyOrder(inFlight, known, missing.studentId());
         assertThat(view.holders()).contains(missing, knownHolder);
 
-        assertThat(reservation().reconcile(tenant, slot, 4, List.of(knownHolder, missing), now, cutoff, keepUntil))
+        assertThat(reconcile(4, List.of(knownHolder, missing), Duration.ofDays(1)))
                 .as("nothing left to do").isEqualTo(new GateSync(0, 0, false));
-        Instant muchLater = now.plus(Duration.ofMinutes(2));
-        assertThat(reservation().reconcile(tenant, slot, 4, List.of(knownHolder, missing), muchLater,
-                muchLater.minus(Duration.ofMinutes(1)), keepUntil))
+        elapse(grace.plusMillis(10));
+        assertThat(reconcile(4, List.of(knownHolder, missing), grace))
                 .as("the in-flight hold is old now, and still unknown").isEqualTo(new GateSync(0, 1, false));
-        assertThat(view(muchLater).holders()).containsExactlyInAnyOrder(knownHolder, missing);
+        assertThat(view().holders()).containsExactlyInAnyOrder(knownHolder, missing);
     }
 
     @Test
-    void reconcileGivesAHolderTheTruthsExpiry() {
+    void reconcileRemovesAHolderOfTheStudentUnderAnotherRequestOnlyWhenOld() {
         init(2);
+        StudentId student = Fixtures.student();
+        RequestId gateRequest = RequestId.random();
+        assertThat(hold(student, gateRequest)).isEqualTo(GateDecision.HELD);
+        GateHolder truth = new GateHolder(student, RequestId.random(), gateNow(), null);
+
+        assertThat(reconcile(2, List.of(truth), Duration.ofDays(1))).as("the other request may be in flight")
+                .isEqualTo(new GateSync(0, 0, false));
+        assertThat(view().holders()).extracting(GateHolder::requestId).containsExactly(gateRequest);
+
+        elapse(Duration.ofMillis(5));
+        assertThat(reconcile(2, List.of(truth), Duration.ZERO)).isEqualTo(new GateSync(1, 1, false));
+        assertThat(view().holders()).containsExactly(truth);
+    }
+
+    @Test
+    void reconcilePinsConfirmedHoldersAndNeverShortensOrUnpins() {
+        init(3);
         StudentId confirmed = Fixtures.student();
+        RequestId confirmedRequest = RequestId.random();
+        StudentId longHeld = Fixtures.student();
+        RequestId longRequest = RequestId.random();
+        StudentId pinnedInGate = Fixtures.student();
+        RequestId pinnedRequest = RequestId.random();
+        assertThat(hold(confirmed, confirmedRequest, SHORT)).isEqualTo(GateDecision.HELD);
+        assertThat(hold(longHeld, longRequest, TTL)).isEqualTo(GateDecision.HELD);
+        assertThat(hold(pinnedInGate, pinnedRequest, SHORT)).isEqualTo(GateDecision.HELD);
+        reservation().confirm(tenant, slot, pinnedInGate, pinnedRequest);
+        GateView before = view();
+        GateHolder longBefore = holderOf(before, longHeld);
+        Instant now = gateNow();
+
+        List<GateHolder> truth = List.of(
+                new GateHolder(confirmed, confirmedRequest, now, null),
+                new GateHolder(longHeld, longRequest, now, now.plus(SHORT)),
+                new GateHolder(pinnedInGate, pinnedRequest, now, now.plus(SHORT)));
+        assertThat(reconcile(3, truth, Duration.ofDays(1))).as("expiry updates are not additions")
+                .isEqualTo(new GateSync(0, 0, false));
+
+        GateView after = view();
+        assertThat(holderOf(after, confirmed).pinned()).isTrue();
+        assertThat(holderOf(after, longHeld)).as("not shortened").isEqualTo(longBefore);
+        assertThat(holderOf(after, pinnedInGate).pinned()).as("not un-pinned").isTrue();
+        elapse(SHORT);
+        assertThat(view().holders()).hasSize(3);
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
+    }
+
+    @Test
+    void reconcileExtendsAnExpiryToTheTruths() {
+        init(1);
+        StudentId student = Fixtures.student();
         RequestId request = RequestId.random();
-        Instant expiry = now.plus(Duration.ofMinutes(1));
-        assertThat(hold(confirmed, request, now, expiry)).isEqualTo(GateDecision.HELD);
-        GateHolder pinned = new GateHolder(confirmed, request, now, null);
+        assertThat(hold(student, request, SHORT)).isEqualTo(GateDecision.HELD);
+        Instant longer = gateNow().plus(TTL);
 
-        assertThat(reservation().reconcile(tenant, slot, 2, List.of(pinned), now, now.minusSeconds(60), keepUntil))
-                .as("an expiry update is not an addition").isEqualTo(new GateSync(0, 0, false));
+        assertThat(reconcile(1, List.of(new GateHolder(student, request, gateNow(), longer)), Duration.ofDays(1)))
+                .isEqualTo(new GateSync(0, 0, false));
 
-        Instant later = expiry.plus(Duration.ofHours(1));
-        assertThat(view(later).holders()).containsExactly(pinned);
-        assertThat(hold(Fixtures.student(), RequestId.random(), later, later.plus(TTL))).isEqualTo(GateDecision.HELD);
-        assertThat(hold(Fixtures.student(), RequestId.random(), later, later.plus(TTL))).isEqualTo(GateDecision.FULL);
+        assertThat(holderOf(view(), student).expiresAt()).isEqualTo(longer);
+        elapse(SHORT);
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
+    }
+
+    @Test
+    void reconcileNeverAddsBackAReleasedRequest() {
+        init(2);
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        assertThat(hold(student, request)).isEqualTo(GateDecision.HELD);
+        // the ledger is read while the booking is live...
+        List<GateHolder> truth = List.of(new GateHolder(student, request, gateNow(), gateNow().plus(TTL)));
+        // ...then it is cancelled and its gate hold released, before the reconcile lands
+        assertThat(reservation().release(tenant, slot, student, request)).isTrue();
+
+        assertThat(reconcile(2, truth, Duration.ZERO)).isEqualTo(new GateSync(0, 0, false));
+        assertThat(view().holders()).isEmpty();
+
+        // the student held again under a new request, still in flight: kept, never replaced by the tombstoned one
+        RequestId again = RequestId.random();
+        assertThat(hold(student, again)).isEqualTo(GateDecision.HELD);
+        assertThat(reconcile(2, truth, Duration.ofDays(1))).isEqualTo(new GateSync(0, 0, false));
+        assertThat(view().holders()).extracting(GateHolder::requestId).containsExactly(again);
+    }
+
+    @Test
+    void aReleaseOfARequestTheGateNeverHeldStillKeepsReconcileFromAddingIt() {
+        init(2);
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        List<GateHolder> truth = List.of(new GateHolder(student, request, gateNow(), gateNow().plus(TTL)));
+
+        assertThat(reservation().release(tenant, slot, student, request)).isFalse();
+
+        assertThat(reconcile(2, truth, Duration.ZERO)).isEqualTo(new GateSync(0, 0, false));
+        assertThat(view().holders()).isEmpty();
     }
 
     @Test
     void reconcileLowersCapacityWithoutDroppingKnownHolders() {
         init(5);
-        GateHolder a = new GateHolder(Fixtures.student(), RequestId.random(), now, now.plus(TTL));
-        assertThat(hold(a.studentId(), a.requestId(), now, now.plus(TTL))).isEqualTo(GateDecision.HELD);
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        assertThat(hold(student, request)).isEqualTo(GateDecision.HELD);
+        GateHolder a = holderOf(view(), student);
 
-        assertThat(reservation().reconcile(tenant, slot, 1, List.of(a), now, now.minusSeconds(60), keepUntil))
-                .isEqualTo(new GateSync(0, 0, true));
+        assertThat(reconcile(1, List.of(a), Duration.ZERO)).isEqualTo(new GateSync(0, 0, true));
 
-        assertThat(view(now)).isEqualTo(new GateView(1, List.of(a)));
+        assertThat(view()).isEqualTo(new GateView(1, List.of(a)));
         assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
     }
 
+    // ---------------------------------------------------------------- close
+
     @Test
-    void clearDropsTheSlot() {
+    void closeDropsTheHoldersAndKeepsTheSlotClosed() {
         init(2);
-        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.HELD);
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        assertThat(hold(student, request)).isEqualTo(GateDecision.HELD);
 
-        reservation().clear(tenant, slot);
+        reservation().close(tenant, slot, keepUntil);
 
-        assertThat(reservation().inspect(tenant, slot, now)).isEmpty();
+        assertThat(reservation().inspect(tenant, slot)).isEmpty();
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.CLOSED);
+        assertThat(hold(student, request)).isEqualTo(GateDecision.CLOSED);
+        assertThat(reservation().release(tenant, slot, student, request)).isFalse();
+        reservation().initialize(tenant, slot, 2, keepUntil);
+        assertThat(hold(Fixtures.student())).as("initialize does not reopen it").isEqualTo(GateDecision.CLOSED);
+        GateHolder truth = new GateHolder(student, request, gateNow(), null);
+        assertThat(reconcile(2, List.of(truth), Duration.ZERO)).as("reconcile does not resurrect it")
+                .isEqualTo(new GateSync(0, 0, false));
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.CLOSED);
+        assertThat(reservation().inspect(tenant, slot)).isEmpty();
+        reservation().close(tenant, slot, keepUntil);
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.CLOSED);
+    }
+
+    @Test
+    void closingASlotWithoutStateStillMarksItClosed() {
+        reservation().close(tenant, slot, keepUntil);
+
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.CLOSED);
+        reservation().initialize(tenant, slot, 2, keepUntil);
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.CLOSED);
+    }
+
+    @Test
+    void theClosedMarkerLastsUntilKeepUntil() {
+        init(1);
+        reservation().close(tenant, slot, gateNow().plus(SHORT));
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.CLOSED);
+
+        elapse(SHORT);
+
         assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.MISSING);
-        reservation().clear(tenant, slot);
-        init(2);
-        assertThat(view(now)).isEqualTo(new GateView(2, List.of()));
+        init(1);
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.HELD);
     }
 
     // ---------------------------------------------------------------- isolation
@@ -342,7 +539,6 @@ public abstract class SeatReservationContract {
                 TenantId.of(r + "{a"), TenantId.of(r + "%"), TenantId.of(r + "%a"), TenantId.of(r + "}"));
         List<SlotId> slots = List.of(SlotId.of("b:c"), SlotId.of("c"), SlotId.of("b"), SlotId.of("}b"),
                 SlotId.of("ab"), SlotId.of("b%"), SlotId.of("{x}:y"));
-        List<StudentId> students = new ArrayList<>();
         List<RequestId> requests = new ArrayList<>();
         for (int i = 0; i < tenants.size(); i++) {
             for (int j = 0; j < slots.size(); j++) {
@@ -353,28 +549,27 @@ public abstract class SeatReservationContract {
             for (int j = 0; j < slots.size(); j++) {
                 StudentId s = StudentId.of("same-student");
                 RequestId req = RequestId.of("req-" + i + "-" + j);
-                assertThat(reservation().tryHold(tenants.get(i), slots.get(j), s, req, now, now.plus(TTL)))
+                assertThat(reservation().tryHold(tenants.get(i), slots.get(j), s, req, TTL))
                         .isEqualTo(GateDecision.HELD);
-                students.add(s);
                 requests.add(req);
             }
         }
 
         for (int i = 0; i < tenants.size(); i++) {
             for (int j = 0; j < slots.size(); j++) {
-                GateView view = reservation().inspect(tenants.get(i), slots.get(j), now).orElseThrow();
+                GateView view = reservation().inspect(tenants.get(i), slots.get(j)).orElseThrow();
                 assertThat(view.capacity()).as("%s / %s", tenants.get(i), slots.get(j))
                         .isEqualTo(1 + i * slots.size() + j);
                 assertThat(view.holders()).extracting(GateHolder::requestId)
                         .containsExactly(requests.get(i * slots.size() + j));
             }
         }
-        reservation().clear(tenants.get(0), slots.get(0));
-        assertThat(reservation().inspect(tenants.get(0), slots.get(0), now)).isEmpty();
-        assertThat(reservation().inspect(tenants.get(1), slots.get(1), now)).isPresent();
-        assertThat(reservation().inspect(tenants.get(0), slots.get(1), now)).isPresent();
-        assertThat(reservation().inspect(tenants.get(1), slots.get(0), now)).isPresent();
-        assertThat(reservation().inspect(tenant, slots.get(0), now)).as("another tenant, same slot id").isEmpty();
+        reservation().close(tenants.get(0), slots.get(0), keepUntil);
+        assertThat(reservation().inspect(tenants.get(0), slots.get(0))).isEmpty();
+        assertThat(reservation().inspect(tenants.get(1), slots.get(1))).isPresent();
+        assertThat(reservation().inspect(tenants.get(0), slots.get(1))).isPresent();
+        assertThat(reservation().inspect(tenants.get(1), slots.get(0))).isPresent();
+        assertThat(reservation().inspect(tenant, slots.get(0))).as("another tenant, same slot id").isEmpty();
     }
 
     // ---------------------------------------------------------------- helpers
@@ -384,15 +579,28 @@ public abstract class SeatReservationContract {
     }
 
     protected GateDecision hold(StudentId student) {
-        return hold(student, RequestId.random(), now, now.plus(TTL));
+        return hold(student, RequestId.random());
     }
 
-    protected GateDecision hold(StudentId student, RequestId request, Instant at, Instant expiresAt) {
-        return reservation().tryHold(tenant, slot, student, request, at, expiresAt);
+    protected GateDecision hold(StudentId student, RequestId request) {
+        return hold(student, request, TTL);
     }
 
-    protected GateView view(Instant at) {
-        return reservation().inspect(tenant, slot, at)
+    protected GateDecision hold(StudentId student, RequestId request, Duration ttl) {
+        return reservation().tryHold(tenant, slot, student, request, ttl);
+    }
+
+    protected GateSync reconcile(int capacity, List<GateHolder> truth, Duration inFlightGrace) {
+        return reservation().reconcile(tenant, slot, capacity, truth, inFlightGrace, keepUntil);
+    }
+
+    protected GateView view() {
+        return reservation().inspect(tenant, slot)
                 .orElseThrow(() -> new AssertionError("the gate has no state for " + tenant + "/" + slot));
+    }
+
+    protected static GateHolder holderOf(GateView view, StudentId student) {
+        return view.holders().stream().filter(h -> h.studentId().equals(student)).findFirst()
+                .orElseThrow(() -> new AssertionError(student + " holds nothing in " + view));
     }
 }

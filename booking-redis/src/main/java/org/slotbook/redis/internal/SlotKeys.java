@@ -1,21 +1,58 @@
 package org.slotbook.redis.internal;
 
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.TenantId;
 
 /**
- * The Redis keys of one slot: {@code <prefix>{<tenant>:<slot>}:cap}, {@code ...:holders} and
- * {@code ...:meta}. All three share the hash tag {@code {<tenant>:<slot>}}, so one script can touch
- * them in Redis Cluster.
+ * The Redis keys of one slot: {@code <prefix>{<tenant>:<slot>}:holders} (sorted set of students by
+ * hold expiry, with the member {@code ''} at {@code +inf} marking the key as present) and
+ * {@code ...:meta} (hash: {@code ''} to the capacity or {@code closed}; student to
+ * {@code expiry|takenAt|requestId}; {@code \u0001<requestId>} to the tombstone of a released request).
+ * Both share the hash tag {@code {<tenant>:<slot>}}, so one script can touch them in Redis Cluster.
  *
  * <p>Tenant and slot ids may contain any printable character. {@code %}, {@code :}, <code>{</code>
  * and <code>}</code> are percent-encoded inside the tag, which keeps the tag intact (its first
  * <code>}</code> is the one written here) and makes the mapping one-to-one: two different
- * (tenant, slot) pairs never share keys.
+ * (tenant, slot) pairs never share keys. Ids never contain control characters, and are never empty,
+ * so neither {@code ''} nor a {@code \u0001} field can be a student.
+ *
+ * <p>An instance builds each slot's key list once and keeps it in a small bounded cache (emptied when
+ * it reaches its bound), so the hot path does not concatenate strings per call.
  */
 public final class SlotKeys {
-    private SlotKeys() {
+    /** Index of the holders key in {@link #keys}. */
+    public static final int HOLDERS = 0;
+    /** Index of the meta key in {@link #keys}. */
+    public static final int META = 1;
+
+    private final String prefix;
+    private final int bound;
+    private final ConcurrentHashMap<Slot, List<String>> cache = new ConcurrentHashMap<>();
+
+    /** A cache of the key lists of up to {@code bound} slots under {@code prefix}. */
+    public SlotKeys(String prefix, int bound) {
+        this.prefix = checkPrefix(prefix);
+        this.bound = bound;
+    }
+
+    /** The slot's keys, in the order every script expects them: holders, meta. */
+    public List<String> of(TenantId tenantId, SlotId slotId) {
+        Slot slot = new Slot(tenantId, slotId);
+        List<String> keys = cache.get(slot);
+        if (keys == null) {
+            keys = keys(prefix, tenantId, slotId);
+            if (cache.size() >= bound) {
+                cache.clear();
+            }
+            cache.put(slot, keys);
+        }
+        return keys;
+    }
+
+    public String prefix() {
+        return prefix;
     }
 
     /** Checks a key prefix: it must not contain a brace, which would move the hash tag. */
@@ -40,10 +77,10 @@ public final class SlotKeys {
         return "{" + encode(tenantId.value()) + ":" + encode(slotId.value()) + "}";
     }
 
-    /** Capacity, holders and meta keys, in the order every script expects them. */
+    /** Holders and meta keys, in the order every script expects them (built afresh: prefer {@link #of}). */
     public static List<String> keys(String prefix, TenantId tenantId, SlotId slotId) {
         String base = prefix + tag(tenantId, slotId);
-        return List.of(base + ":cap", base + ":holders", base + ":meta");
+        return List.of(base + ":holders", base + ":meta");
     }
 
     static String encode(String id) {
@@ -61,5 +98,8 @@ public final class SlotKeys {
             }
         }
         return out == null ? id : out.toString();
+    }
+
+    private record Slot(TenantId tenantId, SlotId slotId) {
     }
 }

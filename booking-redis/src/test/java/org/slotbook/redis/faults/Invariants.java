@@ -171,7 +171,7 @@ final class Invariants {
 
     /** The gate's holders of the slot are exactly the ledger's live bookings, and remaining = capacity - live. */
     void checkGate(SlotId slot, int capacity, Instant now, Violations v) {
-        Optional<GateView> view = gate.inspect(tenant, slot, now);
+        Optional<GateView> view = gate.inspect(tenant, slot);
         if (view.isEmpty()) {
             v.add("slot %s: the gate has no state after reconcile", slot);
             return;

@@ -33,6 +33,7 @@ import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateOutcome;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.redis.internal.SlotKeys;
@@ -139,13 +140,19 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         SlotId slot = schedule("orphans", capacity);
         Instant now = clock.instant();
         // 10 students whose process died right after the gate hold and never come back, 10 who retry
+        // (the gate keeps its own time, which the test clock does not move: the orphans are planted through
+        // reconcile, which keeps the truth's takenAt, as taken more than the in-flight grace ago)
+        Instant takenAt = Instant.now().minus(POLICY.inFlightGrace()).minusSeconds(1);
+        List<GateHolder> orphans = new ArrayList<>();
         for (int i = 0; i < capacity; i++) {
             String who = i < 10 ? "gone-" + i : "back-" + i;
-            GateDecision d = gate.tryHold(tenant, slot, StudentId.of(who), RequestId.of("r-" + who), now,
-                    now.plus(POLICY.gateTtl()));
-            if (d.outcome() != GateOutcome.HELD) {
-                throw new AssertionError("could not take orphan gate hold " + who + ": " + d);
-            }
+            orphans.add(new GateHolder(StudentId.of(who), RequestId.of("r-" + who), takenAt,
+                    Instant.now().plus(POLICY.gateTtl())));
+        }
+        GateSync planted = gate.reconcile(tenant, slot, capacity, orphans, Duration.ofDays(1),
+                Instant.now().plus(Duration.ofDays(2)));
+        if (planted.added() != capacity) {
+            throw new AssertionError("could not plant the orphan gate holds: " + planted);
         }
         List<Booking> held = new ArrayList<>();
         LongAdder ops = new LongAdder();
@@ -200,10 +207,14 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         SlotId slot = schedule("race", capacity);
         // holds left behind long ago by requests that never reached the database: reconcile removes these
         Instant longAgo = Instant.now().minus(Duration.ofMinutes(10));
+        // (the gate keeps its own time: a hold taken long ago is planted through reconcile, which keeps the
+        // truth's takenAt, with a grace that removes nothing)
+        List<GateHolder> planted = new ArrayList<>();
         for (int i = 0; i < ghosts; i++) {
-            gate.tryHold(tenant, slot, StudentId.of("ghost-" + i), RequestId.of("ghost-" + i), longAgo,
-                    Instant.now().plus(Duration.ofHours(1)));
+            planted.add(new GateHolder(StudentId.of("ghost-" + i), RequestId.of("ghost-" + i), longAgo,
+                    Instant.now().plus(Duration.ofHours(1))));
         }
+        gate.reconcile(tenant, slot, capacity, planted, Duration.ofDays(1), Instant.now().plus(Duration.ofDays(2)));
         ConcurrentLinkedQueue<Booking> held = new ConcurrentLinkedQueue<>();
         AtomicBoolean selling = new AtomicBoolean(true);
         List<ReconcileReport> reports = new ArrayList<>();
@@ -237,7 +248,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         v.check(total.holdersAdded() == 0, "reconcile had to add %d holders back: a hold went missing",
                 total.holdersAdded());
         Instant now = Instant.now();
-        GateView view = gate.inspect(tenant, slot, now).orElseThrow();
+        GateView view = gate.inspect(tenant, slot).orElseThrow();
         Set<StudentId> inGate = new HashSet<>();
         for (GateHolder h : view.holders()) {
             inGate.add(h.studentId());

@@ -52,8 +52,8 @@ class RetryAfterLostCommitTest extends FaultSuiteBase {
         assertThat(first).as("a hold whose commit went through").isInstanceOf(Held.class);
         assertThat(invariants().liveBookings(slot, clock.instant())).hasSize(1);
         // the gate still counts the committed seat: another student is turned away by the gate alone
-        assertThat(gate.tryHold(tenant, slot, StudentId.of("b"), RequestId.of("r-b"), clock.instant(),
-                clock.instant().plus(POLICY.gateTtl())).outcome()).isEqualTo(GateOutcome.FULL);
+        assertThat(gate.tryHold(tenant, slot, StudentId.of("b"), RequestId.of("r-b"),
+                POLICY.gateTtl()).outcome()).isEqualTo(GateOutcome.FULL);
         HoldResult retry = lossyEngine.hold(tenant, request);
         assertThat(retry).as("the retry of a request whose booking committed").isInstanceOf(Held.class);
         assertThat(((Held) retry).booking().bookingId()).isEqualTo(((Held) first).booking().bookingId());
