@@ -43,4 +43,9 @@ class ClusterEngineTest extends BookingEngineContract {
     protected SeatReservation reservation() {
         return gate;
     }
+
+    @Override
+    protected boolean gateKeepsTheTestClock() {
+        return false;
+    }
 }

@@ -45,4 +45,9 @@ class PostgresEngineRedisTest extends BookingEngineContract {
     protected SeatReservation reservation() {
         return gate;
     }
+
+    @Override
+    protected boolean gateKeepsTheTestClock() {
+        return false;
+    }
 }

@@ -37,4 +37,9 @@ class StandaloneEngineTest extends BookingEngineContract {
     protected SeatReservation reservation() {
         return gate;
     }
+
+    @Override
+    protected boolean gateKeepsTheTestClock() {
+        return false;
+    }
 }
