@@ -138,12 +138,14 @@ final class HoldFlow {
             }
             return;
         }
-        if (heldUnder != null && !heldUnder.equals(request.requestId()) && result instanceof Held held
-                && !held.replayed()) {
-            // the gate's hold for this student backed no booking: this request's booking takes its place
+        if (heldUnder != null && result instanceof Held held && !held.replayed()) {
+            // the gate's hold for this student backed no booking (an orphan): this request's booking
+            // takes its place
             guard.orphansReleased.increment();
-            release(tenantId, request.slotId(), request.studentId(), heldUnder);
-            guard.tryHold(tenantId, request, policy.gateTtl());
+            if (!heldUnder.equals(request.requestId())) {
+                release(tenantId, request.slotId(), request.studentId(), heldUnder);
+                guard.tryHold(tenantId, request, policy.gateTtl());
+            }
         }
         if (granted.status() == BookingStatus.CONFIRMED) {
             guard.call("confirm", () -> guard.gate().confirm(tenantId, request.slotId(), request.studentId(),

@@ -113,9 +113,12 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
 
     @Test
     void scenario3CrashBeforeCommitHoldsAreReclaimedByGateTtl() {
-        CrashedSale sale = crashedSale("crash-ttl");
-        // the gate hold outlives the database hold by the cache grace: move past both
-        clock.advance(POLICY.gateTtl().plusSeconds(1));
+        // the gate keeps its own time: the requests that die hold their gate seat for a short TTL of
+        // real time (the gate hold outlives the database hold by the cache grace), and the test waits
+        // past it
+        HoldPolicy shortTtl = POLICY.withHoldTtl(Duration.ofMillis(800)).withCacheGrace(Duration.ofMillis(200));
+        CrashedSale sale = crashedSale("crash-ttl", shortTtl);
+        sleep(shortTtl.gateTtl().plusMillis(300));
         Violations v = new Violations();
         sale.secondWave(v);
         report(3, "crash-before-commit-ttl/" + db.name(), sale.operations.sum(), sale.deaths.sum(), v);
@@ -123,9 +126,12 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
 
     @Test
     void scenario3CrashBeforeCommitHoldsAreReclaimedByReconcile() {
-        CrashedSale sale = crashedSale("crash-rec");
-        clock.advance(POLICY.inFlightGrace().plusSeconds(1)); // still well inside the gate TTL
-        ReconcileReport report = engine.reconcile(tenant, sale.slot);
+        CrashedSale sale = crashedSale("crash-rec", POLICY);
+        // the gate judges the in-flight grace by its own clock: a reconciler with a 1 s grace, 1.3 s later
+        // (still well inside the gate TTL)
+        HoldPolicy shortGrace = POLICY.withInFlightGrace(Duration.ofSeconds(1));
+        sleep(Duration.ofMillis(1300));
+        ReconcileReport report = engine(store, gate, shortGrace).reconcile(tenant, sale.slot);
         Violations v = new Violations();
         v.check(report.holdersRemoved() == sale.deaths.sum(), "reconcile removed %d holders, %d requests died",
                 report.holdersRemoved(), sale.deaths.sum());
@@ -350,13 +356,14 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         }
     }
 
-    /** A sale in which every fifth request dies between its gate hold and its commit. */
-    private CrashedSale crashedSale(String name) {
+    /** A sale in which every fifth request dies between its gate hold and its commit; those use {@code doomedPolicy}. */
+    private CrashedSale crashedSale(String name, HoldPolicy doomedPolicy) {
         CrashedSale sale = new CrashedSale();
         sale.capacity = 200;
         sale.slot = schedule(name, sale.capacity);
         CrashingStore crashing = new CrashingStore(store);
         BookingEngine crashy = engine(crashing, gate, POLICY);
+        BookingEngine doomedEngine = engine(crashing, gate, doomedPolicy);
         sale.run = Workload.run(THREADS, 600, i -> {
             StudentId student = StudentId.of("s" + i);
             HoldRequest request = HoldRequest.of(RequestId.of("r" + i), sale.slot, student);
@@ -364,7 +371,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
             if (i % 5 == 0) {
                 sale.doomed.add(request.requestId().value());
                 try {
-                    HoldResult r = CrashingStore.doom(() -> crashy.hold(tenant, request));
+                    HoldResult r = CrashingStore.doom(() -> doomedEngine.hold(tenant, request));
                     if (!(r instanceof Full)) {
                         throw new AssertionError("a doomed request answered " + r);
                     }
@@ -456,6 +463,15 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
     private static void join(Thread t) {
         try {
             t.join(30_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
