@@ -83,12 +83,17 @@ final class HoldFlow {
         HoldResult result = outcome.result();
         if (result instanceof Held held && held.replayed()) {
             try {
-                samePayloadOrThrow(held.booking(), request);
+                samePayloadOrThrow(held.booking(), request, status);
             } catch (IllegalArgumentException e) {
                 if (gateHeld) {
                     release(tenantId, request.slotId(), request.studentId(), request.requestId());
                 }
                 throw e;
+            }
+            if (!held.booking().status().isActive()) {
+                // the same request again, but its booking was cancelled or expired since: say so
+                result = new NoLongerHeld(held.booking());
+                outcome = new StoreOutcome<>(result, outcome.events(), outcome.subject());
             }
         }
         if (guard.present()) {
@@ -180,11 +185,20 @@ final class HoldFlow {
         return null;
     }
 
-    static Booking samePayloadOrThrow(Booking stored, HoldRequest request) {
+    /**
+     * A replay must match the whole request: slot, student, and hold versus book. A book retried
+     * with the id of a hold that is still unconfirmed is refused (a hold later confirmed cannot be
+     * told from a book, and answers). The message names only what the caller sent.
+     */
+    static Booking samePayloadOrThrow(Booking stored, HoldRequest request, BookingStatus asked) {
         if (!stored.slotId().equals(request.slotId()) || !stored.studentId().equals(request.studentId())) {
-            throw new IllegalArgumentException("requestId '" + request.requestId() + "' was already used for slot '"
-                    + stored.slotId() + "' and student '" + stored.studentId() + "'; refusing it for slot '"
-                    + request.slotId() + "' and student '" + request.studentId() + "'");
+            throw new IllegalArgumentException("requestId '" + request.requestId() + "' was already used for"
+                    + " another request; refusing it for slot '" + request.slotId() + "' and student '"
+                    + request.studentId() + "'");
+        }
+        if (asked == BookingStatus.CONFIRMED && stored.status() == BookingStatus.HELD) {
+            throw new IllegalArgumentException("requestId '" + request.requestId() + "' was already used for a"
+                    + " hold that is not confirmed; book needs a request id of its own, or confirm the hold");
         }
         return stored;
     }

@@ -354,6 +354,41 @@ public abstract class BookingEngineContract {
     }
 
     @Test
+    void aReplayMatchesTheWholeRequestAndSaysWhenItsBookingEnded() {
+        schedule("whole", 5);
+        HoldRequest hold = request("whole", "fay");
+        Booking held = held(engine.hold(tenant, hold));
+        // book(r) after hold(r): the hold is not confirmed, so this is not the same request
+        assertThatThrownBy(() -> engine.book(tenant, hold)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(hold.requestId().value()).hasMessageContaining("not confirmed");
+        assertThat(bookingInLedger(held.bookingId()).status()).isEqualTo(BookingStatus.HELD);
+        // hold(r) again: the same booking
+        assertThat(((Held) engine.hold(tenant, hold)).booking().bookingId()).isEqualTo(held.bookingId());
+        // book(r2), then hold(r2): a confirmed booking answers a replay of either
+        HoldRequest book = request("whole", "gus");
+        Booking booked = held(engine.book(tenant, book));
+        assertThat(engine.hold(tenant, book)).isInstanceOf(Held.class);
+        assertThat(((Held) engine.book(tenant, book)).booking().bookingId()).isEqualTo(booked.bookingId());
+        // a replay of a cancelled booking says so, and takes no seat
+        assertThat(engine.cancel(tenant, held.bookingId(), held.studentId())).isInstanceOf(Cancelled.class);
+        HoldResult again = engine.hold(tenant, hold);
+        assertThat(again).isInstanceOf(org.slotbook.core.NoLongerHeld.class);
+        assertThat(((org.slotbook.core.NoLongerHeld) again).booking().status()).isEqualTo(BookingStatus.CANCELLED);
+        assertThat(countInLedger(SlotId.of("whole")).taken()).isEqualTo(1);
+        reservationHoldsNot(SlotId.of("whole"), held.studentId());
+    }
+
+    /** With a gate, the student has no gate hold in the slot. */
+    protected void reservationHoldsNot(SlotId slot, StudentId student) {
+        SeatReservation gate = reservation();
+        if (gate == SeatReservation.none()) {
+            return;
+        }
+        gate.inspect(tenant, slot).ifPresent(view -> assertThat(view.holders())
+                .noneMatch(h -> h.studentId().equals(student)));
+    }
+
+    @Test
     void secondRequestOfABookedStudentAnswersAlreadyBooked() {
         schedule("ab", 5);
         Booking first = held(engine.hold(tenant, request("ab", "frank")));
