@@ -578,7 +578,7 @@ public abstract class BookingStoreContract {
         assertThat(store().expireDue(tenant, deadline.plus(Duration.ofDays(1)), 10)).extracting(Booking::bookingId)
                 .as("expired once, by the take-over").containsExactly(second.bookingId());
         // the displaced student is free again, with nothing left to retire
-        StoreOutcome<HoldResult> elsewhere = hold(slot(range(0, 60), 2), first.studentId(), deadline);
+        StoreOutcome<HoldResult> elsewhere = hold(slot(slot.time(), 2), first.studentId(), deadline);
         assertThat(elsewhere.events()).extracting(BookingEvent::kind).containsExactly(Kind.HELD);
     }
 
@@ -696,6 +696,9 @@ public abstract class BookingStoreContract {
         StoreOutcome<HoldResult> next = hold(slot, Fixtures.student(), deadline.minusSeconds(1));
         assertThat(next.events()).as("nothing displaced").extracting(BookingEvent::kind).containsExactly(Kind.HELD);
         assertThat(granted(next).seat()).isEqualTo(b.seat());
+        StoreOutcome<HoldResult> moved = hold(slot(slot.time(), 1), b.studentId(), deadline);
+        assertThat(moved.events()).as("the student's time was freed").extracting(BookingEvent::kind)
+                .containsExactly(Kind.HELD);
 
         Booking late = granted(hold(slot(2), Fixtures.student(), now));
         assertThat(confirm(late, late.heldUntil().plusSeconds(1)).result()).isInstanceOf(HoldExpired.class);
