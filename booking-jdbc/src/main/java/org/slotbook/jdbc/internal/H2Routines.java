@@ -567,22 +567,40 @@ public final class H2Routines {
             throw inconsistent("could not claim a seat of slot '" + slotId + "': the seat rows kept changing");
         }
 
-        /** A free seat, else the oldest expired hold; a claim of seq 0 means "changed, try again". */
+        /**
+         * A free seat, else the oldest expired hold; a claim of seq 0 means "changed, try again".
+         * H2 locks every row a {@code SELECT ... FOR UPDATE} reads before it applies the LIMIT, so the
+         * candidates are read without a lock (a few at a time, in index order) and then locked one by
+         * one by key, the condition checked again: a claim costs the same on a slot of 10 seats and on
+         * one of 100,000.
+         */
         private Optional<Claim> takeSeat(String slotId, String bookingId, String student, String status,
                                          OffsetDateTime heldUntil, boolean skipLocked) throws SQLException {
-            Optional<Integer> free = first(query(skipLocked ? sql.freeSeatSkipLocked : sql.freeSeatWaiting,
-                    rs -> rs.getInt(1), tenant, slotId));
-            if (free.isPresent()) {
-                int taken = update(sql.takeFreeSeat, status, bookingId, student, heldUntil, tenant, slotId, free.get());
-                return Optional.of(new Claim(taken == 1 ? free.get() : 0, null));
+            int after = 0;
+            while (true) {
+                List<Integer> candidates = query(sql.freeCandidates, rs -> rs.getInt(1), tenant, slotId, after);
+                for (int seq : candidates) {
+                    if (query(skipLocked ? sql.lockCandidateSkipLocked : sql.lockCandidateWaiting,
+                            rs -> "FREE".equals(rs.getString(1)), tenant, slotId, seq).contains(Boolean.TRUE)) {
+                        int taken = update(sql.takeFreeSeat, status, bookingId, student, heldUntil, tenant, slotId, seq);
+                        return Optional.of(new Claim(taken == 1 ? seq : 0, null));
+                    }
+                    after = seq;
+                }
+                if (candidates.size() < CANDIDATES) {
+                    break;
+                }
             }
-            Optional<Claim> expired = first(query(skipLocked ? sql.expiredSeatSkipLocked : sql.expiredSeatWaiting,
-                    rs -> new Claim(rs.getInt(1), rs.getString(2)), tenant, slotId, now));
-            if (expired.isPresent()) {
-                Claim seat = expired.get();
-                int taken = update(sql.takeExpiredSeat, status, bookingId, student, heldUntil, tenant, slotId,
-                        seat.seq(), seat.displaced());
-                return Optional.of(taken == 1 ? seat : new Claim(0, null));
+            List<Claim> expired = query(sql.expiredCandidates, rs -> new Claim(rs.getInt(1), rs.getString(2)),
+                    tenant, slotId, now);
+            for (Claim seat : expired) {
+                if (query(skipLocked ? sql.lockCandidateSkipLocked : sql.lockCandidateWaiting,
+                        rs -> "HELD".equals(rs.getString(1)) && seat.displaced().equals(rs.getString(2)),
+                        tenant, slotId, seat.seq()).contains(Boolean.TRUE)) {
+                    int taken = update(sql.takeExpiredSeat, status, bookingId, student, heldUntil, tenant, slotId,
+                            seat.seq(), seat.displaced());
+                    return Optional.of(taken == 1 ? seat : new Claim(0, null));
+                }
             }
             return Optional.empty();
         }
@@ -621,6 +639,9 @@ public final class H2Routines {
     private interface RowReader<T> {
         T read(ResultSet rs) throws SQLException;
     }
+
+    /** Seats a claim reads at a time before locking them one by one. */
+    static final int CANDIDATES = 16;
 
     private static <T> Optional<T> first(List<T> rows) {
         return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
@@ -787,10 +808,10 @@ public final class H2Routines {
         final String findByRequest;
         final String findActive;
         final String lockSeat;
-        final String freeSeatSkipLocked;
-        final String freeSeatWaiting;
-        final String expiredSeatSkipLocked;
-        final String expiredSeatWaiting;
+        final String freeCandidates;
+        final String expiredCandidates;
+        final String lockCandidateSkipLocked;
+        final String lockCandidateWaiting;
         final String takeFreeSeat;
         final String takeExpiredSeat;
         final String insertBooking;
@@ -816,11 +837,8 @@ public final class H2Routines {
             String seatKey = " WHERE tenant_id = ? AND slot_id = ? AND seq = ?";
             String free = "status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL";
             String take = "UPDATE " + seat + " SET status = ?, booking_id = ?, student_id = ?, held_until = ?" + seatKey;
-            String freeCandidate = "SELECT seq FROM " + seat
-                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'FREE' ORDER BY seq LIMIT 1 FOR UPDATE";
-            String expiredCandidate = "SELECT seq, booking_id FROM " + seat
-                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'HELD' AND held_until <= ?"
-                    + " ORDER BY held_until LIMIT 1 FOR UPDATE";
+            // by key only, so that H2 takes the primary key; the caller checks status and owner
+            String lockCandidate = "SELECT status, booking_id FROM " + seat + seatKey + " FOR UPDATE";
             String setBooking = "UPDATE " + booking + " SET status = '%s', updated_at = ?"
                     + " WHERE tenant_id = ? AND booking_id = ? AND %s";
             String overlap = " AND o.active = TRUE AND o.starts_at < ? AND o.ends_at > ? AND o.starts_at > ?";
@@ -857,10 +875,15 @@ public final class H2Routines {
             findActive = "SELECT " + BOOKING_COLUMNS + " FROM " + booking + " WHERE tenant_id = ? AND slot_id = ?"
                     + " AND student_id = ? AND status IN ('HELD', 'CONFIRMED')";
             lockSeat = "SELECT seq FROM " + seat + seatKey + " FOR UPDATE";
-            freeSeatWaiting = freeCandidate;
-            freeSeatSkipLocked = freeCandidate + " SKIP LOCKED";
-            expiredSeatWaiting = expiredCandidate;
-            expiredSeatSkipLocked = expiredCandidate + " SKIP LOCKED";
+            freeCandidates = "SELECT seq FROM " + seat
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'FREE' AND seq > ? ORDER BY seq LIMIT "
+                    + CANDIDATES;
+
+            expiredCandidates = "SELECT seq, booking_id FROM " + seat
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'HELD' AND held_until <= ?"
+                    + " ORDER BY held_until LIMIT " + CANDIDATES;
+            lockCandidateWaiting = lockCandidate;
+            lockCandidateSkipLocked = lockCandidate + " SKIP LOCKED";
             takeFreeSeat = take + " AND status = 'FREE'";
             // "and its hold ran out" is not repeated in SQL: a seat's held_until is its booking's, which
             // never changes, so the owner and status decide; and a range on held_until would steer H2

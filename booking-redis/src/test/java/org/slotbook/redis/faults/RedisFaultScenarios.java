@@ -340,8 +340,10 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
                 // A gate rebuilt from a ledger read that a concurrent cancel overtook can count a
                 // released holder until reconciliation drops it (only once it is older than the
                 // in-flight grace). Repair as a deployment would, then sell what is left.
-                suite.clock.advance(POLICY.inFlightGrace().plusSeconds(1));
-                suite.engine.reconcile(suite.tenant, slot);
+                // (the gate judges the grace by its own clock: wait a short one out in real time)
+                HoldPolicy shortGrace = POLICY.withInFlightGrace(Duration.ofMillis(500));
+                sleep(Duration.ofMillis(700));
+                suite.engine(suite.store, suite.gate, shortGrace).reconcile(suite.tenant, slot);
                 for (int extra = 0; extra < capacity; extra++) {
                     HoldResult r = suite.engine.hold(suite.tenant,
                             HoldRequest.of(RequestId.of("top-up-" + extra), slot, StudentId.of("top-up-" + extra)));
