@@ -132,7 +132,7 @@ public final class Bench {
                 "  --requests N       spread: hold requests on random slots (default 20000)",
                 "  --mix-seconds N    steady mix: seconds per line (default 30)",
                 "  --threads N        client threads, also the connection pool size (default 32)",
-                "  --capacity-holds N capacity: holds on each of the two slots (default 400)",
+                "  --capacity-holds N capacity: holds on each of the two slots (default 200)",
                 "  --capacity-seats N capacity: seats of the large slot (default 100000; the small one has 10)",
                 "  --no-warmup        measure without a warm-up pass first",
                 "  --no-profile       do not sample threads and pg_stat_activity during the measurements");
@@ -149,7 +149,7 @@ public final class Bench {
             int requests = 20_000;
             int mixSeconds = 30;
             int threads = 32;
-            int capacityHolds = 400;
+            int capacityHolds = 200;
             int capacitySeats = SlotSpec.MAX_CAPACITY;
             boolean warmup = true;
             boolean profile = true;
