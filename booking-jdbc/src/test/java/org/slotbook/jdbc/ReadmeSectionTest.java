@@ -42,7 +42,7 @@ class ReadmeSectionTest {
         dataSource.setJdbcUrl(jdbcUrl);
         dataSource.setTransactionIsolation("TRANSACTION_READ_COMMITTED"); // what the store uses
 
-        JdbcSchema.create(dataSource);                   // CREATE TABLE IF NOT EXISTS slotbook_...
+        JdbcSchema.create(dataSource);                   // tables and routines slotbook_...
         JdbcStore store = JdbcStore.create(dataSource);  // dialect from the connection's metadata
 
         BookingEngine engine = BookingEngine.builder()
