@@ -16,10 +16,12 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -74,56 +76,101 @@ public final class Bench {
     static final String REDIS_CEILING = "ceiling: Jedis EVALSHA hold.lua";
     static final String SLOTBOOK_DB = "Slotbook DB-only";
     static final String SLOTBOOK_GATE = "Slotbook Redis gate +";
+    /** Seats of the small slot of the capacity line. */
+    static final int CAPACITY_SMALL = 10;
 
     private Bench() {
     }
 
     // ------------------------------------------------------------------ options
 
-    /** The run's settings, parsed from the command line. */
-    public record Options(String jdbcUrl, String redisUrl, boolean noRedis, int students, int seats, int slots,
-                          int requests, int mixSeconds, int threads, boolean warmup, boolean profile) {
+    /** The workloads of the lines {@code --only} can name per backend. */
+    static final List<String> WORKLOADS = List.of("hot", "spread", "mix");
+    /** The backends of the lines {@code --only} can name per workload. */
+    static final List<String> BACKENDS = List.of("pg", "mariadb", "h2", "gate");
+    /** Every line {@code --only} accepts on its own: workload-backend, then naive and capacity. */
+    static final List<String> LINES;
+
+    static {
+        List<String> lines = new ArrayList<>();
+        for (String backend : BACKENDS) {
+            for (String workload : WORKLOADS) {
+                lines.add(workload + "-" + backend);
+            }
+        }
+        lines.add("naive");
+        lines.add("capacity");
+        LINES = List.copyOf(lines);
+    }
+
+    /** The run's settings, parsed from the command line. {@code only} holds line names from {@link #LINES}. */
+    public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolean noRedis, Set<String> only,
+                          int students, int seats, int slots, int requests, int mixSeconds, int threads,
+                          int capacityHolds, int capacitySeats, boolean warmup, boolean profile) {
         static final String USAGE = String.join("\n",
-                "usage: Bench [--jdbc URL] [--redis URL | --no-redis] [--students N] [--seats N] [--slots N]",
-                "             [--requests N] [--mix-seconds N] [--threads N] [--no-warmup] [--no-profile]",
-                "  --jdbc URL         database of the naive line, the ceiling and Slotbook"
-                        + " (jdbc:postgresql:..., jdbc:mariadb:...);",
-                "                     default: H2 in memory only. H2 in memory always runs as a DB-only line.",
+                "usage: Bench [--jdbc URL] [--mariadb URL] [--redis URL | --no-redis] [--only LINE,...]",
+                "             [--students N] [--seats N] [--slots N] [--requests N] [--mix-seconds N] [--threads N]",
+                "             [--capacity-holds N] [--capacity-seats N] [--no-warmup] [--no-profile]",
+                "  --jdbc URL         PostgreSQL (jdbc:postgresql:...): the naive line, its single-statement ceiling,",
+                "                     Slotbook DB-only, and the ledger behind the gate. Without it H2 in memory takes",
+                "                     that place (the naive line and the gate then run on H2).",
+                "  --mariadb URL      MariaDB (jdbc:mariadb:...): Slotbook DB-only and its own single-statement ceiling",
                 "  --redis URL        Redis of the gate line (redis://127.0.0.1:6379); default: an embedded Redis",
                 "  --no-redis         no gate line",
+                "  --only LINE,...    run only these lines (default: every line the given servers allow):",
+                "                       hot-pg, spread-pg, mix-pg           Slotbook DB-only on --jdbc",
+                "                       hot-mariadb, spread-mariadb, mix-mariadb   Slotbook DB-only on --mariadb",
+                "                       hot-h2, spread-h2, mix-h2           Slotbook DB-only on H2 in memory",
+                "                       hot-gate, spread-gate, mix-gate     Slotbook Redis gate + the --jdbc database",
+                "                       naive                               count, then insert (hot and spread) on --jdbc",
+                "                       capacity                            holds on 10 vs --capacity-seats seats,",
+                "                                                           per database (H2, --jdbc, --mariadb)",
+                "                     pg, mariadb, h2 and gate name all three workloads of that backend.",
+                "                     A hot or spread line brings its ceiling along (the gate: Redis and database).",
                 "  --students N       hot slot: students holding a seat of one slot (default 10000)",
                 "  --seats N          seats per slot (default 10)",
                 "  --slots N          spread and mix: number of slots (default 1000)",
                 "  --requests N       spread: hold requests on random slots (default 20000)",
                 "  --mix-seconds N    steady mix: seconds per line (default 30)",
                 "  --threads N        client threads, also the connection pool size (default 32)",
+                "  --capacity-holds N capacity: holds on each of the two slots (default 200)",
+                "  --capacity-seats N capacity: seats of the large slot (default 100000; the small one has 10)",
                 "  --no-warmup        measure without a warm-up pass first",
                 "  --no-profile       do not sample threads and pg_stat_activity during the measurements");
 
         public static Options parse(String... args) {
             String jdbc = null;
+            String mariadb = null;
             String redis = null;
             boolean noRedis = false;
+            String onlyText = null;
             int students = 10_000;
             int seats = 10;
             int slots = 1_000;
             int requests = 20_000;
             int mixSeconds = 30;
             int threads = 32;
+            int capacityHolds = 200;
+            int capacitySeats = SlotSpec.MAX_CAPACITY;
             boolean warmup = true;
             boolean profile = true;
             for (int i = 0; i < args.length; i++) {
                 String flag = args[i];
                 switch (flag) {
                     case "--jdbc" -> jdbc = Flags.value(args, ++i, flag);
+                    case "--mariadb" -> mariadb = Flags.value(args, ++i, flag);
                     case "--redis" -> redis = Flags.value(args, ++i, flag);
                     case "--no-redis" -> noRedis = true;
+                    case "--only" -> onlyText = Flags.value(args, ++i, flag);
                     case "--students" -> students = Flags.number(args, ++i, flag, 1, 10_000_000);
                     case "--seats" -> seats = Flags.number(args, ++i, flag, 1, SlotSpec.MAX_CAPACITY);
                     case "--slots" -> slots = Flags.number(args, ++i, flag, 1, 100_000);
                     case "--requests" -> requests = Flags.number(args, ++i, flag, 1, 10_000_000);
                     case "--mix-seconds" -> mixSeconds = Flags.number(args, ++i, flag, 1, 3_600);
                     case "--threads" -> threads = Flags.number(args, ++i, flag, 1, 512);
+                    case "--capacity-holds" -> capacityHolds = Flags.number(args, ++i, flag, 1, 1_000_000);
+                    case "--capacity-seats" -> capacitySeats = Flags.number(args, ++i, flag, CAPACITY_SMALL,
+                            SlotSpec.MAX_CAPACITY);
                     case "--no-warmup" -> warmup = false;
                     case "--no-profile" -> profile = false;
                     default -> throw new IllegalArgumentException("unknown flag '" + flag + "'");
@@ -132,20 +179,60 @@ public final class Bench {
             if (noRedis && redis != null) {
                 throw new IllegalArgumentException("--redis and --no-redis exclude each other");
             }
-            if (jdbc != null && !jdbc.startsWith("jdbc:")) {
-                throw new IllegalArgumentException("--jdbc must be a JDBC URL (jdbc:...), got '" + jdbc + "'");
+            if (jdbc != null && !jdbc.startsWith("jdbc:postgresql:")) {
+                throw new IllegalArgumentException("--jdbc must be a JDBC URL of PostgreSQL (jdbc:postgresql:...), got '"
+                        + jdbc + "'");
+            }
+            if (mariadb != null && !mariadb.startsWith("jdbc:mariadb:")) {
+                throw new IllegalArgumentException("--mariadb must be a JDBC URL of MariaDB (jdbc:mariadb:...), got '"
+                        + mariadb + "'");
             }
             if (redis != null && !redis.startsWith("redis://")) {
                 throw new IllegalArgumentException("--redis must be a redis:// URL, got '" + redis + "'");
             }
-            return new Options(jdbc, redis, noRedis, students, seats, slots, requests, mixSeconds, threads, warmup,
-                    profile);
+            Set<String> only = onlyText == null ? null : only(onlyText, jdbc != null, mariadb != null, !noRedis);
+            return new Options(jdbc, mariadb, redis, noRedis, only, students, seats, slots, requests, mixSeconds,
+                    threads, capacityHolds, capacitySeats, warmup, profile);
+        }
+
+        /** The lines named by {@code --only}, groups expanded; names needing a server not given are refused. */
+        private static Set<String> only(String text, boolean pg, boolean mariadb, boolean gate) {
+            Set<String> lines = new LinkedHashSet<>();
+            for (String raw : text.split(",", -1)) {
+                String name = raw.trim().toLowerCase(Locale.ROOT);
+                if (BACKENDS.contains(name)) {
+                    WORKLOADS.forEach(w -> lines.add(w + "-" + name));
+                } else if (LINES.contains(name)) {
+                    lines.add(name);
+                } else {
+                    throw new IllegalArgumentException("--only: unknown line '" + raw.trim() + "'; lines: "
+                            + String.join(", ", LINES) + " (or pg, mariadb, h2, gate for all three workloads)");
+                }
+            }
+            for (String line : lines) {
+                if (line.endsWith("-pg") && !pg) {
+                    throw new IllegalArgumentException("--only " + line + " needs --jdbc (PostgreSQL)");
+                }
+                if (line.endsWith("-mariadb") && !mariadb) {
+                    throw new IllegalArgumentException("--only " + line + " needs --mariadb");
+                }
+                if (line.endsWith("-gate") && !gate) {
+                    throw new IllegalArgumentException("--only " + line + " needs Redis (not --no-redis)");
+                }
+            }
+            return Set.copyOf(lines);
+        }
+
+        /** Whether the run includes {@code line} (a name from {@link #LINES}). */
+        boolean runs(String line) {
+            return only == null || only.contains(line);
         }
 
         /** The same run, scaled down to warm the JIT up. */
         Options warmupSizes() {
-            return new Options(jdbcUrl, redisUrl, noRedis, Math.min(students, 2_000), seats, Math.min(slots, 100),
-                    Math.min(requests, 2_000), Math.min(mixSeconds, 3), threads, false, false);
+            return new Options(jdbcUrl, mariadbUrl, redisUrl, noRedis, only, Math.min(students, 2_000), seats,
+                    Math.min(slots, 100), Math.min(requests, 2_000), Math.min(mixSeconds, 3), threads,
+                    Math.min(capacityHolds, 100), Math.min(capacitySeats, 1_000), false, false);
         }
     }
 
@@ -176,9 +263,22 @@ public final class Bench {
         }
     }
 
+    /**
+     * The capacity line of one database: holds on a slot of {@value #CAPACITY_SMALL} seats and on a large
+     * slot, interleaved on the same threads. Each hold is followed by a cancel (not timed) that frees its
+     * seat, so every hold on the small slot finds one too. The rate of a size is its holds divided by the
+     * time the threads spent in them; {@link #ratio()} is the cost of a hold at the large size over its cost
+     * at the small one.
+     */
+    public record Capacity(String backend, int largeSeats, Result small, Result large) {
+        public double ratio() {
+            return small.decisionsPerSecond() / large.decisionsPerSecond();
+        }
+    }
+
     /** Everything a run measured. */
-    public record Report(List<Result> results, Map<String, List<Double>> heapAfterGcMegabytes, List<String> targets,
-                         List<String> profiles) {
+    public record Report(List<Result> results, List<Capacity> capacities, Map<String, List<Double>> heapAfterGcMegabytes,
+                         List<String> targets, List<String> profiles) {
         public List<Result> slotbookResults() {
             return results.stream().filter(Result::isSlotbook).toList();
         }
@@ -202,16 +302,21 @@ public final class Bench {
         System.exit(clean ? 0 : 1);
     }
 
-    /** Runs every line of every workload, prints progress and the tables to {@code out}. */
+    /** Runs every selected line of every workload, prints progress and the tables to {@code out}. */
     public static Report run(Options options, PrintStream out) throws Exception {
         HoldPolicy policy = HoldPolicy.ofDefaults();
         int pool = options.threads() + 2;
         try (Backends main = Backends.open(options.jdbcUrl(), options.redisUrl(), options.noRedis(), out, pool, policy);
+             Backends mariadb = options.mariadbUrl() == null ? null
+                     : Backends.open(options.mariadbUrl(), null, true, out, pool, policy);
              Backends h2 = main.store().dialect() == JdbcDialect.H2 ? null
                      : Backends.open(null, null, true, out, pool, policy)) {
-            Session session = new Session(options, main, h2, policy, out);
-            out.printf(Locale.ROOT, "Bench: %d threads; ledger %s; H2 line %s; gate %s%n", options.threads(),
-                    main.ledgerName(), h2 == null ? "(same database)" : h2.ledgerName(), main.gateName());
+            Session session = new Session(options, main, mariadb, h2, policy, out);
+            out.printf(Locale.ROOT, "Bench: %d threads; ledger %s; MariaDB %s; H2 line %s; gate %s%n",
+                    options.threads(), main.ledgerName(), mariadb == null ? "(none)" : mariadb.ledgerName(),
+                    h2 == null ? "(same database)" : h2.ledgerName(), main.gateName());
+            out.printf(Locale.ROOT, "lines: %s%n", options.only() == null ? "all" : String.join(",",
+                    LINES.stream().filter(options.only()::contains).toList()));
             out.printf(Locale.ROOT, "cores %d, load average %.2f, max heap %d MB%n",
                     Runtime.getRuntime().availableProcessors(),
                     ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
@@ -231,105 +336,132 @@ public final class Bench {
             }
             Report report = session.report();
             print(report, out);
+            out.printf(Locale.ROOT, "load average at the end %.2f%n",
+                    ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
             return report;
         }
     }
 
     // ------------------------------------------------------------------ one run over all lines
 
+    /** One database of the run: its key in line names ({@code pg}, {@code mariadb}, {@code h2}) and engines. */
+    private record Db(String key, String name, Backends backends, BookingEngine dbOnly) {
+    }
+
     private static final class Session {
         private final Options options;
         private final Backends main;
-        private final Backends h2;
+        private final Db mainDb;
+        private final List<Db> dbs = new ArrayList<>();
         private final PrintStream log;
         private final String run = Long.toString(System.currentTimeMillis(), 36)
                 + UUID.randomUUID().toString().substring(0, 4);
-        private final BookingEngine mainDbOnly;
-        private final BookingEngine h2DbOnly;
         private final BookingEngine gated;
         private final String mainName;
         private final String redisPrefix;
         private final List<Result> results = new ArrayList<>();
+        private final List<Capacity> capacities = new ArrayList<>();
         private final Map<String, List<Double>> heap = new LinkedHashMap<>();
         private final List<String> profiles = new ArrayList<>();
         private PrintStream out;
         private boolean profiling;
 
-        Session(Options options, Backends main, Backends h2, HoldPolicy policy, PrintStream log) {
+        Session(Options options, Backends main, Backends mariadb, Backends h2, HoldPolicy policy, PrintStream log) {
             this.options = options;
             this.main = main;
-            this.h2 = h2;
             this.log = log;
             this.out = log;
-            this.mainDbOnly = BookingEngine.builder().store(main.store())
-                    .holdPolicy(policy).build();
-            this.h2DbOnly = h2 == null ? null : h2.engine();
-            this.gated = options.noRedis() ? null : main.engine();
             this.mainName = dialectName(main.store().dialect());
+            this.mainDb = new Db(main.store().dialect() == JdbcDialect.H2 ? "h2" : "pg", mainName, main,
+                    BookingEngine.builder().store(main.store()).holdPolicy(policy).build());
+            dbs.add(mainDb);
+            if (mariadb != null) {
+                dbs.add(new Db("mariadb", "MariaDB", mariadb, mariadb.engine()));
+            }
+            if (h2 != null) {
+                dbs.add(new Db("h2", "H2", h2, h2.engine()));
+            }
+            this.gated = options.noRedis() ? null : main.engine();
             this.redisPrefix = main.gateKeyPrefix() == null ? null : main.gateKeyPrefix() + "ceiling:";
         }
 
         void reset() {
             results.clear();
+            capacities.clear();
             heap.clear();
             profiles.clear();
         }
 
         Report report() {
-            return new Report(List.copyOf(results), new LinkedHashMap<>(heap), targets(), List.copyOf(profiles));
+            return new Report(List.copyOf(results), List.copyOf(capacities), new LinkedHashMap<>(heap), targets(),
+                    List.copyOf(profiles));
         }
 
-        /** Every line of every workload, in an interleaved order so a busy spell hurts no line alone. */
+        /** Every selected line of every workload, in an interleaved order so a busy spell hurts no line alone. */
         void suite(Options sizes, String phase, PrintStream progress) throws Exception {
             this.out = progress;
             this.profiling = sizes.profile();
             int threads = sizes.threads();
             String tag = run + phase;
+            boolean gateRuns = gated != null;
 
-            // (a) hot slot
-            section("(a) hot slot: " + sizes.students() + " students, one slot of " + sizes.seats() + " seats");
-            add(dbCeiling(main, mainName, "hot", tag, 1, sizes.seats(), sizes.students(), threads));
-            add(naive(main, mainName, "hot", tag, 1, sizes.seats(), sizes.students(), threads));
-            add(slotbook(SLOTBOOK_DB, mainName, mainDbOnly, main, "hot", tenant(tag, "db-hot"), 1, sizes.seats(),
-                    sizes.students(), threads, false));
-            if (h2 != null) {
-                add(dbCeiling(h2, "H2", "hot", tag, 1, sizes.seats(), sizes.students(), threads));
-                add(slotbook(SLOTBOOK_DB, "H2", h2DbOnly, h2, "hot", tenant(tag, "h2-hot"), 1, sizes.seats(),
-                        sizes.students(), threads, false));
-            }
-            if (gated != null) {
-                add(redisCeiling("hot", tag, 1, sizes.seats(), sizes.students(), threads));
-                add(slotbook(SLOTBOOK_GATE, mainName, gated, main, "hot", tenant(tag, "gate-hot"), 1, sizes.seats(),
-                        sizes.students(), threads, true));
-            }
-
-            // (b) spread
-            section("(b) spread: " + sizes.requests() + " students on " + sizes.slots() + " slots x " + sizes.seats()
-                    + " seats, slots picked at random");
-            add(dbCeiling(main, mainName, "spread", tag, sizes.slots(), sizes.seats(), sizes.requests(), threads));
-            add(naive(main, mainName, "spread", tag, sizes.slots(), sizes.seats(), sizes.requests(), threads));
-            add(slotbook(SLOTBOOK_DB, mainName, mainDbOnly, main, "spread", tenant(tag, "db-spread"), sizes.slots(),
-                    sizes.seats(), sizes.requests(), threads, true));
-            if (h2 != null) {
-                add(dbCeiling(h2, "H2", "spread", tag, sizes.slots(), sizes.seats(), sizes.requests(), threads));
-                add(slotbook(SLOTBOOK_DB, "H2", h2DbOnly, h2, "spread", tenant(tag, "h2-spread"), sizes.slots(),
-                        sizes.seats(), sizes.requests(), threads, false));
-            }
-            if (gated != null) {
-                add(redisCeiling("spread", tag, sizes.slots(), sizes.seats(), sizes.requests(), threads));
-                add(slotbook(SLOTBOOK_GATE, mainName, gated, main, "spread", tenant(tag, "gate-spread"), sizes.slots(),
-                        sizes.seats(), sizes.requests(), threads, false));
+            for (String workload : List.of("hot", "spread")) {
+                boolean hot = workload.equals("hot");
+                int slots = hot ? 1 : sizes.slots();
+                int requests = hot ? sizes.students() : sizes.requests();
+                if (hot) {
+                    section("(a) hot slot: " + sizes.students() + " students, one slot of " + sizes.seats()
+                            + " seats");
+                } else {
+                    section("(b) spread: " + sizes.requests() + " students on " + sizes.slots() + " slots x "
+                            + sizes.seats() + " seats, slots picked at random");
+                }
+                boolean gateLine = gateRuns && sizes.runs(workload + "-gate");
+                for (Db db : dbs) {
+                    boolean dbOnly = sizes.runs(workload + "-" + db.key());
+                    boolean naive = db == mainDb && sizes.runs("naive");
+                    if (dbOnly || naive || (db == mainDb && gateLine)) {
+                        add(dbCeiling(db.backends(), db.name(), workload, tag, slots, sizes.seats(), requests,
+                                threads));
+                    }
+                    if (naive) {
+                        add(naive(db.backends(), db.name(), workload, tag, slots, sizes.seats(), requests, threads));
+                    }
+                    if (dbOnly) {
+                        add(slotbook(SLOTBOOK_DB, db.name(), db.dbOnly(), db.backends(), workload,
+                                tenant(tag, db.key() + "-" + workload), slots, sizes.seats(), requests, threads,
+                                db == mainDb && !hot));
+                    }
+                }
+                if (gateLine) {
+                    add(redisCeiling(workload, tag, slots, sizes.seats(), requests, threads));
+                    add(slotbook(SLOTBOOK_GATE, mainName, gated, main, workload, tenant(tag, "gate-" + workload),
+                            slots, sizes.seats(), requests, threads, hot));
+                }
             }
 
             // (c) steady mix
-            section("(c) steady mix: holds, confirms, cancels and rebooks on " + sizes.slots() + " slots x "
-                    + sizes.seats() + " seats for " + sizes.mixSeconds() + " s per line");
-            add(mix(SLOTBOOK_DB, mainName, mainDbOnly, main, tenant(tag, "db-mix"), sizes));
-            if (h2 != null) {
-                add(mix(SLOTBOOK_DB, "H2", h2DbOnly, h2, tenant(tag, "h2-mix"), sizes));
+            if (dbs.stream().anyMatch(db -> sizes.runs("mix-" + db.key())) || (gateRuns && sizes.runs("mix-gate"))) {
+                section("(c) steady mix: holds, confirms, cancels and rebooks on " + sizes.slots() + " slots x "
+                        + sizes.seats() + " seats for " + sizes.mixSeconds() + " s per line");
             }
-            if (gated != null) {
+            for (Db db : dbs) {
+                if (sizes.runs("mix-" + db.key())) {
+                    add(mix(SLOTBOOK_DB, db.name(), db.dbOnly(), db.backends(), tenant(tag, db.key() + "-mix"), sizes));
+                }
+            }
+            if (gateRuns && sizes.runs("mix-gate")) {
                 add(mix(SLOTBOOK_GATE, mainName, gated, main, tenant(tag, "gate-mix"), sizes));
+            }
+
+            // (d) capacity
+            if (sizes.runs("capacity")) {
+                section("(d) capacity: " + sizes.capacityHolds() + " holds on a slot of " + CAPACITY_SMALL
+                        + " seats and as many on a slot of " + sizes.capacitySeats() + " seats, interleaved,"
+                        + " each hold followed by a cancel (not timed)");
+                for (Db db : dbs) {
+                    capacity(db, tag, sizes);
+                }
             }
             this.out = log;
         }
@@ -512,6 +644,78 @@ public final class Bench {
             return new long[] {oversold, doubled};
         }
 
+        // ------------------------------------------------------------ capacity line
+
+        /**
+         * Holds on a slot of {@value Bench#CAPACITY_SMALL} seats and on a slot of {@code capacitySeats} seats of
+         * the same tenant, interleaved request by request on the same threads (at most
+         * {@value Bench#CAPACITY_SMALL}, so the small slot always has a free seat: each thread cancels its hold,
+         * untimed, before its next one). A size's rate is its holds over the time the threads spent in them.
+         */
+        private void capacity(Db db, String tag, Options sizes) throws Exception {
+            BookingEngine engine = db.dbOnly();
+            TenantId tenant = tenant(tag, db.key() + "-capacity");
+            int[] seats = {CAPACITY_SMALL, sizes.capacitySeats()};
+            SlotId[] slots = new SlotId[2];
+            TimeRange time = TimeRange.of(Instant.now().truncatedTo(ChronoUnit.DAYS).plus(Duration.ofDays(3)),
+                    Duration.ofMinutes(60));
+            for (int k = 0; k < 2; k++) {
+                slots[k] = SlotId.of("capacity-" + seats[k]);
+                ScheduleResult r = engine.schedule(tenant, new SlotSpec(slots[k], CoachId.of("coach-c" + k),
+                        RoomId.of("room-c" + k), time, seats[k]));
+                if (!(r instanceof Scheduled)) {
+                    throw new IllegalStateException("could not schedule " + slots[k] + ": " + r);
+                }
+            }
+            int threads = Math.min(sizes.threads(), CAPACITY_SMALL);
+            Latencies[] latencies = {new Latencies(), new Latencies()};
+            LongAdder[] nanos = {new LongAdder(), new LongAdder()};
+            LongAdder[] decisions = {new LongAdder(), new LongAdder()};
+            LongAdder[] holds = {new LongAdder(), new LongAdder()};
+            LongAdder[] errors = {new LongAdder(), new LongAdder()};
+            AtomicReference<Throwable> firstError = new AtomicReference<>();
+            drive(threads, 2 * sizes.capacityHolds(), (thread, i) -> {
+                int k = i & 1;
+                StudentId student = StudentId.of("c-" + i);
+                long t0 = System.nanoTime();
+                HoldResult r;
+                try {
+                    r = engine.hold(tenant, HoldRequest.of(RequestId.of("c-" + i), slots[k], student));
+                } catch (RuntimeException e) {
+                    errors[k].increment();
+                    firstError.compareAndSet(null, e);
+                    throw e;
+                }
+                long elapsed = System.nanoTime() - t0;
+                latencies[k].record(elapsed);
+                nanos[k].add(elapsed);
+                decisions[k].increment();
+                if (r instanceof Held h) {
+                    holds[k].increment();
+                    if (!(engine.cancel(tenant, h.booking().bookingId(), student) instanceof Cancelled)) {
+                        throw new IllegalStateException("could not cancel " + h.booking().bookingId());
+                    }
+                    return true;
+                }
+                return false;
+            });
+            long[] check = checkStorage(db.backends(), tenant);
+            Result[] measured = new Result[2];
+            for (int k = 0; k < 2; k++) {
+                double seconds = nanos[k].sum() / 1e9 / threads;
+                String note = firstError.get() == null ? "" : "first error: " + firstError.get();
+                measured[k] = new Result("capacity", String.format(Locale.ROOT, "%s, %,d seats", SLOTBOOK_DB,
+                        seats[k]), db.name(), threads, decisions[k].sum(), holds[k].sum(), errors[k].sum(),
+                        seconds, latencies[k].percentileMillis(50), latencies[k].percentileMillis(99),
+                        latencies[k].maxMillis(), check[0], check[1], note);
+                add(measured[k]);
+            }
+            Capacity c = new Capacity(db.name(), seats[1], measured[0], measured[1]);
+            capacities.add(c);
+            out.printf(Locale.ROOT, "  capacity (%s): a hold at %,d seats costs %.2fx a hold at %d seats%n",
+                    db.name(), seats[1], c.ratio(), CAPACITY_SMALL);
+        }
+
         // ------------------------------------------------------------ naive line
 
         private Result naive(Backends db, String backend, String workload, String tag, int slots, int seats,
@@ -572,7 +776,8 @@ public final class Bench {
         // ------------------------------------------------------------ ceilings
 
         void prepareCeilingTables() throws SQLException {
-            for (Backends db : h2 == null ? List.of(main) : List.of(main, h2)) {
+            for (Db d : dbs) {
+                Backends db = d.backends();
                 String p = db.store().tablePrefix();
                 try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
                     st.execute("CREATE TABLE IF NOT EXISTS " + p + "bench_naive (run_id VARCHAR(40) NOT NULL,"
@@ -588,7 +793,8 @@ public final class Bench {
 
         /** Removes this run's rows from the benchmark's own tables and the run's Redis keys. */
         void cleanUp() {
-            for (Backends db : h2 == null ? List.of(main) : List.of(main, h2)) {
+            for (Db d : dbs) {
+                Backends db = d.backends();
                 String p = db.store().tablePrefix();
                 try (Connection c = db.dataSource().getConnection();
                      PreparedStatement naive = c.prepareStatement("DELETE FROM " + p + "bench_naive WHERE run_id LIKE ?");
@@ -728,28 +934,52 @@ public final class Bench {
                     bad));
             results.stream().filter(r -> r.line().equals(NAIVE)).forEach(r -> targets.add(String.format(Locale.ROOT,
                     "info    naive line, %s: %d seats oversold", r.workload(), r.oversold())));
-            find("hot", SLOTBOOK_GATE).ifPresent(r -> {
-                boolean all = r.decisions() == options.students() && r.errors() == 0;
-                boolean fast = r.decisionsPerSecond() >= 10_000;
-                boolean p99 = r.p99Millis() < 50;
-                targets.add(String.format(Locale.ROOT, "%s  hot slot with the gate answers all %d students"
-                                + " (%d answered, %d errors) at >= 10,000 decisions/s (%.0f) with p99 < 50 ms (%.2f ms)",
-                        all && fast && p99 ? "MET   " : "MISSED", options.students(), r.decisions(), r.errors(),
-                        r.decisionsPerSecond(), r.p99Millis()));
-            });
-            find("spread", SLOTBOOK_DB).ifPresent(r -> find("spread", DB_CEILING).ifPresent(c -> {
+            find("spread", SLOTBOOK_DB, mainName).ifPresent(r -> find("spread", DB_CEILING, mainName).ifPresent(c -> {
                 double ratio = r.holdsPerSecond() / c.holdsPerSecond();
-                targets.add(String.format(Locale.ROOT, "%s  DB-only spread holds/s on %s >= 50%% of the"
-                                + " single-statement claim ceiling: %.0f vs %.0f claims/s = %.0f%%",
-                        ratio >= 0.5 ? "MET   " : "MISSED", mainName, r.holdsPerSecond(), c.holdsPerSecond(),
-                        100 * ratio));
+                var naive = find("spread", NAIVE, mainName);
+                boolean aboveNaive = naive.map(n -> r.holdsPerSecond() > n.holdsPerSecond()).orElse(true);
+                targets.add(String.format(Locale.ROOT, "%s  DB-only spread on %s >= 50%% of its single-statement"
+                                + " ceiling and above the naive line: %.0f vs %.0f holds/s = %.0f%%%s",
+                        ratio >= 0.5 && aboveNaive ? "MET   " : "MISSED", mainName, r.holdsPerSecond(),
+                        c.holdsPerSecond(), 100 * ratio, naive.map(n -> String.format(Locale.ROOT,
+                                "; naive %.0f holds/s (%.2fx)", n.holdsPerSecond(),
+                                r.holdsPerSecond() / n.holdsPerSecond())).orElse("")));
             }));
+            ratioTarget(targets, "DB-only hot slot", "hot", SLOTBOOK_DB, mainName, DB_CEILING, mainName, 0.5, false);
+            ratioTarget(targets, "gate + database spread", "spread", SLOTBOOK_GATE, mainName, DB_CEILING, mainName,
+                    0.45, true);
+            ratioTarget(targets, "DB-only spread", "spread", SLOTBOOK_DB, "MariaDB", DB_CEILING, "MariaDB", 0.40, true);
+            if (!mainName.equals("H2")) {
+                ratioTarget(targets, "DB-only spread", "spread", SLOTBOOK_DB, "H2", DB_CEILING, "H2", 0.25, true);
+            }
+            ratioTarget(targets, "gated hot slot vs the plain Jedis EVALSHA loop", "hot", SLOTBOOK_GATE, mainName,
+                    REDIS_CEILING, "Redis", 0.80, false);
+            for (Capacity c : capacities) {
+                boolean met = c.ratio() <= 1.5 && c.ratio() >= 1 / 1.5;
+                targets.add(String.format(Locale.ROOT, "%s  capacity on %s: a hold costs the same at %,d and %d seats"
+                                + " within 1.5x: %.0f vs %.0f holds/s, ratio %.2fx", met ? "MET   " : "MISSED",
+                        c.backend(), c.largeSeats(), CAPACITY_SMALL,
+                        c.small().decisionsPerSecond(), c.large().decisionsPerSecond(), c.ratio()));
+            }
             return targets;
         }
 
-        private java.util.Optional<Result> find(String workload, String line) {
+        /** A target "line reaches {@code share} of its ceiling", on holds/s or on decisions/s. */
+        private void ratioTarget(List<String> targets, String what, String workload, String line, String backend,
+                                 String ceilingLine, String ceilingBackend, double share, boolean holds) {
+            find(workload, line, backend).ifPresent(r -> find(workload, ceilingLine, ceilingBackend).ifPresent(c -> {
+                double value = holds ? r.holdsPerSecond() : r.decisionsPerSecond();
+                double ceiling = holds ? c.holdsPerSecond() : c.decisionsPerSecond();
+                double ratio = value / ceiling;
+                targets.add(String.format(Locale.ROOT, "%s  %s on %s >= %.0f%% of %s (%s): %.0f vs %.0f %s = %.0f%%",
+                        ratio >= share ? "MET   " : "MISSED", what, backend, 100 * share, c.line(), c.backend(),
+                        value, ceiling, holds ? "holds/s" : "decisions/s", 100 * ratio));
+            }));
+        }
+
+        private java.util.Optional<Result> find(String workload, String line, String backend) {
             return results.stream().filter(r -> r.workload().equals(workload) && r.line().equals(line)
-                    && r.backend().equals(mainName)).findFirst();
+                    && r.backend().equals(backend)).findFirst();
         }
     }
 
@@ -1137,6 +1367,19 @@ public final class Bench {
         out.println("Ratios: DB lines against the single-statement claim on the same database and workload;"
                 + " the gate line against the Jedis EVALSHA loop of hold.lua on the same workload;"
                 + " mix lines against the spread ceiling.");
+        if (!report.capacities().isEmpty()) {
+            out.println();
+            out.println("| capacity | threads | holds | holds/s, " + CAPACITY_SMALL + " seats | p50 ms | holds/s,"
+                    + " large slot | p50 ms | large slot seats | ratio (cost large ÷ cost small) |");
+            out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+            for (Capacity c : report.capacities()) {
+                out.printf(Locale.ROOT, "| %s | %d | %,d + %,d | %,.0f | %.2f | %,.0f | %.2f | %,d | %.2fx |%n",
+                        c.backend(), c.small().threads(), c.small().holds(), c.large().holds(),
+                        c.small().decisionsPerSecond(), c.small().p50Millis(), c.large().decisionsPerSecond(),
+                        c.large().p50Millis(), c.largeSeats(),
+                        c.ratio());
+            }
+        }
         out.println();
         out.println("Used heap after GC during the mix (MB):");
         report.heapAfterGcMegabytes().forEach((line, samples) -> out.printf(Locale.ROOT, "  %-45s %s%n", line,

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  */
 class BenchTest {
     private static final String[] SMALL = {"--students", "120", "--seats", "5", "--slots", "8", "--requests", "160",
-        "--mix-seconds", "1", "--threads", "4", "--no-warmup", "--no-profile"};
+        "--mix-seconds", "1", "--threads", "4", "--capacity-holds", "20", "--capacity-seats", "500", "--no-warmup",
+        "--no-profile"};
 
     private static Bench.Report bench(String... extra) throws Exception {
         List<String> args = new ArrayList<>(List.of(SMALL));
@@ -29,9 +30,13 @@ class BenchTest {
         return report;
     }
 
-    private static void assertNoOversell(Bench.Report report, int slotbookLines) {
+    /**
+     * @param slotbookLines Slotbook hot, spread and mix lines (the capacity line adds two per database)
+     * @param databases     databases of the capacity line
+     */
+    private static void assertNoOversell(Bench.Report report, int slotbookLines, int databases) {
         List<Bench.Result> slotbook = report.slotbookResults();
-        assertThat(slotbook).hasSize(slotbookLines);
+        assertThat(slotbook).hasSize(slotbookLines + 2 * databases);
         for (Bench.Result r : slotbook) {
             assertThat(r.oversold()).as("oversold, %s %s", r.workload(), r.label()).isZero();
             assertThat(r.doubleBooked()).as("double-booked, %s %s", r.workload(), r.label()).isZero();
@@ -40,20 +45,44 @@ class BenchTest {
         }
         report.results().stream().filter(r -> !r.workload().equals("mix")).forEach(r ->
                 assertThat(r.decisions()).as("every request answered, %s %s", r.workload(), r.label())
-                        .isEqualTo(r.workload().equals("hot") ? 120 : 160));
+                        .isEqualTo(switch (r.workload()) {
+                            case "hot" -> 120;
+                            case "capacity" -> 20;
+                            default -> 160;
+                        }));
+        assertThat(report.capacities()).hasSize(databases).allSatisfy(c -> {
+            // every hold on either slot took a seat: the small slot never runs out
+            assertThat(c.small().holds()).isEqualTo(20);
+            assertThat(c.large().holds()).isEqualTo(20);
+            assertThat(c.largeSeats()).isEqualTo(500);
+            assertThat(c.ratio()).isPositive();
+        });
         assertThat(report.results()).anySatisfy(r -> assertThat(r.line()).isEqualTo(Bench.NAIVE));
         assertThat(report.heapAfterGcMegabytes()).isNotEmpty();
     }
 
     @Test
     void h2WithEmbeddedRedis() throws Exception {
-        // H2 DB-only and H2 behind the gate, three workloads each
-        assertNoOversell(bench(), 6);
+        // H2 DB-only and H2 behind the gate, three workloads each, and the capacity line on H2
+        assertNoOversell(bench(), 6, 1);
+    }
+
+    @Test
+    void onlyRunsTheNamedLines() throws Exception {
+        Bench.Report report = bench("--no-redis", "--only", "spread-h2,naive");
+        assertThat(report.capacities()).isEmpty();
+        assertThat(report.results()).extracting(Bench.Result::workload).containsOnly("hot", "spread");
+        assertThat(report.slotbookResults()).singleElement().satisfies(r -> {
+            assertThat(r.workload()).isEqualTo("spread");
+            assertThat(r.oversold()).isZero();
+            assertThat(r.doubleBooked()).isZero();
+        });
     }
 
     @Test
     void realServersWhenConfigured() throws Exception {
         String pg = System.getenv("SLOTBOOK_TEST_POSTGRES_URL");
+        String mariadb = System.getenv("SLOTBOOK_TEST_MARIADB_URL");
         String redis = System.getenv("SLOTBOOK_TEST_REDIS_URL");
         if (pg == null || redis == null) {
             if (Boolean.parseBoolean(System.getenv("SLOTBOOK_TEST_REQUIRE_SERVICES"))) {
@@ -61,8 +90,18 @@ class BenchTest {
             }
             Assumptions.abort("no PostgreSQL/Redis configured (SLOTBOOK_TEST_POSTGRES_URL, SLOTBOOK_TEST_REDIS_URL)");
         }
-        // PostgreSQL DB-only, H2 DB-only and PostgreSQL behind the gate
-        assertNoOversell(bench("--jdbc", pg, "--redis", redis), 9);
+        if (mariadb == null) {
+            // PostgreSQL DB-only, H2 DB-only and PostgreSQL behind the gate; capacity on PostgreSQL and H2
+            assertNoOversell(bench("--jdbc", pg, "--redis", redis), 9, 2);
+        } else {
+            // and MariaDB DB-only with its ceiling; capacity on all three databases
+            Bench.Report report = bench("--jdbc", pg, "--mariadb", mariadb, "--redis", redis);
+            assertNoOversell(report, 12, 3);
+            assertThat(report.results()).anySatisfy(r -> {
+                assertThat(r.line()).isEqualTo(Bench.DB_CEILING);
+                assertThat(r.backend()).isEqualTo("MariaDB");
+            });
+        }
     }
 
     @Test
@@ -78,5 +117,26 @@ class BenchTest {
         assertThatThrownBy(() -> Bench.Options.parse("--no-redis", "--redis", "redis://127.0.0.1:6379"))
                 .hasMessageContaining("exclude each other");
         assertThat(Bench.Options.parse().students()).isEqualTo(10_000);
+    }
+
+    @Test
+    void badOnlyValuesAreNamed() {
+        assertThatThrownBy(() -> Bench.Options.parse("--only", "spread-pg,turbo", "--jdbc",
+                "jdbc:postgresql://127.0.0.1/test"))
+                .hasMessageStartingWith("--only: unknown line 'turbo'; lines: hot-pg, spread-pg, mix-pg");
+        assertThatThrownBy(() -> Bench.Options.parse("--only", "")).hasMessageContaining("--only: unknown line ''");
+        assertThatThrownBy(() -> Bench.Options.parse("--only")).hasMessage("--only needs a value");
+        assertThatThrownBy(() -> Bench.Options.parse("--only", "spread-pg"))
+                .hasMessage("--only spread-pg needs --jdbc (PostgreSQL)");
+        assertThatThrownBy(() -> Bench.Options.parse("--only", "mariadb"))
+                .hasMessage("--only hot-mariadb needs --mariadb");
+        assertThatThrownBy(() -> Bench.Options.parse("--only", "gate", "--no-redis"))
+                .hasMessage("--only hot-gate needs Redis (not --no-redis)");
+        assertThatThrownBy(() -> Bench.Options.parse("--mariadb", "jdbc:postgresql://127.0.0.1/test"))
+                .hasMessageContaining("must be a JDBC URL of MariaDB");
+        assertThat(Bench.Options.parse("--only", "h2,capacity").only())
+                .containsExactlyInAnyOrder("hot-h2", "spread-h2", "mix-h2", "capacity");
+        assertThat(Bench.Options.USAGE).contains("spread-pg", "hot-pg", "spread-mariadb", "spread-h2", "spread-gate",
+                "naive", "capacity");
     }
 }
