@@ -239,6 +239,8 @@ public final class StepwiseStore implements BookingStore {
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
                                                Instant at) {
+        Checks.notNull("bookingId", bookingId);
+        Checks.notNull("studentId", studentId);
         Instant now = at(at);
         return ledger.inTransaction(tenantId, tx -> {
             for (int attempt = 0; attempt < 2; attempt++) {
@@ -278,6 +280,8 @@ public final class StepwiseStore implements BookingStore {
     @Override
     public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
                                              Instant at) {
+        Checks.notNull("bookingId", bookingId);
+        Checks.notNull("studentId", studentId);
         Instant now = at(at);
         return ledger.inTransaction(tenantId, tx -> {
             Optional<Booking> found = ledger.findBooking(tx, bookingId);
