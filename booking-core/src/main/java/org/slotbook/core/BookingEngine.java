@@ -229,6 +229,16 @@ public final class BookingEngine {
         return reconciler.reconcileAll(tenantId);
     }
 
+    /**
+     * Up to {@code limit} tenants of the store (those with at least one slot) in tenant id order,
+     * after {@code after} (null: from the first): one page of the tenants upkeep runs over when the
+     * host does not name them.
+     */
+    public List<TenantId> tenants(TenantId after, int limit) {
+        Checks.between("limit", limit, 1, 10_000);
+        return store.tenants(after, limit);
+    }
+
     /** Counters since this engine was built. */
     public EngineMetrics metrics() {
         return guard.metrics();

@@ -2,6 +2,8 @@ package org.slotbook.core;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -16,17 +18,23 @@ import org.slotbook.core.internal.Checks;
 /**
  * Runs the upkeep every deployment needs at a fixed delay: {@link BookingEngine#sweepExpired} (holds
  * that ran out give their seats back in the ledger) and {@link BookingEngine#reconcileAll} (the gate
- * converges to the ledger), for every tenant the host names.
+ * converges to the ledger), for every tenant the host names, or for every tenant the store holds.
  *
- * <p>Never two runs at once in one JVM; an exception in one run is logged and the next run happens
- * as planned; {@link #close()} stops it cleanly. Both steps are safe on several application nodes
- * at once. Hosts with a scheduler of their own call {@link #runOnce()} (or the two engine methods)
- * instead of {@link #start()}.
+ * <p>Each tenant's upkeep stands alone: when its sweep or reconcile throws (its shard is down, say),
+ * the failure is logged and counted ({@link Run#failedTenants()}, {@link #failedTenants()}) and the
+ * run goes on with the next tenant. A run fails as a whole only when the tenants cannot be listed;
+ * it is logged, counted in {@link #failedRuns()}, and the next run happens as planned. Never two runs
+ * at once in one JVM; {@link #close()} stops it cleanly. Both steps are safe on several application
+ * nodes at once. Hosts with a scheduler of their own call {@link #runOnce()} (or the two engine
+ * methods) instead of {@link #start()}.
  *
  * <pre>{@code
- * ReconciliationJob job = ReconciliationJob.builder(engine, () -> tenantDirectory.activeTenants())
+ * // every tenant of the store, paged through BookingEngine.tenants
+ * ReconciliationJob job = ReconciliationJob.builder(engine)
  *     .interval(Duration.ofSeconds(30))
  *     .build();
+ * // or the tenants the host names
+ * ReconciliationJob job = ReconciliationJob.builder(engine, () -> tenantDirectory.activeTenants()).build();
  * job.start();
  * ...
  * job.close();
@@ -36,14 +44,17 @@ public final class ReconciliationJob implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReconciliationJob.class);
 
     private final BookingEngine engine;
+    /** Null: every tenant of the store, paged through {@link BookingEngine#tenants}. */
     private final Supplier<? extends Collection<TenantId>> tenants;
     private final Duration interval;
     private final int sweepBatch;
+    private final int tenantPage;
     private final ScheduledExecutorService executor;
     private final boolean ownsExecutor;
     private final ReentrantLock running = new ReentrantLock();
     private final AtomicLong runs = new AtomicLong();
     private final AtomicLong failedRuns = new AtomicLong();
+    private final AtomicLong failedTenants = new AtomicLong();
     private volatile ScheduledFuture<?> schedule;
     private volatile boolean closed;
 
@@ -52,6 +63,7 @@ public final class ReconciliationJob implements AutoCloseable {
         this.tenants = b.tenants;
         this.interval = b.interval;
         this.sweepBatch = b.sweepBatch;
+        this.tenantPage = b.tenantPage;
         this.ownsExecutor = b.executor == null;
         this.executor = ownsExecutor ? Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "slotbook-reconcile");
@@ -60,8 +72,17 @@ public final class ReconciliationJob implements AutoCloseable {
         }) : b.executor;
     }
 
+    /** A job over the tenants {@code tenants} names on each run. */
     public static Builder builder(BookingEngine engine, Supplier<? extends Collection<TenantId>> tenants) {
-        return new Builder(engine, tenants);
+        return new Builder(engine, Checks.notNull("tenants", tenants));
+    }
+
+    /**
+     * A job over every tenant the engine's store holds (every tenant with a slot), read page by page
+     * through {@link BookingEngine#tenants} on each run: the host need not know its tenant list.
+     */
+    public static Builder builder(BookingEngine engine) {
+        return new Builder(engine, null);
     }
 
     /** Schedules the job at the configured fixed delay, starting after one interval. Idempotent. */
@@ -78,34 +99,80 @@ public final class ReconciliationJob implements AutoCloseable {
 
     /**
      * Runs one sweep and reconcile over all tenants now, on the calling thread. Returns empty when
-     * another run is in progress in this JVM (the call then does nothing).
+     * another run is in progress in this JVM (the call then does nothing). A tenant whose upkeep
+     * throws is logged and counted, and the run goes on with the next one.
+     *
+     * @throws RuntimeException when the tenants could not be listed (the tenants done so far stay done)
      */
-    public java.util.Optional<Run> runOnce() {
+    public Optional<Run> runOnce() {
         if (!running.tryLock()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         try {
-            int expired = 0;
-            ReconcileReport report = ReconcileReport.EMPTY;
-            Collection<TenantId> all = tenants.get();
-            for (TenantId tenant : all) {
-                if (closed) {
-                    break;
+            Tally tally = new Tally();
+            if (tenants != null) {
+                for (TenantId tenant : tenants.get()) {
+                    if (closed) {
+                        break;
+                    }
+                    upkeep(tenant, tally);
                 }
-                expired += engine.sweepExpired(tenant, sweepBatch);
-                report = report.plus(engine.reconcileAll(tenant));
+            } else {
+                TenantId after = null;
+                while (!closed) {
+                    List<TenantId> page = engine.tenants(after, tenantPage);
+                    for (TenantId tenant : page) {
+                        if (closed) {
+                            break;
+                        }
+                        upkeep(tenant, tally);
+                    }
+                    if (page.size() < tenantPage) {
+                        break;
+                    }
+                    after = page.get(page.size() - 1);
+                }
             }
             runs.incrementAndGet();
-            return java.util.Optional.of(new Run(all.size(), expired, report));
+            return Optional.of(new Run(tally.tenants, tally.expired, tally.report, tally.failed));
         } finally {
             running.unlock();
         }
     }
 
+    /** One tenant's sweep and reconcile; a failure is logged and counted, never thrown. */
+    private void upkeep(TenantId tenant, Tally tally) {
+        tally.tenants++;
+        String step = "sweep";
+        try {
+            tally.expired += engine.sweepExpired(tenant, sweepBatch);
+            step = "reconcile";
+            tally.report = tally.report.plus(engine.reconcileAll(tenant));
+        } catch (RuntimeException e) {
+            tally.failed++;
+            failedTenants.incrementAndGet();
+            if (tally.failed == 1) {
+                LOG.warn("Slotbook upkeep: {} of tenant {} failed; going on with the next tenant", step, tenant, e);
+            } else {
+                LOG.warn("Slotbook upkeep: {} of tenant {} failed ({}); going on with the next tenant", step, tenant,
+                        e.toString());
+            }
+        }
+    }
+
+    /** What one run has done so far. */
+    private static final class Tally {
+        int tenants;
+        int failed;
+        int expired;
+        ReconcileReport report = ReconcileReport.EMPTY;
+    }
+
     private void runQuietly() {
         try {
             runOnce().ifPresent(run -> {
-                if (run.expired() > 0 || run.report().holdersAdded() > 0 || run.report().holdersRemoved() > 0) {
+                if (run.expired() > 0 || run.report().holdersAdded() > 0 || run.report().holdersRemoved() > 0
+                        || run.failedTenants() > 0) {
                     LOG.info("Slotbook upkeep: {}", run);
                 }
             });
@@ -120,9 +187,14 @@ public final class ReconciliationJob implements AutoCloseable {
         return runs.get();
     }
 
-    /** Runs that ended with an exception so far. */
+    /** Runs that ended with an exception so far (the tenants could not be listed). */
     public long failedRuns() {
         return failedRuns.get();
+    }
+
+    /** Tenant upkeeps (one tenant in one run) whose sweep or reconcile threw, so far. */
+    public long failedTenants() {
+        return failedTenants.get();
     }
 
     /**
@@ -160,21 +232,26 @@ public final class ReconciliationJob implements AutoCloseable {
         }
     }
 
-    /** What one run did: tenants visited, holds expired, and the gate reconciliation summed up. */
-    public record Run(int tenants, int expired, ReconcileReport report) {
+    /**
+     * What one run did: tenants visited (failed ones included), holds expired, the gate
+     * reconciliation summed up, and the tenants whose sweep or reconcile threw.
+     */
+    public record Run(int tenants, int expired, ReconcileReport report, int failedTenants) {
     }
 
     /** Builds a {@link ReconciliationJob}. */
     public static final class Builder {
         private final BookingEngine engine;
+        /** Null: every tenant of the store. */
         private final Supplier<? extends Collection<TenantId>> tenants;
         private Duration interval = Duration.ofSeconds(30);
         private int sweepBatch = 500;
+        private int tenantPage = 500;
         private ScheduledExecutorService executor;
 
         private Builder(BookingEngine engine, Supplier<? extends Collection<TenantId>> tenants) {
             this.engine = Checks.notNull("engine", engine);
-            this.tenants = Checks.notNull("tenants", tenants);
+            this.tenants = tenants;
         }
 
         /** Delay between the end of one run and the start of the next; default 30 s. */
@@ -186,6 +263,12 @@ public final class ReconciliationJob implements AutoCloseable {
         /** Holds expired per ledger transaction; default 500. */
         public Builder sweepBatch(int sweepBatch) {
             this.sweepBatch = Checks.between("sweepBatch", sweepBatch, 1, 10_000);
+            return this;
+        }
+
+        /** Tenants read per page when the job runs over all tenants of the store; default 500. */
+        public Builder tenantPage(int tenantPage) {
+            this.tenantPage = Checks.between("tenantPage", tenantPage, 1, 10_000);
             return this;
         }
 

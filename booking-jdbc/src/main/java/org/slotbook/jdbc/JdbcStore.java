@@ -139,6 +139,12 @@ public final class JdbcStore implements BookingStore {
         return decisions.slots(tenantId, after, limit);
     }
 
+    /** One statement per page: {@code SELECT DISTINCT tenant_id FROM <prefix>slot}, along the slot primary key. */
+    @Override
+    public List<TenantId> tenants(TenantId after, int limit) {
+        return decisions.tenants(after, limit);
+    }
+
     public JdbcDialect dialect() {
         return core.dialect();
     }

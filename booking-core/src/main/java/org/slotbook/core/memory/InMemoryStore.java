@@ -1,6 +1,7 @@
 package org.slotbook.core.memory;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -124,6 +125,11 @@ public final class InMemoryStore implements BookingStore {
         return rules.slots(tenantId, after, limit);
     }
 
+    @Override
+    public List<TenantId> tenants(TenantId after, int limit) {
+        return rules.tenants(after, limit);
+    }
+
     /** The ledger of this store; its transactions are joined by {@link #conflicts()}. */
     public SeatLedger ledger() {
         return ledger;
@@ -162,6 +168,37 @@ public final class InMemoryStore implements BookingStore {
         } finally {
             state.lock.unlock();
         }
+    }
+
+    /**
+     * Up to {@code limit} tenants after {@code after} with at least one committed slot, in id order.
+     * Each candidate is looked at under its tenant's lock, so a slot of a transaction still running
+     * is not seen; a tenant whose state exists only because it was read is skipped.
+     */
+    List<TenantId> tenantsWithSlots(TenantId after, int limit) {
+        List<TenantId> candidates = new ArrayList<>();
+        for (TenantId id : tenants.keySet()) {
+            if (after == null || id.compareTo(after) > 0) {
+                candidates.add(id);
+            }
+        }
+        candidates.sort(null);
+        List<TenantId> page = new ArrayList<>(Math.min(limit, candidates.size()));
+        for (TenantId id : candidates) {
+            if (page.size() == limit) {
+                break;
+            }
+            TenantState state = tenants.get(id);
+            state.lock.lock();
+            try {
+                if (!state.slots.isEmpty()) {
+                    page.add(id);
+                }
+            } finally {
+                state.lock.unlock();
+            }
+        }
+        return page;
     }
 
     /** The open transaction of this store that {@code tx} is, or an exception naming what is wrong with it. */

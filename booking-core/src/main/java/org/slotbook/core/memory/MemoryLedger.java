@@ -285,6 +285,12 @@ final class MemoryLedger implements SeatLedger {
         return page;
     }
 
+    @Override
+    public List<TenantId> tenants(TenantId after, int limit) {
+        Checks.positive("limit", limit);
+        return store.tenantsWithSlots(after, limit);
+    }
+
     /** Moves an active booking to {@code status}, freeing its seat when it leaves HELD/CONFIRMED. */
     private static Booking changeStatus(MemoryTransaction t, SlotState slot, Booking booking, BookingStatus status,
                                         Instant now) {

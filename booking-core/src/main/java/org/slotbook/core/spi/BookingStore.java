@@ -106,4 +106,13 @@ public interface BookingStore {
 
     /** Up to {@code limit} slots of the tenant in slot id order, after {@code after} (null: from the first). */
     List<Slot> slots(TenantId tenantId, SlotId after, int limit);
+
+    /**
+     * Up to {@code limit} tenants that have at least one slot, in tenant id order (the binary order
+     * of the id's characters), after {@code after} (null: from the first). The one read that spans
+     * tenants: it names them and reads nothing else of theirs. Upkeep pages through it
+     * ({@link org.slotbook.core.ReconciliationJob} without a tenant list); a page is read in one
+     * step, and a tenant whose first slot commits after the page was read shows up on a later run.
+     */
+    List<TenantId> tenants(TenantId after, int limit);
 }

@@ -110,4 +110,11 @@ public interface SeatLedger {
 
     /** Up to {@code limit} slots of the tenant in slot id order, starting after {@code after} (null: from the first). */
     List<Slot> slots(StoreTransaction tx, SlotId after, int limit);
+
+    /**
+     * Up to {@code limit} tenants with at least one committed slot, in tenant id order, after
+     * {@code after} (null: from the first). Runs outside any transaction: it is the one read that
+     * spans tenants, and backs {@link BookingStore#tenants}.
+     */
+    List<TenantId> tenants(TenantId after, int limit);
 }

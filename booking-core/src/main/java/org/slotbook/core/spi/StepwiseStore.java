@@ -375,6 +375,12 @@ public final class StepwiseStore implements BookingStore {
         return read(tenantId, tx -> ledger.slots(tx, after, limit));
     }
 
+    @Override
+    public List<TenantId> tenants(TenantId after, int limit) {
+        Checks.positive("limit", limit);
+        return ledger.tenants(after, limit);
+    }
+
     private <T> T read(TenantId tenantId, java.util.function.Function<StoreTransaction, T> work) {
         return ledger.inTransaction(tenantId, tx -> {
             tx.setRollbackOnly();

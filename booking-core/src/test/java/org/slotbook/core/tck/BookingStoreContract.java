@@ -1053,6 +1053,97 @@ public abstract class BookingStoreContract {
         assertThat(find(b.bookingId()).status()).isEqualTo(BookingStatus.CANCELLED);
     }
 
+    // ================================================================ tenants
+
+    /*
+     * The backend may be shared with other tests and earlier runs: these tests assert only on
+     * tenants whose ids start with a prefix of their own, read as pages after that prefix.
+     */
+
+    @Test
+    void tenantsArePagedInIdOrder() {
+        String prefix = "tp-" + Fixtures.shortRandom() + "-";
+        List<TenantId> ids = IntStream.rangeClosed(1, 5).mapToObj(i -> TenantId.of(prefix + i)).toList();
+        List<TenantId> shuffled = new ArrayList<>(ids);
+        java.util.Collections.shuffle(shuffled, Fixtures.random("tenantsArePagedInIdOrder"));
+        shuffled.forEach(t -> schedule(new Slot(t, Fixtures.slot(), Fixtures.coach(), Fixtures.room(), range(0, 60), 1,
+                SlotStatus.OPEN)));
+
+        TenantId start = TenantId.of(prefix);
+        assertThat(store().tenants(start, 2)).containsExactly(ids.get(0), ids.get(1));
+        assertThat(store().tenants(ids.get(1), 2)).containsExactly(ids.get(2), ids.get(3));
+        assertThat(store().tenants(ids.get(3), 1)).containsExactly(ids.get(4));
+        assertThat(store().tenants(ids.get(0), 3)).as("after is exclusive").containsExactly(ids.get(1), ids.get(2),
+                ids.get(3));
+        assertThat(store().tenants(ids.get(4), 5)).as("nothing of ours after the last")
+                .noneMatch(t -> t.value().startsWith(prefix));
+
+        List<TenantId> seen = new ArrayList<>();
+        TenantId after = start;
+        for (int pages = 0; pages < 10; pages++) {
+            List<TenantId> page = store().tenants(after, 2);
+            assertThat(page).hasSizeLessThanOrEqualTo(2).isSorted().doesNotHaveDuplicates()
+                    .allMatch(t -> t.compareTo(start) > 0);
+            page.stream().filter(t -> t.value().startsWith(prefix)).forEach(seen::add);
+            if (page.size() < 2 || !page.get(page.size() - 1).value().startsWith(prefix)) {
+                break;
+            }
+            after = page.get(page.size() - 1);
+        }
+        assertThat(seen).containsExactlyElementsOf(ids);
+        assertThat(store().tenants(null, 3)).hasSizeLessThanOrEqualTo(3).isSorted().doesNotHaveDuplicates();
+    }
+
+    @Test
+    void aTenantIsListedOnceFromItsFirstSlotOn() {
+        String prefix = "tl-" + Fixtures.shortRandom() + "-";
+        TenantId quiet = TenantId.of(prefix + "a-quiet");
+        TenantId busy = TenantId.of(prefix + "b-busy");
+        TenantId cancelled = TenantId.of(prefix + "c-cancelled");
+
+        // reads and refused decisions leave no trace
+        SlotId unknown = Fixtures.slot();
+        assertThat(store().availability(quiet, unknown, now)).isEmpty();
+        assertThat(store().slots(quiet, null, 10)).isEmpty();
+        assertThat(store().expireDue(quiet, now, 10)).isEmpty();
+        assertThat(store().hold(quiet, new HoldCommand(BookingId.random(),
+                HoldRequest.of(RequestId.random(), unknown, Fixtures.student()), BookingStatus.HELD, now, TTL, LONGEST,
+                false)).result()).isEqualTo(new NotFound());
+        assertThat(store().cancelSlot(quiet, unknown, now).result()).isEqualTo(new NotFound());
+        assertThat(ours(prefix)).isEmpty();
+
+        for (int i = 0; i < 3; i++) {
+            schedule(new Slot(busy, Fixtures.slot(), Fixtures.coach(), Fixtures.room(), range(i * 60, i * 60 + 60), 1,
+                    SlotStatus.OPEN));
+        }
+        Slot off = schedule(new Slot(cancelled, Fixtures.slot(), Fixtures.coach(), Fixtures.room(), range(0, 60), 1,
+                SlotStatus.OPEN));
+        assertThat(store().cancelSlot(cancelled, off.slotId(), now).result()).isInstanceOf(SlotCancelled.class);
+
+        assertThat(ours(prefix)).as("one entry per tenant with a slot, a cancelled one included")
+                .containsExactly(busy, cancelled);
+    }
+
+    @Test
+    void tenantsRefusesALimitBelowOne() {
+        assertRefused(() -> store().tenants(null, 0), "limit");
+        assertRefused(() -> store().tenants(tenant, -1), "limit");
+    }
+
+    /** The tenants whose ids start with {@code prefix}, read in pages of 2 after it. */
+    private List<TenantId> ours(String prefix) {
+        List<TenantId> mine = new ArrayList<>();
+        TenantId after = TenantId.of(prefix);
+        while (true) {
+            List<TenantId> page = store().tenants(after, 2);
+            page.stream().filter(t -> t.value().startsWith(prefix)).forEach(mine::add);
+            if (page.size() < 2 || !page.get(page.size() - 1).value().startsWith(prefix)) {
+                return mine;
+            }
+            after = page.get(page.size() - 1);
+        }
+    }
+
     // ================================================================ isolation and data
 
     @Test

@@ -104,4 +104,9 @@ public class ForwardingLedger implements SeatLedger {
     public List<Slot> slots(StoreTransaction tx, SlotId after, int limit) {
         return delegate.slots(tx, after, limit);
     }
+
+    @Override
+    public List<TenantId> tenants(TenantId after, int limit) {
+        return delegate.tenants(after, limit);
+    }
 }

@@ -91,6 +91,11 @@ public class ForwardingStore implements BookingStore {
     }
 
     @Override
+    public List<TenantId> tenants(TenantId after, int limit) {
+        return delegate.tenants(after, limit);
+    }
+
+    @Override
     public String toString() {
         return getClass().getSimpleName() + "[" + delegate + "]";
     }

@@ -311,6 +311,26 @@ public final class Decisions implements BookingStore {
         }, false);
     }
 
+    @Override
+    public List<TenantId> tenants(TenantId after, int limit) {
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit must be positive, got " + limit);
+        }
+        return core.run(null, "list tenants", sql.tenants(after != null), ps -> {
+            int i = 1;
+            if (after != null) {
+                ps.setString(i++, after.value());
+            }
+            ps.setInt(i, limit);
+        }, rs -> {
+            List<TenantId> tenants = new ArrayList<>();
+            while (rs.next()) {
+                tenants.add(TenantId.of(rs.getString(1)));
+            }
+            return tenants;
+        }, false);
+    }
+
     // ---------------------------------------------------------------- mapping
 
     /** Columns 1-7: slot_id, coach_id, room_id, starts_at, ends_at, capacity, status. */

@@ -97,6 +97,12 @@ public abstract class SqlDialect {
                 + (after ? " AND slot_id > ?" : "") + " ORDER BY slot_id LIMIT ?";
     }
 
+    /** One page of the tenants that have a slot, in id order; served by the slot primary key (tenant_id, slot_id). */
+    public String tenants(boolean after) {
+        return "SELECT DISTINCT tenant_id FROM " + tables.slot() + (after ? " WHERE tenant_id > ?" : "")
+                + " ORDER BY tenant_id LIMIT ?";
+    }
+
     static Instant micros(Instant instant) {
         return instant.truncatedTo(ChronoUnit.MICROS);
     }

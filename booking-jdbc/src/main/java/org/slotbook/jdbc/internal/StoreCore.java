@@ -71,6 +71,7 @@ public final class StoreCore {
     /**
      * Runs {@code statement} and reads its rows.
      *
+     * @param tenantId   the tenant the statement reads or changes (null: a read across tenants)
      * @param what       says what failed in an exception's message
      * @param duplicates a unique-key violation becomes {@link DuplicateBookingException} (else a store failure)
      */
@@ -82,7 +83,8 @@ public final class StoreCore {
             } catch (SQLException | JdbiException e) {
                 if (SqlErrors.isTransient(sql.dialect(), e)) {
                     if (attempt > maxRetries) {
-                        throw new BookingStoreException("could not " + what + " for tenant " + tenantId
+                        throw new BookingStoreException("could not " + what
+                                + (tenantId == null ? "" : " for tenant " + tenantId)
                                 + ": gave up after " + attempt + " attempts: " + SqlErrors.describe(e), e);
                     }
                     LOG.debug("attempt {} to {} for tenant {} failed, retrying: {}", attempt, what, tenantId,
