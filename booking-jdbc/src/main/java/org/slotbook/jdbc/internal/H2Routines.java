@@ -876,12 +876,15 @@ public final class H2Routines {
                     + " AND student_id = ? AND status IN ('HELD', 'CONFIRMED')";
             lockSeat = "SELECT seq FROM " + seat + seatKey + " FOR UPDATE";
             freeCandidates = "SELECT seq FROM " + seat
-                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'FREE' AND seq > ? ORDER BY seq LIMIT "
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'FREE' AND seq > ?"
+                    // every index column in ORDER BY: H2 then reads the index in order and stops at the
+                    // LIMIT; ordered by seq alone it reads and sorts every free seat of the slot
+                    + " ORDER BY tenant_id, slot_id, status, seq LIMIT "
                     + CANDIDATES;
 
             expiredCandidates = "SELECT seq, booking_id FROM " + seat
                     + " WHERE tenant_id = ? AND slot_id = ? AND status = 'HELD' AND held_until <= ?"
-                    + " ORDER BY held_until LIMIT " + CANDIDATES;
+                    + " ORDER BY tenant_id, slot_id, status, held_until LIMIT " + CANDIDATES;
             lockCandidateWaiting = lockCandidate;
             lockCandidateSkipLocked = lockCandidate + " SKIP LOCKED";
             takeFreeSeat = take + " AND status = 'FREE'";
@@ -912,7 +915,7 @@ public final class H2Routines {
             cancelBookingsOfSlot = "UPDATE " + booking + " SET status = 'CANCELLED', updated_at = ?"
                     + " WHERE tenant_id = ? AND slot_id = ? AND status IN ('HELD', 'CONFIRMED')";
             dueHolds = "SELECT " + BOOKING_COLUMNS + " FROM " + booking
-                    + " WHERE tenant_id = ? AND status = 'HELD' AND held_until <= ? ORDER BY held_until LIMIT ?";
+                    + " WHERE tenant_id = ? AND status = 'HELD' AND held_until <= ? ORDER BY tenant_id, status, held_until LIMIT ?";
         }
     }
 }
