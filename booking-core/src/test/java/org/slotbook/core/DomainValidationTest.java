@@ -43,6 +43,19 @@ class DomainValidationTest {
         assertThatThrownBy(() -> TimeRange.of(T, T.minusSeconds(1))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> TimeRange.of(T.plusNanos(10), T.plusNanos(20)))
                 .as("equal once truncated to microseconds").isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aRangeShorterThanAMicrosecondSaysItWasTruncated() {
+        assertThatThrownBy(() -> TimeRange.of(T.plusNanos(10), T.plusNanos(20)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("start and end are the same after truncation to microseconds")
+                .hasMessageContaining(T.plusNanos(10).toString()).hasMessageContaining(T.plusNanos(20).toString());
+        assertThatThrownBy(() -> TimeRange.of(T.plusNanos(1_000_100), Duration.ofNanos(500)))
+                .hasMessageContaining("same after truncation to microseconds");
+        // a range that is empty or reversed as given is not blamed on the truncation
+        assertThatThrownBy(() -> TimeRange.of(T, T)).hasMessageNotContaining("truncation");
+        assertThatThrownBy(() -> TimeRange.of(T.plusNanos(20), T.plusNanos(10))).hasMessageNotContaining("truncation");
         assertThatThrownBy(() -> TimeRange.of(null, T)).hasMessage("start must not be null");
     }
 
