@@ -24,6 +24,31 @@ class DomainValidationTest {
     }
 
     @Test
+    void idsMustBeWellFormedUnicodeAndNotOnlyUnicodeSpaces() {
+        // databases store a lone surrogate as '?' (PostgreSQL) or drop it (MariaDB): two ids would collide
+        for (String bad : new String[] {"acme\uD800", "\uDC00acme", "ac\uDBFFme", "acme\uDC00\uD800"}) {
+            assertThatThrownBy(() -> TenantId.of(bad)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("tenantId must be well-formed Unicode")
+                    .hasMessageNotContaining(bad)
+                    .satisfies(e -> assertThat(e.getMessage().chars().filter(c -> Character.isSurrogate((char) c))).isEmpty());
+        }
+        assertThatThrownBy(() -> TenantId.of("acme\uD800")).hasMessageContaining("\\uD800");
+        for (String spaces : new String[] {"\u00A0", "\u2007", "\u202F", "\u00A0\u2007\u202F", "\u3000\u00A0",
+                "\u2000\u200A", "\u205F", "\u1680"}) {
+            assertThatThrownBy(() -> StudentId.of(spaces)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("studentId must not be blank")
+                    .hasMessageNotContaining(spaces);
+        }
+        assertThatThrownBy(() -> SlotId.of("\u00A0")).hasMessage("slotId must not be blank, got '\\u00A0'");
+        assertThatThrownBy(() -> BookingId.of("a\u0000b")).hasMessageContaining("'a\\u0000b'");
+        // a surrogate pair is one well-formed character; a space inside an id is data
+        assertThat(TenantId.of("acme\uD83D\uDE00").value()).isEqualTo("acme\uD83D\uDE00");
+        assertThat(TenantId.of("acme?").value()).isEqualTo("acme?");
+        assertThat(CoachId.of("ana\u00A0maria").value()).isEqualTo("ana\u00A0maria");
+        assertThat(SlotId.of("\uD83D\uDE00").value()).isEqualTo("\uD83D\uDE00");
+    }
+
+    @Test
     void timeRangeIsHalfOpenAndMicrosecondPrecise() {
         TimeRange nineToTen = TimeRange.of(T, Duration.ofHours(1));
         TimeRange tenToEleven = TimeRange.of(T.plus(Duration.ofHours(1)), Duration.ofHours(1));

@@ -291,6 +291,33 @@ abstract class JdbcStoreTests {
     }
 
     @Test
+    void aTenantWithALoneSurrogateIsRefusedSoItCannotCollideWithAQuestionMark() {
+        String base = "acme-" + UUID.randomUUID().toString().substring(0, 8);
+        // PostgreSQL would store base + "\uD800" as base + "?", MariaDB would drop the surrogate
+        assertThatThrownBy(() -> TenantId.of(base + "\uD800")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tenantId").hasMessageContaining("\\uD800");
+        assertThatThrownBy(() -> TenantId.of(base + "\uDC00")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tenantId");
+        assertThatThrownBy(() -> StudentId.of("sam\uD800")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("studentId");
+        // the tenant whose id really has a question mark keeps its own data
+        TenantId question = TenantId.of(base + "?");
+        Slot s = slot(question, "yoga", 2);
+        schedule(s);
+        Booking b = held(hold(s, "sam", T0.minusSeconds(60)));
+        assertThat(store.slots(question, null, 10)).containsExactly(s);
+        assertThat(store.findBooking(question, b.bookingId()).orElseThrow().tenantId()).isEqualTo(question);
+        // a well-formed pair (one character outside the BMP) round-trips as itself
+        TenantId emoji = TenantId.of(base + "\uD83D\uDE00");
+        Slot e = slot(emoji, "yoga", 2);
+        schedule(e);
+        assertThat(store.slots(emoji, null, 10)).containsExactly(e);
+        assertThat(store.slots(question, null, 10)).containsExactly(s);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot") + " WHERE tenant_id = ?", question.value()))
+                .isEqualTo(1);
+    }
+
+    @Test
     void badInputIsRefusedWithItsName() {
         TenantId t = tenant();
         assertThatThrownBy(() -> store.hold(null, null)).isInstanceOf(IllegalArgumentException.class)
