@@ -172,16 +172,15 @@ public final class BookingEngine {
     }
 
     /**
-     * Seats of the slot as the store sees them now: {@code remaining = capacity - live holds -
-     * confirmed}.
-     *
-     * @throws IllegalArgumentException when the slot is not scheduled for this tenant
+     * Seats of the slot as the store sees them now: {@link Availability} with {@code remaining =
+     * capacity - live holds - confirmed}, or {@link NotFound} when the slot is not scheduled for
+     * this tenant (as {@link #hold} answers for it).
      */
-    public Availability availability(TenantId tenantId, SlotId slotId) {
+    public AvailabilityResult availability(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
-        return store.availability(tenantId, slotId, clock.storeNow()).orElseThrow(() -> new IllegalArgumentException(
-                "slotId '" + slotId + "' is not scheduled for tenant '" + tenantId + "'"));
+        return store.availability(tenantId, slotId, clock.storeNow()).<AvailabilityResult>map(a -> a)
+                .orElseGet(NotFound::new);
     }
 
     /**
