@@ -78,9 +78,10 @@ public final class BookingEngine {
         if (result instanceof Scheduled scheduled) {
             Slot slot = scheduled.slot();
             if (!slot.matches(spec)) {
-                throw new IllegalArgumentException("slotId '" + spec.slotId() + "' is already scheduled as coach '"
-                        + slot.coachId() + "', room '" + slot.roomId() + "', time " + slot.time() + ", capacity "
-                        + slot.capacity() + "; refusing a different spec " + spec);
+                // name only what the caller sent: the stored slot's coach, room, time and capacity stay private
+                throw new IllegalArgumentException("slotId '" + spec.slotId() + "' is already taken by a slot with"
+                        + " another spec; refusing coach '" + spec.coachId() + "', room '" + spec.roomId() + "', time "
+                        + spec.time() + ", capacity " + spec.capacity());
             }
             guard.call("initialize", () -> guard.gate().initialize(tenantId, slot.slotId(), slot.capacity(),
                     reconciler.keepUntil(slot)));

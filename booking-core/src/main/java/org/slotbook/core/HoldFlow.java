@@ -180,11 +180,16 @@ final class HoldFlow {
         return null;
     }
 
+    /**
+     * The stored booking of a replayed request id, or a refusal when it was made for another slot or
+     * student. The message names only what this caller sent: the stored booking may be another
+     * student's, and its slot and student are none of this caller's business.
+     */
     static Booking samePayloadOrThrow(Booking stored, HoldRequest request) {
         if (!stored.slotId().equals(request.slotId()) || !stored.studentId().equals(request.studentId())) {
-            throw new IllegalArgumentException("requestId '" + request.requestId() + "' was already used for slot '"
-                    + stored.slotId() + "' and student '" + stored.studentId() + "'; refusing it for slot '"
-                    + request.slotId() + "' and student '" + request.studentId() + "'");
+            throw new IllegalArgumentException("requestId '" + request.requestId() + "' is already taken by a request"
+                    + " for another slot or student; refusing it for slot '" + request.slotId() + "' and student '"
+                    + request.studentId() + "'");
         }
         return stored;
     }

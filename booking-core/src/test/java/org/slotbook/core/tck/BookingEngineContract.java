@@ -362,6 +362,53 @@ public abstract class BookingEngineContract {
     }
 
     @Test
+    void aReusedRequestIdIsRefusedWithoutNamingTheOtherStudentOrSlot() {
+        schedule("private-slot-x", 5);
+        schedule("public-slot-y", "coach-y", "room-y", at(120, 60), 5);
+        HoldRequest dave = HoldRequest.of(RequestId.random(), SlotId.of("private-slot-x"),
+                StudentId.of("private-student-dave"));
+        held(engine.hold(tenant, dave));
+        for (HoldRequest reuse : List.of(
+                HoldRequest.of(dave.requestId(), SlotId.of("public-slot-y"), StudentId.of("erin")),
+                HoldRequest.of(dave.requestId(), SlotId.of("private-slot-x"), StudentId.of("erin")),
+                HoldRequest.of(dave.requestId(), SlotId.of("public-slot-y"), StudentId.of("private-student-dave")))) {
+            assertThatThrownBy(() -> engine.hold(tenant, reuse))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("requestId '" + dave.requestId() + "'")
+                    .hasMessageContaining("slot '" + reuse.slotId() + "'")
+                    .hasMessageContaining("student '" + reuse.studentId() + "'")
+                    .hasMessageContaining("already taken")
+                    .satisfies(e -> {
+                        if (!reuse.studentId().equals(dave.studentId())) {
+                            assertThat(e.getMessage()).doesNotContain("private-student-dave");
+                        }
+                        if (!reuse.slotId().equals(dave.slotId())) {
+                            assertThat(e.getMessage()).doesNotContain("private-slot-x");
+                        }
+                    });
+        }
+        assertThat(countInLedger(SlotId.of("public-slot-y")).taken()).isZero();
+    }
+
+    @Test
+    void aTakenSlotIdIsRefusedWithoutRevealingTheStoredSlot() {
+        Slot stored = schedule("taken", "private-coach", "private-room", at(0, 45), 17);
+        SlotSpec other = new SlotSpec(SlotId.of("taken"), CoachId.of("coach-b"), RoomId.of("room-b"),
+                at(300, 60), 3);
+        assertThatThrownBy(() -> engine.schedule(tenant, other))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("slotId 'taken'")
+                .hasMessageContaining("already taken")
+                .hasMessageContaining("coach-b").hasMessageContaining("room-b")
+                .hasMessageContaining(other.time().toString()).hasMessageContaining("capacity 3")
+                .hasMessageNotContaining("private-coach").hasMessageNotContaining("private-room")
+                .hasMessageNotContaining(stored.time().start().toString())
+                .hasMessageNotContaining(stored.time().end().toString())
+                .hasMessageNotContaining("capacity 17");
+        assertThat(seats(stored.slotId()).capacity()).isEqualTo(17);
+    }
+
+    @Test
     void secondRequestOfABookedStudentAnswersAlreadyBooked() {
         schedule("ab", 5);
         Booking first = held(engine.hold(tenant, request("ab", "frank")));
