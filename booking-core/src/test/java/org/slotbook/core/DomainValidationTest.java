@@ -110,6 +110,33 @@ class DomainValidationTest {
     }
 
     @Test
+    void holdPolicyRefusesDurationsThatWouldOverflow() {
+        HoldPolicy defaults = HoldPolicy.ofDefaults();
+        Duration huge = Duration.ofSeconds(Long.MAX_VALUE);
+        assertThatThrownBy(() -> defaults.withHoldTtl(huge)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("holdTtl must be at most 31 days");
+        assertThatThrownBy(() -> defaults.withCacheGrace(huge)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("cacheGrace must be at most 1 day");
+        assertThatThrownBy(() -> defaults.withInFlightGrace(huge)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("inFlightGrace must be at most 1 day");
+        assertThatThrownBy(() -> HoldPolicy.ofMinutes(Long.MAX_VALUE)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("holdTtl must be at most 31 days");
+        assertThatThrownBy(() -> defaults.withHoldTtl(Duration.ofDays(31).plusNanos(1)))
+                .hasMessageStartingWith("holdTtl must be at most");
+        assertThatThrownBy(() -> defaults.withCacheGrace(Duration.ofDays(1).plusMillis(1)))
+                .hasMessageStartingWith("cacheGrace must be at most");
+        HoldPolicy longest = defaults.withHoldTtl(Duration.ofDays(31)).withCacheGrace(Duration.ofDays(1))
+                .withInFlightGrace(Duration.ofDays(1));
+        assertThat(longest.gateTtl()).isEqualTo(Duration.ofDays(32));
+    }
+
+    @Test
+    void theInFlightGraceDefaultOutlastsAPoolWaitPlusRetries() {
+        // HikariCP's default connectionTimeout (30 s) plus the store's retries must fit inside it
+        assertThat(HoldPolicy.ofDefaults().inFlightGrace()).isEqualTo(Duration.ofMinutes(2));
+    }
+
+    @Test
     void bookingLivenessUsesHalfOpenDeadline() {
         Booking held = new Booking(TenantId.of("t"), BookingId.of("b"), RequestId.of("r"), SlotId.of("s"),
                 StudentId.of("st"), 1, BookingStatus.HELD, T, T.minusSeconds(60), T.minusSeconds(60));

@@ -138,7 +138,7 @@ class EngineGateFaultTest {
         assertThat(report.holdersRemoved()).isEqualTo(1);
         assertThat(gate.inspect(tenant, slot).orElseThrow().holders())
                 .extracting(GateHolder::studentId).containsExactly(StudentId.of("inflight"));
-        clock.advance(Duration.ofMinutes(2));
+        clock.advance(HoldPolicy.ofDefaults().inFlightGrace().plusSeconds(1));
         assertThat(engine.reconcile(tenant, slot).holdersRemoved()).isEqualTo(1);
         assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(10);
     }
