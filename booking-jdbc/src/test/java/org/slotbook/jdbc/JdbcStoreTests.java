@@ -2,7 +2,10 @@ package org.slotbook.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -364,6 +367,59 @@ abstract class JdbcStoreTests {
         assertThat(activeOccupations(two, ResourceKind.COACH)).isZero();
     }
 
+    // ------------------------------------------------------------------ what a failure says
+
+    @Test
+    void retriesThatRunOutAreRetryableAndChangedNothing() throws Exception {
+        TenantId t = tenant();
+        Slot s = slot(t, "locked", 2);
+        schedule(s);
+        held(hold(s, "warm-up", T0.minusSeconds(60)));
+        HikariConfig config = new HikariConfig();
+        if (db.dataSource().getJdbcUrl() != null) {
+            config.setJdbcUrl(db.dataSource().getJdbcUrl());
+        } else {
+            config.setDataSource(db.dataSource().getDataSource());
+        }
+        config.setMaximumPoolSize(2);
+        config.setPoolName("slotbook-impatient");
+        config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        // every lock wait times out fast: a lock wait timeout is retried like a deadlock
+        config.setConnectionInitSql(switch (db.dialect()) {
+            case POSTGRESQL -> "SET lock_timeout = '300ms'";
+            case MARIADB -> "SET SESSION innodb_lock_wait_timeout = 1";
+            case H2 -> "SET LOCK_TIMEOUT 300";
+        });
+        try (HikariDataSource impatientPool = new HikariDataSource(config);
+             Connection blocker = db.dataSource().getConnection(); Statement st = blocker.createStatement()) {
+            JdbcStore impatient = JdbcStore.builder(impatientPool).tablePrefix(db.prefix()).maxRetries(1).build();
+            blocker.setAutoCommit(false);
+            st.execute("INSERT INTO " + db.table("resource_lock") + " (tenant_id, resource_kind, resource_id)"
+                    + " VALUES ('" + t.value() + "', 'STUDENT', 'waiting')");
+            HoldCommand waiting = new HoldCommand(BookingId.random(),
+                    HoldRequest.of(RequestId.random(), s.slotId(), StudentId.of("waiting")), BookingStatus.HELD,
+                    T0.minusSeconds(60), HOUR, LONGEST, false);
+            BookingStoreException failure = catchThrowableOfType(BookingStoreException.class,
+                    () -> impatient.hold(t, waiting));
+            blocker.rollback();
+            assertThat(failure).as("the hold gave up").isNotNull();
+            assertThat(failure).hasMessageContaining("gave up after 2 attempts");
+            assertThat(failure.retryable()).as("retryable: " + failure).isTrue();
+            assertThat(failure.outcomeUnknown()).as("rolled back: " + failure).isFalse();
+        }
+        assertBalanced(t, s.slotId(), 1);
+        held(hold(s, "waiting", T0.minusSeconds(60)));
+    }
+
+    @Test
+    void aStatementTheDatabaseRefusesIsNeitherRetryableNorUnknown() {
+        JdbcStore broken = JdbcStore.builder(db.dataSource()).tablePrefix("missing_").build();
+        BookingStoreException failure = catchThrowableOfType(BookingStoreException.class,
+                () -> broken.findBooking(tenant(), BookingId.of("b")));
+        assertThat(failure.retryable()).as(failure.toString()).isFalse();
+        assertThat(failure.outcomeUnknown()).as(failure.toString()).isFalse();
+    }
+
     // ------------------------------------------------------------------ a killed connection
 
     @Test
@@ -390,7 +446,13 @@ abstract class JdbcStoreTests {
             assertThat(id).as("server id of the blocked hold").isPositive();
             kill(id);
             blocker.rollback();
-            assertThatThrownBy(() -> victim.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(BookingStoreException.class);
+            assertThatThrownBy(() -> victim.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(BookingStoreException.class)
+                    .satisfies(e -> {
+                        BookingStoreException failure = (BookingStoreException) e.getCause();
+                        assertThat(failure.outcomeUnknown()).as("sent, then the connection died: " + failure)
+                                .isTrue();
+                        assertThat(failure.retryable()).isTrue();
+                    });
         } finally {
             pool.shutdownNow();
         }
