@@ -78,9 +78,10 @@ public final class BookingEngine {
         if (result instanceof Scheduled scheduled) {
             Slot slot = scheduled.slot();
             if (!slot.matches(spec)) {
-                throw new IllegalArgumentException("slotId '" + spec.slotId() + "' is already scheduled as coach '"
-                        + slot.coachId() + "', room '" + slot.roomId() + "', time " + slot.time() + ", capacity "
-                        + slot.capacity() + "; refusing a different spec " + spec);
+                // name only what the caller sent: the stored slot's coach, room, time and capacity stay private
+                throw new IllegalArgumentException("slotId '" + spec.slotId() + "' is already taken by a slot with"
+                        + " another spec; refusing coach '" + spec.coachId() + "', room '" + spec.roomId() + "', time "
+                        + spec.time() + ", capacity " + spec.capacity());
             }
             guard.call("initialize", () -> guard.gate().initialize(tenantId, slot.slotId(), slot.capacity(),
                     reconciler.keepUntil(slot)));
@@ -172,16 +173,15 @@ public final class BookingEngine {
     }
 
     /**
-     * Seats of the slot as the store sees them now: {@code remaining = capacity - live holds -
-     * confirmed}.
-     *
-     * @throws IllegalArgumentException when the slot is not scheduled for this tenant
+     * Seats of the slot as the store sees them now: {@link Availability} with {@code remaining =
+     * capacity - live holds - confirmed}, or {@link NotFound} when the slot is not scheduled for
+     * this tenant (as {@link #hold} answers for it).
      */
-    public Availability availability(TenantId tenantId, SlotId slotId) {
+    public AvailabilityResult availability(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
-        return store.availability(tenantId, slotId, clock.storeNow()).orElseThrow(() -> new IllegalArgumentException(
-                "slotId '" + slotId + "' is not scheduled for tenant '" + tenantId + "'"));
+        return store.availability(tenantId, slotId, clock.storeNow()).<AvailabilityResult>map(a -> a)
+                .orElseGet(NotFound::new);
     }
 
     /**

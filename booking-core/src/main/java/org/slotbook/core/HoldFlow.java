@@ -165,10 +165,15 @@ final class HoldFlow {
     /**
      * After a store failure whose outcome is unknown (a connection lost around the commit): the
      * request's booking if it was committed after all, else null. A store that cannot answer counts
-     * as "not committed", so an outage never leaves gate holds behind.
+     * as "not committed", so an outage never leaves gate holds behind. A failure that says the call
+     * changed nothing (nothing was sent: no connection could be had; or it was rolled back) is
+     * believed without the read, so a hold during an outage waits for one pool timeout, not two.
      */
     private Held committedDespite(TenantId tenantId, HoldRequest request, RuntimeException failure) {
         if (failure instanceof IllegalArgumentException) {
+            return null;
+        }
+        if (failure instanceof BookingStoreException storeFailure && !storeFailure.outcomeUnknown()) {
             return null;
         }
         try {
@@ -192,8 +197,8 @@ final class HoldFlow {
      */
     static Booking samePayloadOrThrow(Booking stored, HoldRequest request, BookingStatus asked) {
         if (!stored.slotId().equals(request.slotId()) || !stored.studentId().equals(request.studentId())) {
-            throw new IllegalArgumentException("requestId '" + request.requestId() + "' was already used for"
-                    + " another request; refusing it for slot '" + request.slotId() + "' and student '"
+            throw new IllegalArgumentException("requestId '" + request.requestId() + "' is already taken by a request"
+                    + " for another slot or student; refusing it for slot '" + request.slotId() + "' and student '"
                     + request.studentId() + "'");
         }
         if (asked == BookingStatus.CONFIRMED && stored.status() == BookingStatus.HELD) {

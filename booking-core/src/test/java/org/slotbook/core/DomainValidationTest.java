@@ -24,6 +24,31 @@ class DomainValidationTest {
     }
 
     @Test
+    void idsMustBeWellFormedUnicodeAndNotOnlyUnicodeSpaces() {
+        // databases store a lone surrogate as '?' (PostgreSQL) or drop it (MariaDB): two ids would collide
+        for (String bad : new String[] {"acme\uD800", "\uDC00acme", "ac\uDBFFme", "acme\uDC00\uD800"}) {
+            assertThatThrownBy(() -> TenantId.of(bad)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("tenantId must be well-formed Unicode")
+                    .hasMessageNotContaining(bad)
+                    .satisfies(e -> assertThat(e.getMessage().chars().filter(c -> Character.isSurrogate((char) c))).isEmpty());
+        }
+        assertThatThrownBy(() -> TenantId.of("acme\uD800")).hasMessageContaining("\\uD800");
+        for (String spaces : new String[] {"\u00A0", "\u2007", "\u202F", "\u00A0\u2007\u202F", "\u3000\u00A0",
+                "\u2000\u200A", "\u205F", "\u1680"}) {
+            assertThatThrownBy(() -> StudentId.of(spaces)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("studentId must not be blank")
+                    .hasMessageNotContaining(spaces);
+        }
+        assertThatThrownBy(() -> SlotId.of("\u00A0")).hasMessage("slotId must not be blank, got '\\u00A0'");
+        assertThatThrownBy(() -> BookingId.of("a\u0000b")).hasMessageContaining("'a\\u0000b'");
+        // a surrogate pair is one well-formed character; a space inside an id is data
+        assertThat(TenantId.of("acme\uD83D\uDE00").value()).isEqualTo("acme\uD83D\uDE00");
+        assertThat(TenantId.of("acme?").value()).isEqualTo("acme?");
+        assertThat(CoachId.of("ana\u00A0maria").value()).isEqualTo("ana\u00A0maria");
+        assertThat(SlotId.of("\uD83D\uDE00").value()).isEqualTo("\uD83D\uDE00");
+    }
+
+    @Test
     void timeRangeIsHalfOpenAndMicrosecondPrecise() {
         TimeRange nineToTen = TimeRange.of(T, Duration.ofHours(1));
         TimeRange tenToEleven = TimeRange.of(T.plus(Duration.ofHours(1)), Duration.ofHours(1));
@@ -43,6 +68,19 @@ class DomainValidationTest {
         assertThatThrownBy(() -> TimeRange.of(T, T.minusSeconds(1))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> TimeRange.of(T.plusNanos(10), T.plusNanos(20)))
                 .as("equal once truncated to microseconds").isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aRangeShorterThanAMicrosecondSaysItWasTruncated() {
+        assertThatThrownBy(() -> TimeRange.of(T.plusNanos(10), T.plusNanos(20)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("start and end are the same after truncation to microseconds")
+                .hasMessageContaining(T.plusNanos(10).toString()).hasMessageContaining(T.plusNanos(20).toString());
+        assertThatThrownBy(() -> TimeRange.of(T.plusNanos(1_000_100), Duration.ofNanos(500)))
+                .hasMessageContaining("same after truncation to microseconds");
+        // a range that is empty or reversed as given is not blamed on the truncation
+        assertThatThrownBy(() -> TimeRange.of(T, T)).hasMessageNotContaining("truncation");
+        assertThatThrownBy(() -> TimeRange.of(T.plusNanos(20), T.plusNanos(10))).hasMessageNotContaining("truncation");
         assertThatThrownBy(() -> TimeRange.of(null, T)).hasMessage("start must not be null");
     }
 
@@ -69,6 +107,33 @@ class DomainValidationTest {
         assertThatThrownBy(() -> defaults.withCacheGrace(Duration.ofSeconds(-1)))
                 .hasMessage("cacheGrace must not be negative, got PT-1S");
         assertThatThrownBy(() -> defaults.withHoldTtl(Duration.ZERO)).hasMessage("holdTtl must be positive, got PT0S");
+    }
+
+    @Test
+    void holdPolicyRefusesDurationsThatWouldOverflow() {
+        HoldPolicy defaults = HoldPolicy.ofDefaults();
+        Duration huge = Duration.ofSeconds(Long.MAX_VALUE);
+        assertThatThrownBy(() -> defaults.withHoldTtl(huge)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("holdTtl must be at most 31 days");
+        assertThatThrownBy(() -> defaults.withCacheGrace(huge)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("cacheGrace must be at most 1 day");
+        assertThatThrownBy(() -> defaults.withInFlightGrace(huge)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("inFlightGrace must be at most 1 day");
+        assertThatThrownBy(() -> HoldPolicy.ofMinutes(Long.MAX_VALUE)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("holdTtl must be at most 31 days");
+        assertThatThrownBy(() -> defaults.withHoldTtl(Duration.ofDays(31).plusNanos(1)))
+                .hasMessageStartingWith("holdTtl must be at most");
+        assertThatThrownBy(() -> defaults.withCacheGrace(Duration.ofDays(1).plusMillis(1)))
+                .hasMessageStartingWith("cacheGrace must be at most");
+        HoldPolicy longest = defaults.withHoldTtl(Duration.ofDays(31)).withCacheGrace(Duration.ofDays(1))
+                .withInFlightGrace(Duration.ofDays(1));
+        assertThat(longest.gateTtl()).isEqualTo(Duration.ofDays(32));
+    }
+
+    @Test
+    void theInFlightGraceDefaultOutlastsAPoolWaitPlusRetries() {
+        // HikariCP's default connectionTimeout (30 s) plus the store's retries must fit inside it
+        assertThat(HoldPolicy.ofDefaults().inFlightGrace()).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import org.slotbook.core.AlreadyCancelled;
+import org.slotbook.core.Availability;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.CancelResult;
@@ -75,7 +76,8 @@ public final class QuickStart {
         CancelResult second = engine.cancel(gym, sam.bookingId(), StudentId.of("sam"));
         say("4. sam cancels yoga twice: first " + first.getClass().getSimpleName() + ", then "
                 + (second instanceof AlreadyCancelled ? "AlreadyCancelled" : second) + "; remaining "
-                + engine.availability(gym, SlotId.of("yoga-9am")).remaining() + " of 10");
+                + (engine.availability(gym, SlotId.of("yoga-9am")) instanceof Availability seats
+                        ? seats.remaining() + " of 10" : "unexpected: no such slot"));
 
         say("5. Reconcile the gate with the ledger: " + engine.reconcileAll(gym));
         say("Done. " + (result instanceof Held && next instanceof Held && clash instanceof Conflict

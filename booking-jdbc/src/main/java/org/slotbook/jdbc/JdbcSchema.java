@@ -17,8 +17,9 @@ import org.slotbook.jdbc.internal.Tables;
  *
  * <p>The same files ({@code org/slotbook/jdbc/schema-<dialect>.sql} with the tables, then
  * {@code routines-<dialect>.sql} with the routines, for {@code postgresql}, {@code mariadb} and
- * {@code h2}; for PostgreSQL the optional {@code schema-postgresql-exclusion.sql}) use Flyway's
- * placeholder syntax, {@code ${prefix}}, so a Flyway migration can run them as they are.
+ * {@code h2}; for PostgreSQL the optional {@code schema-postgresql-exclusion.sql}, which
+ * {@link #create} does not run, see {@link #createExclusionBackstop}) use Flyway's placeholder
+ * syntax, {@code ${prefix}}, so a Flyway migration can run them as they are.
  */
 public final class JdbcSchema {
     private static final Logger LOG = LoggerFactory.getLogger(JdbcSchema.class);
@@ -33,10 +34,9 @@ public final class JdbcSchema {
     }
 
     /**
-     * Creates the tables with {@code prefix}, in the dialect detected from the database. On
-     * PostgreSQL it also adds the exclusion constraint on overlapping occupations when the
-     * {@code btree_gist} extension can be created; without it, the store's locks alone keep
-     * coaches, rooms and students from double-booking.
+     * Creates the tables and routines with {@code prefix}, in the dialect detected from the
+     * database. It does not add PostgreSQL's exclusion constraint: the store's locks alone keep
+     * coaches, rooms and students from double-booking; see {@link #createExclusionBackstop}.
      *
      * @throws BookingStoreException when a statement fails
      */
@@ -48,24 +48,38 @@ public final class JdbcSchema {
         JdbcDialect dialect = detect(dataSource);
         run(dataSource, dialect.schemaResource(), prefix);
         run(dataSource, dialect.routinesResource(), prefix);
-        if (dialect == JdbcDialect.POSTGRESQL) {
-            createPostgresExclusion(dataSource, prefix);
-        }
     }
 
     /**
-     * PostgreSQL only: adds the {@code btree_gist} exclusion constraint that refuses overlapping
-     * active occupations of one resource. Returns false (and logs why) when it could not be created.
+     * PostgreSQL only, opt-in: adds the {@code btree_gist} exclusion constraint
+     * {@code <prefix>occupancy_no_overlap}, with which the database itself refuses two overlapping
+     * active occupations of one resource, a backstop behind the store's lock-then-check path.
+     * Runs {@code schema-postgresql-exclusion.sql}; idempotent.
+     *
+     * <p>Mind the cost before calling it. Every occupation written afterwards also maintains a GiST
+     * index: bulk loads of schedules and holds ran about 18 times slower with it. Adding it to a
+     * table that already has rows builds that index under an {@code ACCESS EXCLUSIVE} lock on
+     * {@code <prefix>occupancy} (an exclusion constraint cannot be added {@code NOT VALID}), during
+     * which every schedule and hold of every tenant waits: over 1 million existing rows it took 142
+     * seconds. Add it to an empty table, or in a maintenance window. It needs the {@code btree_gist}
+     * extension (its creation needs the CREATE privilege on the database, or an administrator who
+     * created it beforehand).
+     *
+     * @throws IllegalArgumentException when the database is not PostgreSQL
+     * @throws BookingStoreException    when the extension or the constraint could not be created
      */
-    public static boolean createPostgresExclusion(DataSource dataSource, String prefix) {
-        try {
-            run(dataSource, EXCLUSION, prefix);
-            return true;
-        } catch (BookingStoreException e) {
-            LOG.warn("PostgreSQL exclusion constraint on {}occupancy not created, the lock path alone guards"
-                    + " overlaps: {}", prefix, e.getMessage());
-            return false;
+    public static void createExclusionBackstop(DataSource dataSource, String prefix) {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("dataSource must not be null");
         }
+        Tables.checkPrefix(prefix);
+        JdbcDialect dialect = detect(dataSource);
+        if (dialect != JdbcDialect.POSTGRESQL) {
+            throw new IllegalArgumentException("the exclusion backstop exists on PostgreSQL only, this database is "
+                    + dialect);
+        }
+        run(dataSource, EXCLUSION, prefix);
+        LOG.info("PostgreSQL exclusion constraint {}occupancy_no_overlap is in place", prefix);
     }
 
     /** The dialect of the database behind {@code dataSource}. */

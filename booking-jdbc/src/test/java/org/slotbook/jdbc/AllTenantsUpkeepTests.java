@@ -83,7 +83,7 @@ abstract class AllTenantsUpkeepTests {
         for (Booking b : dying) {
             assertThat(store.findBooking(b.tenantId(), b.bookingId()).orElseThrow().status())
                     .as("%s", b.tenantId()).isEqualTo(BookingStatus.EXPIRED);
-            assertThat(engine.availability(b.tenantId(), slot).remaining())
+            assertThat(((org.slotbook.core.Availability) engine.availability(b.tenantId(), slot)).remaining())
                     .isEqualTo(b.tenantId().equals(fresh.tenantId()) ? 2 : 3);
         }
         assertThat(store.findBooking(fresh.tenantId(), fresh.bookingId()).orElseThrow().status())

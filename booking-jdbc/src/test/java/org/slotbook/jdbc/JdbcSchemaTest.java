@@ -25,6 +25,14 @@ class JdbcSchemaTest {
     }
 
     @Test
+    void theExclusionBackstopIsOptInAndPostgresOnly() {
+        try (TestDatabase db = TestDatabases.h2()) {
+            assertThatThrownBy(() -> JdbcSchema.createExclusionBackstop(db.dataSource(), db.prefix()))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PostgreSQL only");
+        }
+    }
+
+    @Test
     void everyShippedScriptHasOnlyThePrefixPlaceholder() {
         for (String resource : List.of(JdbcDialect.POSTGRESQL.schemaResource(), JdbcDialect.MARIADB.schemaResource(),
                 JdbcDialect.H2.schemaResource(), "org/slotbook/jdbc/schema-postgresql-exclusion.sql")) {

@@ -2,7 +2,10 @@ package org.slotbook.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -291,6 +294,33 @@ abstract class JdbcStoreTests {
     }
 
     @Test
+    void aTenantWithALoneSurrogateIsRefusedSoItCannotCollideWithAQuestionMark() {
+        String base = "acme-" + UUID.randomUUID().toString().substring(0, 8);
+        // PostgreSQL would store base + "\uD800" as base + "?", MariaDB would drop the surrogate
+        assertThatThrownBy(() -> TenantId.of(base + "\uD800")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tenantId").hasMessageContaining("\\uD800");
+        assertThatThrownBy(() -> TenantId.of(base + "\uDC00")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tenantId");
+        assertThatThrownBy(() -> StudentId.of("sam\uD800")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("studentId");
+        // the tenant whose id really has a question mark keeps its own data
+        TenantId question = TenantId.of(base + "?");
+        Slot s = slot(question, "yoga", 2);
+        schedule(s);
+        Booking b = held(hold(s, "sam", T0.minusSeconds(60)));
+        assertThat(store.slots(question, null, 10)).containsExactly(s);
+        assertThat(store.findBooking(question, b.bookingId()).orElseThrow().tenantId()).isEqualTo(question);
+        // a well-formed pair (one character outside the BMP) round-trips as itself
+        TenantId emoji = TenantId.of(base + "\uD83D\uDE00");
+        Slot e = slot(emoji, "yoga", 2);
+        schedule(e);
+        assertThat(store.slots(emoji, null, 10)).containsExactly(e);
+        assertThat(store.slots(question, null, 10)).containsExactly(s);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot") + " WHERE tenant_id = ?", question.value()))
+                .isEqualTo(1);
+    }
+
+    @Test
     void badInputIsRefusedWithItsName() {
         TenantId t = tenant();
         assertThatThrownBy(() -> store.hold(null, null)).isInstanceOf(IllegalArgumentException.class)
@@ -337,6 +367,59 @@ abstract class JdbcStoreTests {
         assertThat(activeOccupations(two, ResourceKind.COACH)).isZero();
     }
 
+    // ------------------------------------------------------------------ what a failure says
+
+    @Test
+    void retriesThatRunOutAreRetryableAndChangedNothing() throws Exception {
+        TenantId t = tenant();
+        Slot s = slot(t, "locked", 2);
+        schedule(s);
+        held(hold(s, "warm-up", T0.minusSeconds(60)));
+        HikariConfig config = new HikariConfig();
+        if (db.dataSource().getJdbcUrl() != null) {
+            config.setJdbcUrl(db.dataSource().getJdbcUrl());
+        } else {
+            config.setDataSource(db.dataSource().getDataSource());
+        }
+        config.setMaximumPoolSize(2);
+        config.setPoolName("slotbook-impatient");
+        config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        // every lock wait times out fast: a lock wait timeout is retried like a deadlock
+        config.setConnectionInitSql(switch (db.dialect()) {
+            case POSTGRESQL -> "SET lock_timeout = '300ms'";
+            case MARIADB -> "SET SESSION innodb_lock_wait_timeout = 1";
+            case H2 -> "SET LOCK_TIMEOUT 300";
+        });
+        try (HikariDataSource impatientPool = new HikariDataSource(config);
+             Connection blocker = db.dataSource().getConnection(); Statement st = blocker.createStatement()) {
+            JdbcStore impatient = JdbcStore.builder(impatientPool).tablePrefix(db.prefix()).maxRetries(1).build();
+            blocker.setAutoCommit(false);
+            st.execute("INSERT INTO " + db.table("resource_lock") + " (tenant_id, resource_kind, resource_id)"
+                    + " VALUES ('" + t.value() + "', 'STUDENT', 'waiting')");
+            HoldCommand waiting = new HoldCommand(BookingId.random(),
+                    HoldRequest.of(RequestId.random(), s.slotId(), StudentId.of("waiting")), BookingStatus.HELD,
+                    T0.minusSeconds(60), HOUR, LONGEST, false);
+            BookingStoreException failure = catchThrowableOfType(BookingStoreException.class,
+                    () -> impatient.hold(t, waiting));
+            blocker.rollback();
+            assertThat(failure).as("the hold gave up").isNotNull();
+            assertThat(failure).hasMessageContaining("gave up after 2 attempts");
+            assertThat(failure.retryable()).as("retryable: " + failure).isTrue();
+            assertThat(failure.outcomeUnknown()).as("rolled back: " + failure).isFalse();
+        }
+        assertBalanced(t, s.slotId(), 1);
+        held(hold(s, "waiting", T0.minusSeconds(60)));
+    }
+
+    @Test
+    void aStatementTheDatabaseRefusesIsNeitherRetryableNorUnknown() {
+        JdbcStore broken = JdbcStore.builder(db.dataSource()).tablePrefix("missing_").build();
+        BookingStoreException failure = catchThrowableOfType(BookingStoreException.class,
+                () -> broken.findBooking(tenant(), BookingId.of("b")));
+        assertThat(failure.retryable()).as(failure.toString()).isFalse();
+        assertThat(failure.outcomeUnknown()).as(failure.toString()).isFalse();
+    }
+
     // ------------------------------------------------------------------ a killed connection
 
     @Test
@@ -363,7 +446,13 @@ abstract class JdbcStoreTests {
             assertThat(id).as("server id of the blocked hold").isPositive();
             kill(id);
             blocker.rollback();
-            assertThatThrownBy(() -> victim.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(BookingStoreException.class);
+            assertThatThrownBy(() -> victim.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(BookingStoreException.class)
+                    .satisfies(e -> {
+                        BookingStoreException failure = (BookingStoreException) e.getCause();
+                        assertThat(failure.outcomeUnknown()).as("sent, then the connection died: " + failure)
+                                .isTrue();
+                        assertThat(failure.retryable()).isTrue();
+                    });
         } finally {
             pool.shutdownNow();
         }

@@ -39,7 +39,28 @@ class PostgresStoreTest extends JdbcStoreTests {
     }
 
     @Test
+    void createAloneDoesNotAddTheExclusionConstraint() {
+        String prefix = TestDatabases.freshPrefix();
+        try {
+            JdbcSchema.create(db.dataSource(), prefix);
+            assertThat(count("SELECT COUNT(*) FROM pg_class WHERE relname = ?", prefix + "occupancy"))
+                    .as("tables created").isEqualTo(1);
+            assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE conname = ?", prefix + "occupancy_no_overlap"))
+                    .as("no exclusion constraint without asking for it").isZero();
+            assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE contype = 'x' AND conrelid = to_regclass(?)",
+                    prefix + "occupancy")).as("no exclusion constraint of any name").isZero();
+            JdbcSchema.createExclusionBackstop(db.dataSource(), prefix);
+            JdbcSchema.createExclusionBackstop(db.dataSource(), prefix); // idempotent
+            assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE conname = ?", prefix + "occupancy_no_overlap"))
+                    .as("added when asked for").isEqualTo(1);
+        } finally {
+            TestDatabases.dropSchema(db.dataSource(), JdbcDialect.POSTGRESQL, prefix);
+        }
+    }
+
+    @Test
     void theExclusionConstraintRefusesAnOverlapTheLockPathWasToldToMiss() {
+        JdbcSchema.createExclusionBackstop(db.dataSource(), db.prefix());
         assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE conname = ?", db.table("occupancy_no_overlap")))
                 .as("btree_gist exclusion constraint installed").isEqualTo(1);
         TenantId t = tenant();

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
-/** Argument checks whose messages name the field and the offending value. Not public API. */
+/** Argument checks whose messages name the field and the offending value (escaped). Not public API. */
 public final class Checks {
     /** Longest id accepted, so every database column can hold it. */
     public static final int MAX_ID_LENGTH = 64;
@@ -19,28 +19,78 @@ public final class Checks {
         return value;
     }
 
+    /**
+     * An id: well-formed Unicode (no unpaired UTF-16 surrogate, which the databases would store as
+     * {@code ?} or drop, making two ids collide), not made only of white space (including the
+     * non-breaking and other Unicode spaces that {@link String#isBlank} lets through), at most
+     * {@value #MAX_ID_LENGTH} characters, without control characters or surrounding white space.
+     * Messages show a refused value with its unusual characters escaped (<code>&#92;uD800</code>).
+     */
     public static String id(String field, String value) {
         if (value == null) {
             throw new IllegalArgumentException(field + " must not be null");
         }
-        if (value.isBlank()) {
-            throw new IllegalArgumentException(field + " must not be blank, got '" + value + "'");
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new IllegalArgumentException(field + " must be well-formed Unicode, got an unpaired surrogate "
+                        + escape(String.valueOf(c)) + " at index " + i + " in '" + escape(value) + "'");
+            }
+        }
+        if (value.codePoints().allMatch(cp -> Character.isWhitespace(cp) || Character.isSpaceChar(cp))) {
+            throw new IllegalArgumentException(field + " must not be blank, got '" + escape(value) + "'");
         }
         if (value.length() > MAX_ID_LENGTH) {
             throw new IllegalArgumentException(field + " must be at most " + MAX_ID_LENGTH
-                    + " characters, got " + value.length() + " characters: '" + value.substring(0, 20) + "...'");
+                    + " characters, got " + value.length() + " characters: '"
+                    + escape(value.substring(0, value.offsetByCodePoints(0, 20))) + "...'");
         }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (Character.isISOControl(c)) {
                 throw new IllegalArgumentException(field + " must not contain control characters, got '"
-                        + value.replaceAll("\\p{Cntrl}", "?") + "'");
+                        + escape(value) + "'");
             }
         }
         if (!value.strip().equals(value)) {
-            throw new IllegalArgumentException(field + " must not start or end with white space, got '" + value + "'");
+            throw new IllegalArgumentException(field + " must not start or end with white space, got '"
+                    + escape(value) + "'");
         }
         return value;
+    }
+
+    /**
+     * {@code value} with every character outside printable ASCII that is a control, format, space,
+     * unassigned or private-use character, or an unpaired surrogate, written as <code>&#92;uXXXX</code>.
+     */
+    public static String escape(String value) {
+        StringBuilder out = new StringBuilder(value.length());
+        for (int i = 0; i < value.length(); ) {
+            int cp = value.codePointAt(i);
+            int n = Character.charCount(cp);
+            if (cp >= 0x20 && cp < 0x7f || printable(cp)) {
+                out.appendCodePoint(cp);
+            } else {
+                for (int k = i; k < i + n; k++) {
+                    out.append(String.format("\\u%04X", (int) value.charAt(k)));
+                }
+            }
+            i += n;
+        }
+        return out.toString();
+    }
+
+    private static boolean printable(int cp) {
+        if (cp < 0xa0 || Character.isWhitespace(cp) || Character.isSpaceChar(cp)) {
+            return false;
+        }
+        return switch (Character.getType(cp)) {
+            case Character.CONTROL, Character.FORMAT, Character.SURROGATE, Character.PRIVATE_USE,
+                 Character.UNASSIGNED, Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR -> false;
+            default -> true;
+        };
     }
 
     public static String id(String field, long value) {

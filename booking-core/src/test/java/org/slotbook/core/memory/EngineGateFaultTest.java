@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slotbook.core.Availability;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStoreException;
@@ -121,7 +122,7 @@ class EngineGateFaultTest {
         assertThatThrownBy(() -> broken.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("x"))))
                 .isInstanceOf(BookingStoreException.class);
         assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(10);
-        assertThat(engine.availability(tenant, slot).remaining()).isEqualTo(10);
+        assertThat(((Availability) engine.availability(tenant, slot)).remaining()).isEqualTo(10);
     }
 
     @Test
@@ -137,7 +138,7 @@ class EngineGateFaultTest {
         assertThat(report.holdersRemoved()).isEqualTo(1);
         assertThat(gate.inspect(tenant, slot).orElseThrow().holders())
                 .extracting(GateHolder::studentId).containsExactly(StudentId.of("inflight"));
-        clock.advance(Duration.ofMinutes(2));
+        clock.advance(HoldPolicy.ofDefaults().inFlightGrace().plusSeconds(1));
         assertThat(engine.reconcile(tenant, slot).holdersRemoved()).isEqualTo(1);
         assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(10);
     }
@@ -161,7 +162,7 @@ class EngineGateFaultTest {
             assertThat(job.failedRuns()).isEqualTo(1);
             assertThat(job.runs()).isGreaterThanOrEqualTo(2);
         }
-        assertThat(engine.availability(tenant, slot).remaining()).isEqualTo(10);
+        assertThat(((Availability) engine.availability(tenant, slot)).remaining()).isEqualTo(10);
         var run = ReconciliationJob.builder(engine, () -> List.of(tenant)).build().runOnce().orElseThrow();
         assertThat(run.expired()).isZero();
         assertThat(run.tenants()).isEqualTo(1);

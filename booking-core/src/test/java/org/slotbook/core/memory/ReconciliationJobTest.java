@@ -105,7 +105,7 @@ class ReconciliationJobTest {
         assertThat(result.expired()).isEqualTo(2);
         assertThat(result.report().slotsChecked()).isEqualTo(2);
         for (TenantId tenant : List.of(first, last)) {
-            assertThat(engine.availability(tenant, slot).remaining()).as("%s swept", tenant).isEqualTo(10);
+            assertThat(((org.slotbook.core.Availability) engine.availability(tenant, slot)).remaining()).as("%s swept", tenant).isEqualTo(10);
             assertThat(gate.inspect(tenant, slot)).as("%s reconciled", tenant).isPresent();
         }
         assertThat(memory.findBooking(down, stuck.bookingId()).orElseThrow().status()).isEqualTo(BookingStatus.HELD);

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.AlreadyCancelled;
 import org.slotbook.core.Availability;
+import org.slotbook.core.AvailabilityResult;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingId;
@@ -152,6 +153,13 @@ public abstract class BookingEngineContract {
         return ((Held) result).booking();
     }
 
+    /** The engine's availability of a scheduled slot. */
+    protected Availability seats(SlotId slot) {
+        AvailabilityResult result = engine.availability(tenant, slot);
+        assertThat(result).as("availability of %s", slot).isInstanceOf(Availability.class);
+        return (Availability) result;
+    }
+
     protected SeatCount countInLedger(SlotId slot) {
         Availability seats = store().availability(tenant, slot, clock.instant()).orElseThrow();
         return new SeatCount(seats.held(), seats.confirmed());
@@ -187,7 +195,7 @@ public abstract class BookingEngineContract {
                         .isTrue();
                 byStudent.computeIfAbsent(b.studentId(), k -> new ArrayList<>()).add(slot.time());
             }
-            Availability availability = engine.availability(tenant, slot.slotId());
+            Availability availability = seats(slot.slotId());
             if (availability.status() == SlotStatus.OPEN) {
                 assertThat(availability.remaining()).as("remaining of %s", slot.slotId())
                         .isEqualTo(slot.capacity() - live.size());
@@ -246,7 +254,7 @@ public abstract class BookingEngineContract {
         assertThat(confirmed).isInstanceOf(Confirmed.class);
         assertThat(bookingInLedger(b.bookingId()).status()).isEqualTo(BookingStatus.CONFIRMED);
         assertThat(engine.confirm(tenant, b.bookingId(), StudentId.of("alice"))).isInstanceOf(Confirmed.class);
-        assertThat(engine.availability(tenant, slot.slotId()).confirmed()).isEqualTo(1);
+        assertThat(seats(slot.slotId()).confirmed()).isEqualTo(1);
         assertInvariants(List.of(slot));
     }
 
@@ -389,6 +397,53 @@ public abstract class BookingEngineContract {
     }
 
     @Test
+    void aReusedRequestIdIsRefusedWithoutNamingTheOtherStudentOrSlot() {
+        schedule("private-slot-x", 5);
+        schedule("public-slot-y", "coach-y", "room-y", at(120, 60), 5);
+        HoldRequest dave = HoldRequest.of(RequestId.random(), SlotId.of("private-slot-x"),
+                StudentId.of("private-student-dave"));
+        held(engine.hold(tenant, dave));
+        for (HoldRequest reuse : List.of(
+                HoldRequest.of(dave.requestId(), SlotId.of("public-slot-y"), StudentId.of("erin")),
+                HoldRequest.of(dave.requestId(), SlotId.of("private-slot-x"), StudentId.of("erin")),
+                HoldRequest.of(dave.requestId(), SlotId.of("public-slot-y"), StudentId.of("private-student-dave")))) {
+            assertThatThrownBy(() -> engine.hold(tenant, reuse))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("requestId '" + dave.requestId() + "'")
+                    .hasMessageContaining("slot '" + reuse.slotId() + "'")
+                    .hasMessageContaining("student '" + reuse.studentId() + "'")
+                    .hasMessageContaining("already taken")
+                    .satisfies(e -> {
+                        if (!reuse.studentId().equals(dave.studentId())) {
+                            assertThat(e.getMessage()).doesNotContain("private-student-dave");
+                        }
+                        if (!reuse.slotId().equals(dave.slotId())) {
+                            assertThat(e.getMessage()).doesNotContain("private-slot-x");
+                        }
+                    });
+        }
+        assertThat(countInLedger(SlotId.of("public-slot-y")).taken()).isZero();
+    }
+
+    @Test
+    void aTakenSlotIdIsRefusedWithoutRevealingTheStoredSlot() {
+        Slot stored = schedule("taken", "private-coach", "private-room", at(0, 45), 17);
+        SlotSpec other = new SlotSpec(SlotId.of("taken"), CoachId.of("coach-b"), RoomId.of("room-b"),
+                at(300, 60), 3);
+        assertThatThrownBy(() -> engine.schedule(tenant, other))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("slotId 'taken'")
+                .hasMessageContaining("already taken")
+                .hasMessageContaining("coach-b").hasMessageContaining("room-b")
+                .hasMessageContaining(other.time().toString()).hasMessageContaining("capacity 3")
+                .hasMessageNotContaining("private-coach").hasMessageNotContaining("private-room")
+                .hasMessageNotContaining(stored.time().start().toString())
+                .hasMessageNotContaining(stored.time().end().toString())
+                .hasMessageNotContaining("capacity 17");
+        assertThat(seats(stored.slotId()).capacity()).isEqualTo(17);
+    }
+
+    @Test
     void secondRequestOfABookedStudentAnswersAlreadyBooked() {
         schedule("ab", 5);
         Booking first = held(engine.hold(tenant, request("ab", "frank")));
@@ -509,9 +564,7 @@ public abstract class BookingEngineContract {
                 .hasMessageContaining("maxSessionDuration")
                 .hasMessageContaining("PT25H");
         assertThat(engine.hold(tenant, request("long", "x"))).isInstanceOf(NotFound.class);
-        assertThatThrownBy(() -> engine.availability(tenant, SlotId.of("long")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("long");
+        assertThat(engine.availability(tenant, SlotId.of("long"))).isEqualTo(new NotFound());
     }
 
     // ---------------------------------------------------------------- seats balance
@@ -524,7 +577,7 @@ public abstract class BookingEngineContract {
         assertThat(engine.hold(tenant, request("cx", "kim"))).isInstanceOf(Full.class);
         assertThat(engine.cancel(tenant, a.bookingId(), StudentId.of("ivy"))).isInstanceOf(Cancelled.class);
         assertThat(engine.cancel(tenant, a.bookingId(), StudentId.of("ivy"))).isInstanceOf(AlreadyCancelled.class);
-        assertThat(engine.availability(tenant, slot.slotId()).remaining()).isEqualTo(1);
+        assertThat(seats(slot.slotId()).remaining()).isEqualTo(1);
         held(engine.hold(tenant, request("cx", "kim")));
         assertThat(engine.hold(tenant, request("cx", "lee"))).isInstanceOf(Full.class);
         assertThat(bookingInLedger(a.bookingId()).status()).isEqualTo(BookingStatus.CANCELLED);
@@ -543,7 +596,7 @@ public abstract class BookingEngineContract {
         List<CancelResult> results = race(10, tasks);
         assertThat(results.stream().filter(r -> r instanceof Cancelled)).hasSize(1);
         assertThat(results.stream().filter(r -> r instanceof AlreadyCancelled)).hasSize(99);
-        Availability availability = engine.availability(tenant, slot.slotId());
+        Availability availability = seats(slot.slotId());
         assertThat(availability.remaining()).isEqualTo(2);
         assertThat(availability.confirmed()).isEqualTo(1);
         assertInvariants(List.of(slot));
@@ -562,7 +615,7 @@ public abstract class BookingEngineContract {
         ConfirmResult late = engine.confirm(tenant, a.bookingId(), StudentId.of("amy"));
         assertThat(late).isInstanceOf(HoldExpired.class);
         assertThat(bookingInLedger(a.bookingId()).status()).isEqualTo(BookingStatus.EXPIRED);
-        assertThat(engine.availability(tenant, slot.slotId()).remaining()).isEqualTo(1);
+        assertThat(seats(slot.slotId()).remaining()).isEqualTo(1);
         assertThat(engine.confirm(tenant, a.bookingId(), StudentId.of("amy"))).isInstanceOf(HoldExpired.class);
         // the seat goes to the next student (through the gate too, if there is one)
         clock.advance(POLICY.cacheGrace().plusSeconds(1));
@@ -578,7 +631,7 @@ public abstract class BookingEngineContract {
         clock.set(a.heldUntil().minusSeconds(1));
         assertThat(engine.confirm(tenant, a.bookingId(), StudentId.of("amy"))).isInstanceOf(Confirmed.class);
         clock.advance(Duration.ofHours(1));
-        assertThat(engine.availability(tenant, SlotId.of("edge")).confirmed()).isEqualTo(1);
+        assertThat(seats(SlotId.of("edge")).confirmed()).isEqualTo(1);
         assertThat(engine.hold(tenant, request("edge", "ben"))).isInstanceOf(Full.class);
     }
 
@@ -613,7 +666,7 @@ public abstract class BookingEngineContract {
         assertThat(engine.sweepExpired(tenant, 2)).isEqualTo(4);
         assertThat(engine.sweepExpired(tenant, 2)).isZero();
         assertThat(bookingInLedger(ids.get(1)).status()).isEqualTo(BookingStatus.EXPIRED);
-        assertThat(engine.availability(tenant, slot.slotId()).remaining()).isEqualTo(4);
+        assertThat(seats(slot.slotId()).remaining()).isEqualTo(4);
         assertThat(engine.cancel(tenant, ids.get(1), StudentId.of("p1"))).isInstanceOf(AlreadyCancelled.class);
         assertInvariants(List.of(slot));
     }
@@ -645,7 +698,7 @@ public abstract class BookingEngineContract {
         assertThat(bookingInLedger(a.bookingId()).status()).isEqualTo(BookingStatus.CANCELLED);
         assertThat(engine.hold(tenant, request("off", "c"))).isInstanceOf(SlotNotOpen.class);
         assertThat(engine.cancel(tenant, a.bookingId(), StudentId.of("a"))).isInstanceOf(AlreadyCancelled.class);
-        assertThat(engine.availability(tenant, slot.slotId()).status()).isEqualTo(SlotStatus.CANCELLED);
+        assertThat(seats(slot.slotId()).status()).isEqualTo(SlotStatus.CANCELLED);
         assertThat(liveInLedger(slot.slotId())).isEmpty();
         // coach, room and the students are free again at that time
         Slot again = schedule("again", "coach-z", "room-z", at(0, 60), 5);

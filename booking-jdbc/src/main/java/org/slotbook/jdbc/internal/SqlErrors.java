@@ -1,6 +1,10 @@
 package org.slotbook.jdbc.internal;
 
+import java.io.IOException;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
 import org.slotbook.core.BookingStoreException;
 import org.slotbook.jdbc.JdbcDialect;
 
@@ -66,13 +70,63 @@ public final class SqlErrors {
                 : "SQLState " + sql.getSQLState() + ", error " + sql.getErrorCode() + ": " + sql.getMessage();
     }
 
-    /** What a failed step says to its caller: a retryable failure or a plain store failure. */
-    public static BookingStoreException translate(JdbcDialect dialect, String what, Throwable failure) {
+    /**
+     * The connection itself failed (could not be had, was killed, lost its socket), as opposed to
+     * the database refusing a statement on a working connection.
+     */
+    public static boolean isConnectionFailure(JdbcDialect dialect, Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLRecoverableException || t instanceof SQLNonTransientConnectionException
+                    || t instanceof SQLTransientConnectionException || t instanceof IOException) {
+                return true;
+            }
+            if (t instanceof SQLException sql && connectionLost(dialect, sql)) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    private static boolean connectionLost(JdbcDialect dialect, SQLException sql) {
+        String state = sql.getSQLState();
+        // 08: connection exception; 57P01..57P03: PostgreSQL terminated the backend; 70100: MariaDB killed it
+        if (state != null && (state.startsWith("08") || state.startsWith("57P0") || state.equals("70100"))) {
+            return true;
+        }
+        int code = sql.getErrorCode();
+        return switch (dialect) {
+            case MARIADB -> code == 1927 || code == 2006 || code == 2013;
+            case H2 -> code == 90067 || code == 90098 || code == 90121;
+            case POSTGRESQL -> false;
+        };
+    }
+
+    /**
+     * What a failed call says to its caller. A deadlock-class failure was rolled back and may pass
+     * next time. Before the statement was sent nothing changed. After, a broken connection leaves the
+     * outcome unknown (the commit may have happened), while an error the database answered means it
+     * rolled the call back.
+     *
+     * @param sent whether the statement had been sent to the database
+     */
+    public static BookingStoreException translate(JdbcDialect dialect, String what, Throwable failure, boolean sent) {
         String detail = describe(failure);
         if (isTransient(dialect, failure)) {
             return new TransientStoreException("could not " + what + " (will retry): " + detail, failure);
         }
-        return new BookingStoreException("could not " + what + ": " + detail, failure);
+        boolean connection = isConnectionFailure(dialect, failure);
+        if (!sent) {
+            return new BookingStoreException("could not " + what + " (nothing was sent): " + detail, failure,
+                    connection, false);
+        }
+        if (connection) {
+            return new BookingStoreException("could not " + what + " (the connection failed after the call was"
+                    + " sent; it may have committed): " + detail, failure, true, true);
+        }
+        return new BookingStoreException("could not " + what + ": " + detail, failure, false, false);
     }
 
     /** A deadlock, serialization failure or lock timeout: the transaction runs again. */
@@ -80,7 +134,7 @@ public final class SqlErrors {
         private static final long serialVersionUID = 1L;
 
         public TransientStoreException(String message, Throwable cause) {
-            super(message, cause);
+            super(message, cause, true, false);
         }
     }
 }

@@ -23,7 +23,9 @@ import org.slotbook.jdbc.JdbcDialect;
  * Runs one statement, a decision routine's call or a read, on a connection of the pool in
  * autocommit mode: the routine's call is its own transaction, so a decision costs one round trip.
  * After a deadlock, serialization failure or lock wait timeout the call runs again (bounded, with
- * jittered back-off); a routine rolls back whole, so a retry starts from a clean state.
+ * jittered back-off); a routine rolls back whole, so a retry starts from a clean state. Failures
+ * say whether a retry can help and whether the call may have committed
+ * ({@link BookingStoreException#retryable()}, {@link BookingStoreException#outcomeUnknown()}).
  */
 public final class StoreCore {
     private static final Logger LOG = LoggerFactory.getLogger(StoreCore.class);
@@ -71,6 +73,11 @@ public final class StoreCore {
     /**
      * Runs {@code statement} and reads its rows.
      *
+     * <p>A {@link BookingStoreException} says what the caller may conclude: no connection could be
+     * had (nothing was sent: retryable, nothing changed); the retries after deadlocks ran out
+     * (retryable, rolled back); the connection broke after the statement was sent (outcome
+     * unknown, retryable); the database refused the statement (rolled back, not retryable).
+     *
      * @param tenantId   the tenant the statement reads or changes (null: a read across tenants)
      * @param what       says what failed in an exception's message
      * @param duplicates a unique-key violation becomes {@link DuplicateBookingException} (else a store failure)
@@ -78,14 +85,16 @@ public final class StoreCore {
     public <T> T run(TenantId tenantId, String what, String statement, Binder binder, Reader<T> reader,
                      boolean duplicates) {
         for (int attempt = 1; ; attempt++) {
+            Progress progress = new Progress();
             try {
-                return attempt(statement, binder, reader);
+                return attempt(what, statement, binder, reader, progress);
             } catch (SQLException | JdbiException e) {
                 if (SqlErrors.isTransient(sql.dialect(), e)) {
                     if (attempt > maxRetries) {
                         throw new BookingStoreException("could not " + what
                                 + (tenantId == null ? "" : " for tenant " + tenantId)
-                                + ": gave up after " + attempt + " attempts: " + SqlErrors.describe(e), e);
+                                + ": gave up after " + attempt + " attempts: " + SqlErrors.describe(e), e,
+                                true, false);
                     }
                     LOG.debug("attempt {} to {} for tenant {} failed, retrying: {}", attempt, what, tenantId,
                             e.getMessage());
@@ -95,17 +104,24 @@ public final class StoreCore {
                 if (duplicates && SqlErrors.isUniqueViolation(sql.dialect(), e)) {
                     throw new DuplicateBookingException("could not " + what + ": a unique key refused it", e);
                 }
-                throw SqlErrors.translate(sql.dialect(), what, e);
+                throw SqlErrors.translate(sql.dialect(), what, e, progress.sent);
             }
         }
     }
 
-    private <T> T attempt(String statement, Binder binder, Reader<T> reader) throws SQLException {
-        try (Handle handle = open()) {
+    /** Whether the attempt's statement went to the database. */
+    private static final class Progress {
+        boolean sent;
+    }
+
+    private <T> T attempt(String what, String statement, Binder binder, Reader<T> reader, Progress progress)
+            throws SQLException {
+        try (Handle handle = open(what)) {
             Connection connection = handle.getConnection();
             prepare(connection);
             try (PreparedStatement ps = connection.prepareStatement(statement)) {
                 binder.bind(ps);
+                progress.sent = true;
                 try (ResultSet rows = ps.executeQuery()) {
                     return reader.read(rows);
                 }
@@ -113,11 +129,13 @@ public final class StoreCore {
         }
     }
 
-    private Handle open() {
+    /** A connection from the pool; failing that, nothing was sent, and a later try may find the database back. */
+    private Handle open(String what) {
         try {
             return jdbi.open();
         } catch (JdbiException e) {
-            throw SqlErrors.translate(sql.dialect(), "open a database connection", e);
+            throw new BookingStoreException("could not " + what + ": could not open a database connection: "
+                    + SqlErrors.describe(e), e, true, false);
         }
     }
 

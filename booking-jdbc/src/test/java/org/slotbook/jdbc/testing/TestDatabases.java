@@ -66,20 +66,8 @@ public final class TestDatabases {
         /** Drops the routines and tables of the prefix (best effort) and closes the pool. */
         @Override
         public void close() {
-            try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-                String drop = switch (dialect) {
-                    case H2 -> "DROP ALIAS IF EXISTS ";
-                    case MARIADB -> "DROP PROCEDURE IF EXISTS ";
-                    case POSTGRESQL -> "DROP FUNCTION IF EXISTS ";
-                };
-                for (String routine : ROUTINES) {
-                    statement.execute(drop + prefix + routine);
-                }
-                for (String table : TABLES) {
-                    statement.execute("DROP TABLE IF EXISTS " + prefix + table);
-                }
-            } catch (Exception e) {
-                System.err.println("[slotbook-test] could not drop tables " + prefix + "*: " + e);
+            try {
+                dropSchema(dataSource, dialect, prefix);
             } finally {
                 dataSource.close();
             }
@@ -88,6 +76,25 @@ public final class TestDatabases {
         @Override
         public String toString() {
             return name;
+        }
+    }
+
+    /** Drops the routines and tables of {@code prefix} (best effort). */
+    public static void dropSchema(DataSource dataSource, JdbcDialect dialect, String prefix) {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            String drop = switch (dialect) {
+                case H2 -> "DROP ALIAS IF EXISTS ";
+                case MARIADB -> "DROP PROCEDURE IF EXISTS ";
+                case POSTGRESQL -> "DROP FUNCTION IF EXISTS ";
+            };
+            for (String routine : ROUTINES) {
+                statement.execute(drop + prefix + routine);
+            }
+            for (String table : TABLES) {
+                statement.execute("DROP TABLE IF EXISTS " + prefix + table);
+            }
+        } catch (Exception e) {
+            System.err.println("[slotbook-test] could not drop tables " + prefix + "*: " + e);
         }
     }
 
