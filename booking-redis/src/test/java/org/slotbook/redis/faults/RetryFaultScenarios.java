@@ -458,7 +458,6 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         v.check(stays.isPresent() && stays.get().requestId().equals(lucky.requestId()),
                 "(c) the granted request's gate holder is %s", stays);
         checkGateExact("(c) after the grant", granted, 1, v);
-        timeouts.timeoutOn = null;
         for (SlotId slot : List.of(busy, clash, twice, granted)) {
             inv.checkSlot(slot, slot.equals(busy) || slot.equals(twice) ? 2 : 1, clock.instant(), v);
         }
@@ -473,7 +472,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         Long fixed = Long.getLong(SEED_PROPERTY);
         long seed = fixed != null ? fixed : ThreadLocalRandom.current().nextLong();
         System.out.println("scenario 14 seed=" + seed + " (replay with -D" + SEED_PROPERTY + "=" + seed + ")");
-        int tasks = Integer.getInteger("slotbook.faults.randomTasks", 300);
+        int tasks = Integer.getInteger("slotbook.faults.randomTasks", 4000);
         Random setup = new Random(seed);
         FaultPlan faults = new FaultPlan();
         FaultyGate faultyGate = new FaultyGate(gate, faults);
@@ -552,10 +551,10 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                 if (granted == null) {
                     return;
                 }
-                int action = r.nextInt(10);
                 Booking b = granted;
                 long faultSeed = seed ^ (i * 8L + 5) * 0x9E3779B97F4A7C15L;
-                if (action < 3 && mode == BookingStatus.HELD) {
+                // some holds are confirmed, and most bookings cancelled again, so that seats keep changing hands
+                if (mode == BookingStatus.HELD && r.nextInt(10) < 4) {
                     int times = r.nextInt(5) == 0 ? 2 : 1;
                     for (int k = 0; k < times; k++) {
                         ConfirmResult c = faults.retrying(faultSeed + k, () -> client.confirm(tenant, b.bookingId(),
@@ -565,13 +564,14 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                             odd.add("confirm of a live hold " + b.bookingId() + " answered " + c);
                         }
                     }
-                } else if (action < 6) {
+                }
+                if (r.nextInt(10) < 6) {
                     int times = r.nextInt(4) == 0 ? 2 : 1;
                     boolean together = times == 2 && r.nextBoolean();
                     List<Future<CancelResult>> cancels = new ArrayList<>();
                     List<CancelResult> results = Collections.synchronizedList(new ArrayList<>());
                     for (int k = 0; k < times; k++) {
-                        long s = faultSeed + k;
+                        long s = faultSeed + 16 + k;
                         java.util.concurrent.Callable<CancelResult> cancel = () -> faults.retrying(s,
                                 () -> client.cancel(tenant, b.bookingId(), b.studentId()), odd);
                         if (together) {
@@ -612,6 +612,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         }
         List<Booking> answered = new ArrayList<>();
         int agreed = 0;
+        int exempt = 0;
         for (Map.Entry<String, List<Delivery>> e : answers.entrySet()) {
             List<Delivery> log = e.getValue();
             Invariants.Row row = byRequest.get(e.getKey());
@@ -639,11 +640,20 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                         && row.studentId().equals(request.studentId().value()),
                         "request %s is stored for another slot or student: %s", e.getKey(), row);
             }
+            // The one answer the engine cannot keep: the store granted the request while the gate failed
+            // both on the hold and on the recount after it, so the gate does not count the seat until the
+            // next reconcile, and a retry meeting a full gate is answered Full by the gate alone.
+            boolean gateDownThroughout = log.stream().anyMatch(d -> d.result() instanceof Held
+                    && d.faults().stream().filter(f -> f.startsWith("gate tryHold")).count() >= 2);
             boolean ok = true;
             for (Delivery d : log) {
+                if (gateDownThroughout && d.result() instanceof Full) {
+                    exempt++;
+                    continue;
+                }
                 if (d.result() != null && !(d.result() instanceof Held) && d.startNanos() > firstHeldAnswered) {
-                    v.add("request %s: a delivery started after it was answered Held, and answered %s",
-                            e.getKey(), d.result());
+                    v.add("request %s: a delivery started after it was answered Held, and answered %s;"
+                            + " its deliveries: %s", e.getKey(), d.result(), log);
                     ok = false;
                 }
             }
@@ -671,13 +681,21 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
             reconciling.reconcile(tenant, slot);
             checkGateExact("after one reconcile", slot, capacity.get(slot), v);
         }
-        System.out.printf("scenario 14 seed=%d: %d requests in %d ms, %d deliveries agreed-checked, faults: %s%n",
-                seed, tasks, elapsedMillis, agreed, faults.summary());
+        System.out.printf("scenario 14 seed=%d: %d requests in %d ms, %d agreed, %d Full answers exempt (the gate"
+                + " failed on the hold and its recount), faults: %s%n", seed, tasks, elapsedMillis, agreed, exempt,
+                faults.summary());
         report(14, "random-retries-timeouts-lost-acks/" + db.name(), operations.sum(), faults.total(), v);
     }
 
     /** One delivery of a request: when it ran and what it answered (null when it threw). */
-    record Delivery(long startNanos, long endNanos, HoldResult result, RuntimeException thrown) {
+    record Delivery(long startNanos, long endNanos, HoldResult result, RuntimeException thrown, List<String> faults) {
+        @Override
+        public String toString() {
+            return (result != null ? result.getClass().getSimpleName()
+                    + (result instanceof Held h ? "(" + h.booking().bookingId() + (h.replayed() ? ", replayed)" : ")")
+                    : "") : "threw " + thrown) + " at " + startNanos / 1_000_000 % 100_000 + "-"
+                    + endNanos / 1_000_000 % 100_000 + " ms, faults " + faults;
+        }
     }
 
     /**
@@ -688,6 +706,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
     static final class FaultPlan {
         volatile boolean on;
         private final ThreadLocal<Random> random = new ThreadLocal<>();
+        private final ThreadLocal<List<String>> fired = ThreadLocal.withInitial(ArrayList::new);
         final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
 
         boolean roll(double p, String what) {
@@ -696,6 +715,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                 return false;
             }
             counts.computeIfAbsent(what, k -> new LongAdder()).increment();
+            fired.get().add(what);
             return true;
         }
 
@@ -706,18 +726,23 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
 
         Delivery deliver(long seed, java.util.function.Supplier<HoldResult> call, List<String> odd) {
             random.set(new Random(seed));
+            fired.remove();
             long start = System.nanoTime();
+            HoldResult result = null;
+            RuntimeException thrown = null;
             try {
-                HoldResult result = call.get();
-                return new Delivery(start, System.nanoTime(), result, null);
+                result = call.get();
             } catch (BookingStoreException e) {
-                return new Delivery(start, System.nanoTime(), null, e);
+                thrown = e;
             } catch (RuntimeException e) {
                 odd.add("a hold threw " + e);
-                return new Delivery(start, System.nanoTime(), null, e);
+                thrown = e;
             } finally {
                 random.remove();
             }
+            Delivery d = new Delivery(start, System.nanoTime(), result, thrown, List.copyOf(fired.get()));
+            fired.remove();
+            return d;
         }
 
         /** A confirm or cancel as a client sends it: again after a failure, up to three times. */
@@ -897,7 +922,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         }
     }
 
-    /** A gate whose tryHold for one request id runs its script and then times out reading the reply. */
+    /** A gate whose next tryHold for one request id runs its script and then times out reading the reply. */
     static final class TimeoutGate extends ForwardingGate {
         volatile RequestId timeoutOn;
         final AtomicInteger fired = new AtomicInteger();
@@ -911,6 +936,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                                     Duration ttl) {
             GateDecision decision = delegate.tryHold(tenantId, slotId, studentId, requestId, ttl);
             if (requestId.equals(timeoutOn)) {
+                timeoutOn = null; // once: the gate answers the next call
                 fired.incrementAndGet();
                 throw new JedisConnectionException("java.net.SocketTimeoutException: Read timed out",
                         new SocketTimeoutException("Read timed out"));
