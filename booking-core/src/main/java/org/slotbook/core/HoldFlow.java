@@ -8,6 +8,7 @@ import org.slotbook.core.spi.BookingEvent;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.DuplicateBookingException;
 import org.slotbook.core.spi.GateDecision;
+import org.slotbook.core.spi.GateOutcome;
 import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.spi.StoreOutcome;
 
@@ -74,7 +75,15 @@ final class HoldFlow {
             if (gateHeld || gateUnsure) {
                 Held committed = committedDespite(tenantId, request, e);
                 if (committed != null) {
-                    return committed; // the commit went through, only its acknowledgement was lost
+                    // the commit went through, only its acknowledgement was lost
+                    if (gateUnsure) {
+                        recount(tenantId, request);
+                    }
+                    if (committed.booking().status() == BookingStatus.CONFIRMED) {
+                        guard.call("confirm", () -> guard.gate().confirm(tenantId, request.slotId(),
+                                request.studentId(), request.requestId()));
+                    }
+                    return committed;
                 }
                 release(tenantId, request.slotId(), request.studentId(), request.requestId());
             }
@@ -97,7 +106,7 @@ final class HoldFlow {
             }
         }
         if (guard.present()) {
-            settleGate(tenantId, request, outcome, gateHeld || gateUnsure, heldUnder);
+            settleGate(tenantId, request, outcome, gateHeld || gateUnsure, gateUnsure, heldUnder);
         }
         events.publish(outcome.events());
         return result;
@@ -124,7 +133,7 @@ final class HoldFlow {
      * taken over) give back the gate holds their requests put there.
      */
     private void settleGate(TenantId tenantId, HoldRequest request, StoreOutcome<HoldResult> outcome,
-                            boolean tookOrMayHaveTaken, RequestId heldUnder) {
+                            boolean tookOrMayHaveTaken, boolean gateUnsure, RequestId heldUnder) {
         HoldResult result = outcome.result();
         Booking granted = result instanceof Held held && held.booking().requestId().equals(request.requestId())
                 && held.booking().status().isActive() ? held.booking() : null;
@@ -149,12 +158,28 @@ final class HoldFlow {
             guard.orphansReleased.increment();
             if (!heldUnder.equals(request.requestId())) {
                 release(tenantId, request.slotId(), request.studentId(), heldUnder);
-                guard.tryHold(tenantId, request, policy.gateTtl());
+                recount(tenantId, request);
             }
+        } else if (gateUnsure) {
+            recount(tenantId, request);
         }
         if (granted.status() == BookingStatus.CONFIRMED) {
             guard.call("confirm", () -> guard.gate().confirm(tenantId, request.slotId(), request.studentId(),
                     request.requestId()));
+        }
+    }
+
+    /**
+     * The store granted this request but the gate may not count its seat: the gate's answer was lost
+     * (its script may or may not have run), or the seat of an orphan was given back for it and may
+     * have gone to another request since. Makes sure the gate counts the seat, or a retry of this
+     * request could be answered Full by the gate alone. Taking the hold again changes nothing when
+     * the gate has it (DUPLICATE); a FULL gate counts holds the ledger does not back, and reconciling
+     * the slot adds this booking's holder.
+     */
+    private void recount(TenantId tenantId, HoldRequest request) {
+        if (guard.tryHold(tenantId, request, policy.gateTtl()).outcome() == GateOutcome.FULL) {
+            reconciler.reconcile(tenantId, request.slotId());
         }
     }
 
