@@ -464,4 +464,64 @@ abstract class JdbcStoreTests {
         Availability seats = store.availability(t, s.slotId(), T0.minusSeconds(30)).orElseThrow();
         assertThat(seats.remaining()).isZero();
     }
+
+    // ------------------------------------------------------------------ one clock: the database's
+
+    /** Records the {@code now} the engine passes with every hold, confirm and cancel. */
+    static final class NowRecorder extends org.slotbook.core.tck.ForwardingStore {
+        final List<Instant> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+
+        NowRecorder(org.slotbook.core.spi.BookingStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public org.slotbook.core.spi.StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
+            seen.add(command.now());
+            return super.hold(tenantId, command);
+        }
+
+        @Override
+        public org.slotbook.core.spi.StoreOutcome<org.slotbook.core.ConfirmResult> confirm(TenantId t, BookingId b,
+                StudentId s, Instant now) {
+            seen.add(now);
+            return super.confirm(t, b, s, now);
+        }
+    }
+
+    /**
+     * Two engines, as on two app nodes, built without an explicit clock: neither passes its time to
+     * the database, which judges the hold's deadline by its own clock. Ann's confirm shortly before
+     * her deadline succeeds, the other node cannot take her seat before it, and takes it over after.
+     */
+    @Test
+    void deadlinesAreJudgedByTheDatabaseClockNotTheNodes() throws Exception {
+        TenantId t = tenant();
+        Slot s = slot(t, "one-clock", 1);
+        schedule(s);
+        NowRecorder recorder = new NowRecorder(store);
+        org.slotbook.core.HoldPolicy policy = org.slotbook.core.HoldPolicy.ofDefaults()
+                .withHoldTtl(Duration.ofMillis(1500)).withCacheGrace(Duration.ZERO);
+        org.slotbook.core.BookingEngine nodeA = org.slotbook.core.BookingEngine.builder().store(recorder)
+                .holdPolicy(policy).build();
+        org.slotbook.core.BookingEngine nodeB = org.slotbook.core.BookingEngine.builder().store(recorder)
+                .holdPolicy(policy).build();
+        Slot other = slot(t, "one-clock-2", TimeRange.of(T0.plus(Duration.ofHours(2)), HOUR), 1);
+        schedule(other);
+        Booking ann = held(nodeA.hold(t, HoldRequest.of(RequestId.random(), s.slotId(), StudentId.of("ann"))));
+        Booking dee = held(nodeA.hold(t, HoldRequest.of(RequestId.random(), other.slotId(), StudentId.of("dee"))));
+        Thread.sleep(700);
+        assertThat(nodeB.hold(t, HoldRequest.of(RequestId.random(), s.slotId(), StudentId.of("bob"))))
+                .as("before Ann's deadline by the database's clock").isInstanceOf(org.slotbook.core.Full.class);
+        assertThat(nodeB.confirm(t, dee.bookingId(), dee.studentId()))
+                .as("a confirm before the deadline, on the other node").isInstanceOf(org.slotbook.core.Confirmed.class);
+        Thread.sleep(1200);
+        held(nodeB.hold(t, HoldRequest.of(RequestId.random(), s.slotId(), StudentId.of("cy"))));
+        assertThat(nodeA.confirm(t, ann.bookingId(), ann.studentId()))
+                .as("a confirm after the deadline").isInstanceOf(org.slotbook.core.HoldExpired.class);
+        assertThat(recorder.seen).as("the nodes never told the database what time it is")
+                .isNotEmpty().containsOnlyNulls();
+        assertThat(store.findBooking(t, ann.bookingId()).orElseThrow().status()).isEqualTo(BookingStatus.EXPIRED);
+        assertBalanced(t, s.slotId(), 1);
+    }
 }
