@@ -148,14 +148,20 @@ public final class BookingEngine {
 
     /**
      * Tells the gate and the listener what a committed confirm or cancel did. A repeated cancel gives
-     * the gate hold of its booking back again: the first one's acknowledgement may have been lost
-     * before the gate heard of it.
+     * the gate hold of its booking back again, and a repeated confirm pins it again: the first one's
+     * acknowledgement may have been lost before the gate heard of it.
      */
     private <R> R settle(TenantId tenantId, StoreOutcome<R> outcome) {
         Booking subject = outcome.subject();
         if (subject != null && !subject.status().isActive()) {
             guard.call("release", () -> guard.gate().release(tenantId, subject.slotId(), subject.studentId(),
                     subject.requestId()));
+        }
+        if (outcome.result() instanceof Confirmed repeat && outcome.events().isEmpty()) {
+            // a repeated confirm: the first one's acknowledgement may have been lost before the gate
+            // pinned the holder (pinning twice changes nothing)
+            Booking b = repeat.booking();
+            guard.call("confirm", () -> guard.gate().confirm(tenantId, b.slotId(), b.studentId(), b.requestId()));
         }
         for (BookingEvent e : outcome.events()) {
             Booking b = e.booking();

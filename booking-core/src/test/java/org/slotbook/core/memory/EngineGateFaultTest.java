@@ -182,6 +182,35 @@ class EngineGateFaultTest {
         assertThat(gated.metrics().gateFull()).isEqualTo(100);
     }
 
+    @Test
+    void aConfirmRepeatedAfterALostAcknowledgementPinsTheGateHold() {
+        boolean[] loseNext = {true};
+        org.slotbook.core.tck.ForwardingStore lossy = new org.slotbook.core.tck.ForwardingStore(store) {
+            @Override
+            public org.slotbook.core.spi.StoreOutcome<org.slotbook.core.ConfirmResult> confirm(TenantId t,
+                    BookingId b, StudentId s, Instant now) {
+                var outcome = super.confirm(t, b, s, now);
+                if (loseNext[0]) {
+                    loseNext[0] = false;
+                    throw new BookingStoreException("connection lost after COMMIT");
+                }
+                return outcome;
+            }
+        };
+        BookingEngine e = BookingEngine.builder().store(lossy).reservation(gate).clock(clock)
+                .holdPolicy(HoldPolicy.ofDefaults()).build();
+        Held held = (Held) e.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("pin")));
+        assertThatThrownBy(() -> e.confirm(tenant, held.booking().bookingId(), StudentId.of("pin")))
+                .isInstanceOf(BookingStoreException.class);
+        assertThat(gate.inspect(tenant, slot).orElseThrow().holders())
+                .filteredOn(h -> h.studentId().equals(StudentId.of("pin"))).allMatch(h -> !h.pinned());
+        assertThat(e.confirm(tenant, held.booking().bookingId(), StudentId.of("pin")))
+                .isInstanceOf(org.slotbook.core.Confirmed.class);
+        assertThat(gate.inspect(tenant, slot).orElseThrow().holders())
+                .filteredOn(h -> h.studentId().equals(StudentId.of("pin"))).singleElement()
+                .matches(GateHolder::pinned, "pinned");
+    }
+
     /** A ledger whose every transaction fails after the work ran, as if the commit was lost. */
     private static final class FailingLedger extends ForwardingLedger {
         FailingLedger(SeatLedger delegate) {
