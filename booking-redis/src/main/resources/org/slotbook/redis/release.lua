@@ -1,11 +1,21 @@
 -- release: removes one student's holder if the given request put it there, and leaves a tombstone of
 -- the request id (kept as long as the slot's keys) so reconcile never adds it back. Replies 1 only for
--- the call that removed the holder. A slot without state, with partial state or closed is left alone.
+-- the call that removed the holder. A closed slot is left alone. A slot without state (or with partial
+-- state) gets the tombstone alone, in a meta hash without a capacity (which every script reads as
+-- missing state) that expires in an hour unless a rebuild adopts it: a rebuild from a ledger read taken
+-- before this release then never adds the holder back.
 --
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
 -- ARGV[1] student   ARGV[2] request id
 local got = redis.call('HMGET', KEYS[2], '', ARGV[1])
-if not got[1] or got[1] == 'closed' then
+if got[1] == 'closed' then
+  return 0
+end
+if not got[1] then
+  redis.call('HSET', KEYS[2], '\1' .. ARGV[2], '1')
+  if redis.call('PTTL', KEYS[2]) < 0 then
+    redis.call('PEXPIRE', KEYS[2], 3600000)
+  end
   return 0
 end
 redis.call('HSET', KEYS[2], '\1' .. ARGV[2], '1')

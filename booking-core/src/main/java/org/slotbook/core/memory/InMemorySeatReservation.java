@@ -45,6 +45,8 @@ import org.slotbook.core.spi.SeatReservation;
  */
 public final class InMemorySeatReservation implements SeatReservation {
     private final ConcurrentHashMap<Key, Gate> gates = new ConcurrentHashMap<>();
+    /** Request ids released while their slot had no state: a rebuild keeps them out. */
+    private final ConcurrentHashMap<Key, java.util.Set<RequestId>> releasedWithoutState = new ConcurrentHashMap<>();
     private final Clock clock;
     private volatile boolean available = true;
 
@@ -121,10 +123,12 @@ public final class InMemorySeatReservation implements SeatReservation {
         Checks.notNull("requestId", requestId);
         checkAvailable();
         boolean[] removed = {false};
+        boolean[] stateless = {true};
         gates.computeIfPresent(key, (k, gate) -> {
             if (gate.gone(now())) {
                 return null;
             }
+            stateless[0] = false;
             if (gate.closed) {
                 return gate;
             }
@@ -136,6 +140,10 @@ public final class InMemorySeatReservation implements SeatReservation {
             }
             return gate;
         });
+        if (stateless[0]) {
+            // no state right now: remember the release, so a rebuild from an earlier read never re-adds it
+            releasedWithoutState.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(requestId);
+        }
         return removed[0];
     }
 
@@ -170,6 +178,10 @@ public final class InMemorySeatReservation implements SeatReservation {
             boolean capacityFixed = gate == null || gate.capacity != capacity;
             if (gate == null) {
                 gate = new Gate(capacity, keepUntil);
+                java.util.Set<RequestId> released = releasedWithoutState.remove(key);
+                if (released != null) {
+                    gate.released.addAll(released);
+                }
             }
             gate.capacity = capacity;
             gate.keepUntil = keepUntil;
@@ -260,6 +272,7 @@ public final class InMemorySeatReservation implements SeatReservation {
     /** Drops every slot's state, as a restart of an empty server would. */
     public void clearAll() {
         gates.clear();
+        releasedWithoutState.clear();
     }
 
     @Override

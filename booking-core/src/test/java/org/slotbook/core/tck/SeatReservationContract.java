@@ -456,6 +456,22 @@ public abstract class SeatReservationContract {
     }
 
     @Test
+    void aReleaseWhileTheSlotHasNoStateKeepsTheRebuildFromAddingIt() {
+        // the slot's state is gone (evicted, or a server restarted empty); the ledger is read for the
+        // rebuild while a booking is live; it is cancelled and its gate hold released before the rebuild
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        List<GateHolder> truth = List.of(new GateHolder(student, request, gateNow(), gateNow().plus(TTL)));
+
+        assertThat(reservation().release(tenant, slot, student, request)).isFalse();
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.MISSING);
+
+        reconcile(2, truth, Duration.ZERO);
+        assertThat(view().holders()).isEmpty();
+        assertThat(view().capacity()).isEqualTo(2);
+    }
+
+    @Test
     void aReleaseOfARequestTheGateNeverHeldStillKeepsReconcileFromAddingIt() {
         init(2);
         StudentId student = Fixtures.student();
