@@ -153,7 +153,8 @@ public final class BookingEngine {
      */
     private <R> R settle(TenantId tenantId, StoreOutcome<R> outcome) {
         Booking subject = outcome.subject();
-        if (subject != null && !subject.status().isActive()) {
+        if (subject != null && !subject.status().isActive() && outcome.events().isEmpty()) {
+            // (with events, the loop below gives the hold back)
             guard.call("release", () -> guard.gate().release(tenantId, subject.slotId(), subject.studentId(),
                     subject.requestId()));
         }

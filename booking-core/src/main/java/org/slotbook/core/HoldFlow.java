@@ -1,7 +1,6 @@
 package org.slotbook.core;
 
 import java.time.Duration;
-import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.spi.BookingEvent;
@@ -72,22 +71,16 @@ final class HoldFlow {
         try {
             outcome = decide(tenantId, command);
         } catch (RuntimeException e) {
-            if (gateHeld || gateUnsure) {
-                Held committed = committedDespite(tenantId, request, e);
-                if (committed != null) {
-                    // the commit went through, only its acknowledgement was lost
-                    if (gateUnsure) {
-                        recount(tenantId, request);
-                    }
-                    if (committed.booking().status() == BookingStatus.CONFIRMED) {
-                        guard.call("confirm", () -> guard.gate().confirm(tenantId, request.slotId(),
-                                request.studentId(), request.requestId()));
-                    }
-                    return committed;
+            Held committed = gateHeld || gateUnsure ? committedDespite(tenantId, request, e) : null;
+            if (committed == null) {
+                if (gateHeld || gateUnsure) {
+                    release(tenantId, request.slotId(), request.studentId(), request.requestId());
                 }
-                release(tenantId, request.slotId(), request.studentId(), request.requestId());
+                throw e;
             }
-            throw e;
+            // the commit went through, only its acknowledgement was lost: the gate is settled below
+            // as for any other answer
+            outcome = StoreOutcome.of(committed);
         }
         HoldResult result = outcome.result();
         if (result instanceof Held held && held.replayed()) {

@@ -42,9 +42,8 @@ final class Reconciler {
         if (!guard.present()) {
             return ReconcileReport.EMPTY;
         }
-        Instant now = clock.now();
         Optional<LiveSlot> truth = store.liveSlot(tenantId, slotId, clock.storeNow());
-        return truth.map(t -> toGate(tenantId, t, now)).orElse(ReconcileReport.EMPTY);
+        return truth.map(t -> toGate(tenantId, t)).orElse(ReconcileReport.EMPTY);
     }
 
     ReconcileReport reconcileAll(TenantId tenantId) {
@@ -67,7 +66,7 @@ final class Reconciler {
         }
     }
 
-    private ReconcileReport toGate(TenantId tenantId, LiveSlot truth, Instant now) {
+    private ReconcileReport toGate(TenantId tenantId, LiveSlot truth) {
         Slot slot = truth.slot();
         try {
             if (slot.status() == SlotStatus.CANCELLED) {

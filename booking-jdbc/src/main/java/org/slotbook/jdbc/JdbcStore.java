@@ -1,31 +1,12 @@
 package org.slotbook.jdbc;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.Optional;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
-import org.slotbook.core.Availability;
-import org.slotbook.core.Booking;
-import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStoreException;
-import org.slotbook.core.CancelResult;
-import org.slotbook.core.CancelSlotResult;
-import org.slotbook.core.ConfirmResult;
-import org.slotbook.core.HoldResult;
-import org.slotbook.core.RequestId;
-import org.slotbook.core.ScheduleResult;
-import org.slotbook.core.Slot;
-import org.slotbook.core.SlotId;
-import org.slotbook.core.StudentId;
-import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.BookingStore;
-import org.slotbook.core.spi.HoldCommand;
-import org.slotbook.core.spi.LiveSlot;
-import org.slotbook.core.spi.StoreOutcome;
+import org.slotbook.core.spi.ForwardingStore;
 import org.slotbook.jdbc.internal.Decisions;
 import org.slotbook.jdbc.internal.StoreCore;
 import org.slotbook.jdbc.internal.Tables;
@@ -46,7 +27,7 @@ import org.slotbook.jdbc.internal.Tables;
  * back-off). Every other database failure surfaces as a {@link BookingStoreException}. The tables
  * and routines must exist: see {@link JdbcSchema}.
  */
-public final class JdbcStore implements BookingStore {
+public final class JdbcStore extends ForwardingStore {
     /** Retries after a deadlock or serialization failure, unless the builder says otherwise. */
     public static final int DEFAULT_MAX_RETRIES = 8;
 
@@ -56,6 +37,11 @@ public final class JdbcStore implements BookingStore {
     private JdbcStore(StoreCore core) {
         this.core = core;
         this.decisions = new Decisions(core);
+    }
+
+    @Override
+    protected BookingStore delegate() {
+        return decisions;
     }
 
     /** A store on the host's DataSource, tables prefixed {@code slotbook_}, dialect detected. */
@@ -82,68 +68,18 @@ public final class JdbcStore implements BookingStore {
         return new Builder(jdbi);
     }
 
-    @Override
-    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession) {
-        return decisions.schedule(tenantId, slot, longestSession);
-    }
 
-    @Override
-    public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
-        return decisions.hold(tenantId, command);
-    }
 
-    @Override
-    public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now) {
-        return decisions.confirm(tenantId, bookingId, studentId, now);
-    }
 
-    @Override
-    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant now) {
-        return decisions.cancel(tenantId, bookingId, studentId, now);
-    }
 
-    @Override
-    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now) {
-        return decisions.cancelSlot(tenantId, slotId, now);
-    }
 
-    @Override
-    public List<Booking> expireDue(TenantId tenantId, Instant now, int limit) {
-        return decisions.expireDue(tenantId, now, limit);
-    }
 
-    @Override
-    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now) {
-        return decisions.availability(tenantId, slotId, now);
-    }
 
-    @Override
-    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now) {
-        return decisions.liveSlot(tenantId, slotId, now);
-    }
 
-    @Override
-    public Optional<Booking> findBooking(TenantId tenantId, BookingId bookingId) {
-        return decisions.findBooking(tenantId, bookingId);
-    }
 
-    @Override
-    public Optional<Booking> findByRequest(TenantId tenantId, RequestId requestId) {
-        return decisions.findByRequest(tenantId, requestId);
-    }
 
-    @Override
-    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
-        return decisions.slots(tenantId, after, limit);
-    }
 
     /** One statement per page: {@code SELECT DISTINCT tenant_id FROM <prefix>slot}, along the slot primary key. */
-    @Override
-    public List<TenantId> tenants(TenantId after, int limit) {
-        return decisions.tenants(after, limit);
-    }
 
     public JdbcDialect dialect() {
         return core.dialect();

@@ -3,28 +3,11 @@ package org.slotbook.core.memory;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import org.slotbook.core.Availability;
-import org.slotbook.core.Booking;
-import org.slotbook.core.BookingId;
-import org.slotbook.core.CancelResult;
-import org.slotbook.core.CancelSlotResult;
-import org.slotbook.core.ConfirmResult;
-import org.slotbook.core.HoldResult;
-import org.slotbook.core.RequestId;
-import org.slotbook.core.ScheduleResult;
-import org.slotbook.core.Slot;
-import org.slotbook.core.SlotId;
-import org.slotbook.core.StudentId;
 import org.slotbook.core.spi.BookingStore;
-import org.slotbook.core.spi.HoldCommand;
-import org.slotbook.core.spi.LiveSlot;
+import org.slotbook.core.spi.ForwardingStore;
 import org.slotbook.core.spi.StepwiseStore;
-import org.slotbook.core.spi.StoreOutcome;
 import java.util.function.Function;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.internal.Checks;
@@ -48,7 +31,7 @@ import org.slotbook.core.spi.StoreTransaction;
  * BookingEngine engine = BookingEngine.builder().store(store).build();
  * }</pre>
  */
-public final class InMemoryStore implements BookingStore {
+public final class InMemoryStore extends ForwardingStore {
     private final ConcurrentHashMap<TenantId, TenantState> tenants = new ConcurrentHashMap<>();
     private final MemoryLedger ledger = new MemoryLedger(this);
     private final MemoryConflicts conflicts = new MemoryConflicts(this);
@@ -56,6 +39,11 @@ public final class InMemoryStore implements BookingStore {
 
     private InMemoryStore(Clock clock) {
         this.rules = StepwiseStore.of(ledger, conflicts, clock);
+    }
+
+    @Override
+    protected BookingStore delegate() {
+        return rules;
     }
 
     /** A new, empty store on the system UTC clock. */
@@ -68,67 +56,17 @@ public final class InMemoryStore implements BookingStore {
         return new InMemoryStore(Checks.notNull("clock", clock));
     }
 
-    @Override
-    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession) {
-        return rules.schedule(tenantId, slot, longestSession);
-    }
 
-    @Override
-    public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
-        return rules.hold(tenantId, command);
-    }
 
-    @Override
-    public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now) {
-        return rules.confirm(tenantId, bookingId, studentId, now);
-    }
 
-    @Override
-    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant now) {
-        return rules.cancel(tenantId, bookingId, studentId, now);
-    }
 
-    @Override
-    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now) {
-        return rules.cancelSlot(tenantId, slotId, now);
-    }
 
-    @Override
-    public List<Booking> expireDue(TenantId tenantId, Instant now, int limit) {
-        return rules.expireDue(tenantId, now, limit);
-    }
 
-    @Override
-    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now) {
-        return rules.availability(tenantId, slotId, now);
-    }
 
-    @Override
-    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now) {
-        return rules.liveSlot(tenantId, slotId, now);
-    }
 
-    @Override
-    public Optional<Booking> findBooking(TenantId tenantId, BookingId bookingId) {
-        return rules.findBooking(tenantId, bookingId);
-    }
 
-    @Override
-    public Optional<Booking> findByRequest(TenantId tenantId, RequestId requestId) {
-        return rules.findByRequest(tenantId, requestId);
-    }
 
-    @Override
-    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
-        return rules.slots(tenantId, after, limit);
-    }
 
-    @Override
-    public List<TenantId> tenants(TenantId after, int limit) {
-        return rules.tenants(after, limit);
-    }
 
     /** The ledger of this store; its transactions are joined by {@link #conflicts()}. */
     public SeatLedger ledger() {

@@ -1,29 +1,9 @@
 package org.slotbook.core.tck;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.Optional;
-import org.slotbook.core.Availability;
-import org.slotbook.core.Booking;
-import org.slotbook.core.BookingId;
-import org.slotbook.core.CancelResult;
-import org.slotbook.core.CancelSlotResult;
-import org.slotbook.core.ConfirmResult;
-import org.slotbook.core.HoldResult;
-import org.slotbook.core.RequestId;
-import org.slotbook.core.ScheduleResult;
-import org.slotbook.core.Slot;
-import org.slotbook.core.SlotId;
-import org.slotbook.core.StudentId;
-import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.BookingStore;
-import org.slotbook.core.spi.HoldCommand;
-import org.slotbook.core.spi.LiveSlot;
-import org.slotbook.core.spi.StoreOutcome;
 
-/** A store that forwards every call; fault-injection tests override the call they break. */
-public class ForwardingStore implements BookingStore {
+/** A store that forwards every call to the one it wraps; fault-injection tests override the call they break. */
+public class ForwardingStore extends org.slotbook.core.spi.ForwardingStore {
     protected final BookingStore delegate;
 
     public ForwardingStore(BookingStore delegate) {
@@ -34,65 +14,8 @@ public class ForwardingStore implements BookingStore {
     }
 
     @Override
-    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession) {
-        return delegate.schedule(tenantId, slot, longestSession);
-    }
-
-    @Override
-    public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
-        return delegate.hold(tenantId, command);
-    }
-
-    @Override
-    public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now) {
-        return delegate.confirm(tenantId, bookingId, studentId, now);
-    }
-
-    @Override
-    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant now) {
-        return delegate.cancel(tenantId, bookingId, studentId, now);
-    }
-
-    @Override
-    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now) {
-        return delegate.cancelSlot(tenantId, slotId, now);
-    }
-
-    @Override
-    public List<Booking> expireDue(TenantId tenantId, Instant now, int limit) {
-        return delegate.expireDue(tenantId, now, limit);
-    }
-
-    @Override
-    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now) {
-        return delegate.availability(tenantId, slotId, now);
-    }
-
-    @Override
-    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now) {
-        return delegate.liveSlot(tenantId, slotId, now);
-    }
-
-    @Override
-    public Optional<Booking> findBooking(TenantId tenantId, BookingId bookingId) {
-        return delegate.findBooking(tenantId, bookingId);
-    }
-
-    @Override
-    public Optional<Booking> findByRequest(TenantId tenantId, RequestId requestId) {
-        return delegate.findByRequest(tenantId, requestId);
-    }
-
-    @Override
-    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
-        return delegate.slots(tenantId, after, limit);
-    }
-
-    @Override
-    public List<TenantId> tenants(TenantId after, int limit) {
-        return delegate.tenants(after, limit);
+    protected BookingStore delegate() {
+        return delegate;
     }
 
     @Override

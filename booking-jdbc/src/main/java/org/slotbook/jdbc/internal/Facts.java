@@ -2,7 +2,6 @@ package org.slotbook.jdbc.internal;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -105,12 +104,5 @@ final class Facts {
             }
         }
         return out;
-    }
-
-    static Instant notNull(Instant value, String what) {
-        if (value == null) {
-            throw new BookingStoreException("routine answered no " + what);
-        }
-        return value;
     }
 }

@@ -52,10 +52,22 @@ public abstract class SqlDialect {
     /** SQL for "the given instant, or the database's clock when it is null" (one bound parameter). */
     protected abstract String nowOr();
 
-    /** Binds an instant (null: SQL NULL). */
-    public abstract void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException;
+    /**
+     * Binds an instant (null: SQL NULL). PostgreSQL's {@code timestamptz} and H2's {@code TIMESTAMP
+     * WITH TIME ZONE} take an {@link OffsetDateTime} at UTC; MariaDB overrides this.
+     */
+    public void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
+        if (instant == null) {
+            statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+        } else {
+            statement.setObject(index, micros(instant).atOffset(ZoneOffset.UTC));
+        }
+    }
 
-    public abstract Instant readInstant(ResultSet rs, int column) throws SQLException;
+    public Instant readInstant(ResultSet rs, int column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
 
     /** Whether this connection needs its isolation switched to READ COMMITTED before a call. */
     public boolean checksIsolation() {
@@ -129,21 +141,6 @@ public abstract class SqlDialect {
         }
 
         @Override
-        public void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
-            if (instant == null) {
-                statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
-            } else {
-                statement.setObject(index, micros(instant).atOffset(ZoneOffset.UTC));
-            }
-        }
-
-        @Override
-        public Instant readInstant(ResultSet rs, int column) throws SQLException {
-            OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-            return value == null ? null : value.toInstant();
-        }
-
-        @Override
         public boolean checksIsolation() {
             return true;
         }
@@ -211,21 +208,6 @@ public abstract class SqlDialect {
         @Override
         protected String nowOr() {
             return "COALESCE(CAST(? AS TIMESTAMP(6) WITH TIME ZONE), CURRENT_TIMESTAMP(6))";
-        }
-
-        @Override
-        public void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
-            if (instant == null) {
-                statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
-            } else {
-                statement.setObject(index, micros(instant).atOffset(ZoneOffset.UTC));
-            }
-        }
-
-        @Override
-        public Instant readInstant(ResultSet rs, int column) throws SQLException {
-            OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-            return value == null ? null : value.toInstant();
         }
     }
 
