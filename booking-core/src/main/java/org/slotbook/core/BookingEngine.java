@@ -4,11 +4,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 import org.slotbook.core.internal.Checks;
 import org.slotbook.core.spi.BookingEvent;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.spi.StoreOutcome;
+import org.slotbook.core.spi.Terms;
 
 /**
  * Schedules sessions and sells their seats without overselling, without double-booking a coach,
@@ -46,8 +49,10 @@ public final class BookingEngine {
     private final Events events;
     private final Reconciler reconciler;
     private final HoldFlow holds;
+    private final Function<TenantId, BookingRules> rules;
 
     private BookingEngine(Builder b) {
+        this.rules = b.rules;
         this.store = b.store;
         this.guard = new GateGuard(b.reservation);
         this.policy = b.holdPolicy;
@@ -55,7 +60,7 @@ public final class BookingEngine {
         this.maxSessionDuration = b.maxSessionDuration;
         this.events = new Events(b.listener);
         this.reconciler = new Reconciler(store, guard, clock, policy);
-        this.holds = new HoldFlow(store, guard, reconciler, clock, policy, maxSessionDuration, events);
+        this.holds = new HoldFlow(store, guard, reconciler, clock, policy, maxSessionDuration, events, rules);
     }
 
     public static Builder builder() {
@@ -74,7 +79,8 @@ public final class BookingEngine {
             throw new IllegalArgumentException("time: a session of " + spec.time().duration()
                     + " is longer than maxSessionDuration " + maxSessionDuration + " (slotId '" + spec.slotId() + "')");
         }
-        ScheduleResult result = store.schedule(tenantId, Slot.open(tenantId, spec), maxSessionDuration);
+        ScheduleResult result = store.schedule(tenantId, Slot.open(tenantId, spec),
+                maxSessionDuration.plus(SlotSpec.MAX_BUFFER), rulesOf(tenantId).zone());
         if (result instanceof Scheduled scheduled) {
             Slot slot = scheduled.slot();
             if (!slot.matches(spec)) {
@@ -115,7 +121,7 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
-        return settle(tenantId, store.confirm(tenantId, bookingId, studentId, clock.storeNow()));
+        return settle(tenantId, store.confirm(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId)));
     }
 
     /**
@@ -127,7 +133,103 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
-        return settle(tenantId, store.cancel(tenantId, bookingId, studentId, clock.storeNow()));
+        return settle(tenantId, store.cancel(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId)));
+    }
+
+    /**
+     * Cancels a booking for the tenant's staff, without the student's id: the same idempotency and
+     * give-back as {@link #cancel}, and the same promotion of a waiter. It is never refused as too
+     * late, but a cancel after the cutoff is marked {@link Cancelled#late() late} alike.
+     */
+    public CancelResult cancelByStaff(TenantId tenantId, BookingId bookingId) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("bookingId", bookingId);
+        return settle(tenantId, store.cancel(tenantId, bookingId, null, clock.storeNow(), terms(tenantId)));
+    }
+
+    /**
+     * Takes the student off the waitlist the request {@code requestId} joined: {@link LeftWaitlist}
+     * once, then {@link NotWaiting}; {@link NotFound} when this student has no such entry.
+     */
+    public LeaveResult leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("requestId", requestId);
+        Checks.notNull("studentId", studentId);
+        return store.leaveWaitlist(tenantId, requestId, studentId, clock.storeNow()).result();
+    }
+
+    /** The waitlist entry of a request, as it is now (its position among those still waiting). */
+    public Optional<WaitlistEntry> waitlistEntry(TenantId tenantId, RequestId requestId) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("requestId", requestId);
+        return store.findWaiter(tenantId, requestId);
+    }
+
+    /** A booking of the tenant by id. */
+    public Optional<Booking> booking(TenantId tenantId, BookingId bookingId) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("bookingId", bookingId);
+        return store.findBooking(tenantId, bookingId);
+    }
+
+    /**
+     * Who is in the class: the slot's live bookings (CONFIRMED, and HELD with a live hold) by seat, one
+     * page of at most {@code limit} (1..1000) after skipping {@code offset}; empty for an unknown slot.
+     */
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, int offset, int limit) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("slotId", slotId);
+        page(offset, limit);
+        return store.roster(tenantId, slotId, clock.storeNow(), offset, limit);
+    }
+
+    /** The slot's waiting list in order (position 1 first), one page; empty for an unknown slot. */
+    public List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("slotId", slotId);
+        page(offset, limit);
+        return store.waitlist(tenantId, slotId, offset, limit);
+    }
+
+    /**
+     * What a student has booked: {@code upcoming} live bookings of sessions that have not ended,
+     * soonest first; else the confirmed bookings of past sessions, latest first. One page.
+     */
+    public List<BookedSession> bookingsOf(TenantId tenantId, StudentId studentId, boolean upcoming, int offset,
+                                          int limit) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("studentId", studentId);
+        page(offset, limit);
+        return store.studentBookings(tenantId, studentId, clock.storeNow(), upcoming, offset, limit);
+    }
+
+    /** A coach's or room's open sessions overlapping {@code range}, by start, one page. */
+    public List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("resource", resource);
+        Checks.notNull("range", range);
+        if (resource.kind() == ResourceKind.STUDENT) {
+            throw new IllegalArgumentException("resource must be a COACH or a ROOM, got " + resource);
+        }
+        page(offset, limit);
+        return store.timetable(tenantId, resource, range, offset, limit);
+    }
+
+    private static void page(int offset, int limit) {
+        Checks.between("offset", offset, 0, 1_000_000);
+        Checks.between("limit", limit, 1, 1_000);
+    }
+
+    BookingRules rulesOf(TenantId tenantId) {
+        BookingRules r = rules.apply(tenantId);
+        if (r == null) {
+            throw new IllegalStateException("the rules function returned null for a tenant");
+        }
+        return r;
+    }
+
+    private Terms terms(TenantId tenantId) {
+        return new Terms(rulesOf(tenantId), policy.holdTtl(), maxSessionDuration);
     }
 
     /**
@@ -164,18 +266,9 @@ public final class BookingEngine {
             Booking b = repeat.booking();
             guard.call("confirm", () -> guard.gate().confirm(tenantId, b.slotId(), b.studentId(), b.requestId()));
         }
-        for (BookingEvent e : outcome.events()) {
-            Booking b = e.booking();
-            switch (e.kind()) {
-                case CONFIRMED -> guard.call("confirm",
-                        () -> guard.gate().confirm(tenantId, b.slotId(), b.studentId(), b.requestId()));
-                case CANCELLED, EXPIRED -> guard.call("release",
-                        () -> guard.gate().release(tenantId, b.slotId(), b.studentId(), b.requestId()));
-                default -> {
-                }
-            }
-        }
+        holds.settleEvents(tenantId, outcome.events());
         events.publish(outcome.events());
+        events.skipped(outcome.skipped());
         return outcome.result();
     }
 
@@ -200,16 +293,15 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.between("batchSize", batchSize, 1, 10_000);
         Instant now = clock.storeNow();
+        Terms terms = terms(tenantId);
         int total = 0;
         while (true) {
-            List<Booking> batch = store.expireDue(tenantId, now, batchSize);
-            for (Booking b : batch) {
-                guard.call("release", () -> guard.gate().release(tenantId, b.slotId(), b.studentId(),
-                        b.requestId()));
-                events.publish(new BookingEvent(BookingEvent.Kind.EXPIRED, b));
-            }
-            total += batch.size();
-            if (batch.size() < batchSize) {
+            StoreOutcome<Integer> batch = store.expireDue(tenantId, now, batchSize, terms);
+            holds.settleEvents(tenantId, batch.events());
+            events.publish(batch.events());
+            events.skipped(batch.skipped());
+            total += batch.result();
+            if (batch.result() < batchSize) {
                 return total;
             }
         }
@@ -267,6 +359,7 @@ public final class BookingEngine {
         private Clock clock;
         private Duration maxSessionDuration = Duration.ofHours(24);
         private BookingListener listener = BookingListener.NONE;
+        private Function<TenantId, BookingRules> rules = tenant -> BookingRules.defaults();
 
         private Builder() {
         }
@@ -309,6 +402,22 @@ public final class BookingEngine {
                         + maxSessionDuration);
             }
             this.maxSessionDuration = maxSessionDuration;
+            return this;
+        }
+
+        /**
+         * The booking rules of every tenant (cancellation policy, limits, week zone, waitlist cutoff);
+         * default {@link BookingRules#defaults()}.
+         */
+        public Builder rules(BookingRules rules) {
+            Checks.notNull("rules", rules);
+            this.rules = tenant -> rules;
+            return this;
+        }
+
+        /** The booking rules per tenant, asked on every call (keep it fast, for example a map lookup). */
+        public Builder rules(Function<TenantId, BookingRules> rulesByTenant) {
+            this.rules = Checks.notNull("rulesByTenant", rulesByTenant);
             return this;
         }
 

@@ -18,6 +18,22 @@ public interface BookingListener {
     default void expired(Booking booking) {
     }
 
+    /** Cancelled after the cancellation cutoff, accepted as late (the host may charge). Default: {@link #cancelled}. */
+    default void cancelledLate(Booking booking) {
+        cancelled(booking);
+    }
+
+    /**
+     * A waiter got a freed seat: a HELD booking under the waitlist request's id, to be confirmed before
+     * {@link Booking#heldUntil()}.
+     */
+    default void promoted(Booking booking) {
+    }
+
+    /** A waiter was passed over for a freed seat and left the list; {@link WaitlistEntry#reason()} says why. */
+    default void waitlistSkipped(WaitlistEntry entry) {
+    }
+
     BookingListener NONE = new BookingListener() {
     };
 }

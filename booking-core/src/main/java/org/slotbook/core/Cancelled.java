@@ -1,5 +1,11 @@
 package org.slotbook.core;
 
-/** This call cancelled the booking and gave its seat back. */
-public record Cancelled(Booking booking) implements CancelResult {
+/**
+ * This call cancelled the booking and gave its seat back. {@code late}: the cancel came after the
+ * cancellation policy's cutoff and was accepted as a late cancel (the host may charge for it).
+ */
+public record Cancelled(Booking booking, boolean late) implements CancelResult {
+    public Cancelled(Booking booking) {
+        this(booking, false);
+    }
 }

@@ -24,6 +24,19 @@ final class Events {
         }
     }
 
+    void skipped(List<WaitlistEntry> skipped) {
+        if (listener == BookingListener.NONE) {
+            return;
+        }
+        for (WaitlistEntry entry : skipped) {
+            try {
+                listener.waitlistSkipped(entry);
+            } catch (RuntimeException e) {
+                LOG.warn("BookingListener threw on a skipped waiter of slot {}; nothing is undone", entry.slotId(), e);
+            }
+        }
+    }
+
     void publish(BookingEvent event) {
         Booking booking = event.booking();
         try {
@@ -32,6 +45,8 @@ final class Events {
                 case CONFIRMED -> listener.confirmed(booking);
                 case CANCELLED -> listener.cancelled(booking);
                 case EXPIRED -> listener.expired(booking);
+                case LATE_CANCELLED -> listener.cancelledLate(booking);
+                case PROMOTED -> listener.promoted(booking);
                 default -> throw new IllegalStateException("unknown event " + event.kind());
             }
         } catch (RuntimeException e) {

@@ -1,6 +1,8 @@
 package org.slotbook.core;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.spi.BookingEvent;
@@ -25,9 +27,11 @@ final class HoldFlow {
     private final HoldPolicy policy;
     private final Duration longestSession;
     private final Events events;
+    private final Function<TenantId, BookingRules> rules;
 
     HoldFlow(BookingStore store, GateGuard guard, Reconciler reconciler, EngineClock clock, HoldPolicy policy,
-             Duration longestSession, Events events) {
+             Duration longestSession, Events events, Function<TenantId, BookingRules> rules) {
+        this.rules = rules;
         this.store = store;
         this.guard = guard;
         this.reconciler = reconciler;
@@ -47,7 +51,10 @@ final class HoldFlow {
             switch (decision.outcome()) {
                 case FULL -> {
                     guard.full.increment();
-                    return new Full(request.slotId());
+                    if (!request.waitlist()) {
+                        return new Full(request.slotId());
+                    }
+                    // full: the store puts the student on the waitlist
                 }
                 case HELD -> gateHeld = true;
                 case DUPLICATE -> heldUnder = decision.heldUnder();
@@ -65,8 +72,12 @@ final class HoldFlow {
             }
             break;
         }
+        BookingRules tenantRules = rules.apply(tenantId);
+        if (tenantRules == null) {
+            throw new IllegalStateException("the rules function returned null for a tenant");
+        }
         HoldCommand command = new HoldCommand(BookingId.random(), request, status, clock.storeNow(),
-                policy.holdTtl(), longestSession, gateHeld || heldUnder != null);
+                policy.holdTtl(), longestSession, gateHeld || heldUnder != null, tenantRules);
         StoreOutcome<HoldResult> outcome;
         try {
             outcome = decide(tenantId, command);
@@ -83,6 +94,17 @@ final class HoldFlow {
             outcome = StoreOutcome.of(committed);
         }
         HoldResult result = outcome.result();
+        if (result instanceof Waitlisted waitlisted && waitlisted.replayed()) {
+            WaitlistEntry entry = waitlisted.entry();
+            if (!entry.slotId().equals(request.slotId()) || !entry.studentId().equals(request.studentId())) {
+                if (gateHeld) {
+                    release(tenantId, request.slotId(), request.studentId(), request.requestId());
+                }
+                throw new IllegalArgumentException("requestId '" + request.requestId() + "' is already taken by a"
+                        + " request for another slot or student; refusing it for slot '" + request.slotId()
+                        + "' and student '" + request.studentId() + "'");
+            }
+        }
         if (result instanceof Held held && held.replayed()) {
             try {
                 samePayloadOrThrow(held.booking(), request, status);
@@ -102,7 +124,44 @@ final class HoldFlow {
             settleGate(tenantId, request, outcome, gateHeld || gateUnsure, gateUnsure, heldUnder);
         }
         events.publish(outcome.events());
+        events.skipped(outcome.skipped());
         return result;
+    }
+
+    /**
+     * Tells the gate what a committed confirm, cancel or sweep did: a confirm pins its holder, a cancel
+     * or an expiry gives the hold back, a promotion takes a gate hold for the waiter's request (after
+     * the freed seat's hold was given back, as the events come in that order).
+     */
+    void settleEvents(TenantId tenantId, List<BookingEvent> committed) {
+        if (!guard.present()) {
+            return;
+        }
+        for (BookingEvent e : committed) {
+            Booking b = e.booking();
+            switch (e.kind()) {
+                case CONFIRMED -> guard.call("confirm",
+                        () -> guard.gate().confirm(tenantId, b.slotId(), b.studentId(), b.requestId()));
+                case CANCELLED, LATE_CANCELLED, EXPIRED -> release(tenantId, b.slotId(), b.studentId(),
+                        b.requestId());
+                case PROMOTED -> promoted(tenantId, b);
+                default -> {
+                }
+            }
+        }
+    }
+
+    /**
+     * A waiter got a seat in the store: the gate counts it under the waiter's request. When the gate
+     * is full (a newcomer took the gate seat in between; the store refuses that newcomer), reconciling
+     * the slot makes the gate agree with the store again.
+     */
+    private void promoted(TenantId tenantId, Booking b) {
+        HoldRequest asIf = HoldRequest.of(b.requestId(), b.slotId(), b.studentId());
+        GateDecision d = guard.tryHold(tenantId, asIf, policy.gateTtl());
+        if (d.outcome() == GateOutcome.FULL) {
+            reconciler.reconcile(tenantId, b.slotId());
+        }
     }
 
     private StoreOutcome<HoldResult> decide(TenantId tenantId, HoldCommand command) {
@@ -131,9 +190,11 @@ final class HoldFlow {
         Booking granted = result instanceof Held held && held.booking().requestId().equals(request.requestId())
                 && held.booking().status().isActive() ? held.booking() : null;
         for (BookingEvent e : outcome.events()) {
+            Booking b = e.booking();
             if (e.kind() == BookingEvent.Kind.EXPIRED) {
-                Booking b = e.booking();
                 release(tenantId, b.slotId(), b.studentId(), b.requestId());
+            } else if (e.kind() == BookingEvent.Kind.PROMOTED) {
+                promoted(tenantId, b);
             }
         }
         if (granted == null) {

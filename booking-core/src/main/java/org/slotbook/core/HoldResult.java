@@ -2,8 +2,11 @@ package org.slotbook.core;
 
 /**
  * Outcome of {@link BookingEngine#hold} and {@link BookingEngine#book}: {@link Held}, {@link Full},
- * {@link AlreadyBooked}, {@link Conflict}, {@link SlotNotOpen}, {@link NotFound} (no such slot), or
+ * {@link Waitlisted} (full, and the request asked to wait), {@link AlreadyBooked}, {@link Conflict},
+ * {@link LimitReached}, {@link NotOpenYet} and {@link BookingClosed} (outside the slot's booking
+ * window), {@link SlotNotOpen} (cancelled or over), {@link NotFound} (no such slot), or
  * {@link NoLongerHeld} (a retry of a request whose booking was cancelled or expired since).
  */
-public sealed interface HoldResult permits Held, NoLongerHeld, Full, AlreadyBooked, Conflict, SlotNotOpen, NotFound {
+public sealed interface HoldResult permits Held, NoLongerHeld, Full, AlreadyBooked, Conflict, SlotNotOpen, NotFound,
+        NotOpenYet, BookingClosed, LimitReached, Waitlisted {
 }

@@ -1,14 +1,32 @@
 package org.slotbook.core;
 
+import java.time.Duration;
+import java.time.Instant;
 import org.slotbook.core.internal.Checks;
 
 /**
  * What to schedule: a session of one coach in one room over a time range, with a number of seats.
  * Capacity is 1..100000; the engine additionally refuses sessions longer than its configured
  * maximum duration (24 hours by default).
+ *
+ * <p>Optional rules of the slot, each decided by the store in the step that claims a seat:
+ * <ul>
+ *   <li>{@code opensAt}: booking opens at this instant (a hold before it answers {@link NotOpenYet});
+ *       null: open as soon as scheduled;</li>
+ *   <li>{@code closesAt}: booking stops at this instant ({@link BookingClosed}); null: at the end;</li>
+ *   <li>{@code buffer}: turnover time of the coach and the room after the session (for example a room
+ *       that takes 15 minutes to clean); another session of the same coach or room may start only
+ *       after {@code end + buffer}. Students are checked against the session itself. Zero: back to
+ *       back is fine;</li>
+ *   <li>{@code cancellation}: this slot's cancellation policy; null: the tenant's
+ *       ({@link BookingRules#cancellation()}).</li>
+ * </ul>
  */
-public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity) {
+public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
+                       Instant opensAt, Instant closesAt, Duration buffer, CancellationPolicy cancellation) {
     public static final int MAX_CAPACITY = 100_000;
+    /** The longest buffer a slot may have. */
+    public static final Duration MAX_BUFFER = Duration.ofHours(24);
 
     public SlotSpec {
         Checks.notNull("slotId", slotId);
@@ -16,5 +34,52 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
         Checks.notNull("roomId", roomId);
         Checks.notNull("time", time);
         Checks.between("capacity", capacity, 1, MAX_CAPACITY);
+        opensAt = opensAt == null ? null : Checks.micros("opensAt", opensAt);
+        closesAt = closesAt == null ? null : Checks.micros("closesAt", closesAt);
+        if (opensAt != null && !opensAt.isBefore(time.end())) {
+            throw new IllegalArgumentException("opensAt " + opensAt + " must be before the end " + time.end());
+        }
+        if (closesAt != null && closesAt.isAfter(time.end())) {
+            throw new IllegalArgumentException("closesAt " + closesAt + " must not be after the end " + time.end());
+        }
+        if (opensAt != null && closesAt != null && !opensAt.isBefore(closesAt)) {
+            throw new IllegalArgumentException("opensAt " + opensAt + " must be before closesAt " + closesAt);
+        }
+        buffer = buffer == null ? Duration.ZERO : Checks.notNegative("buffer", buffer);
+        if (buffer.compareTo(MAX_BUFFER) > 0) {
+            throw new IllegalArgumentException("buffer must be at most " + MAX_BUFFER + ", got " + buffer);
+        }
+        Checks.micros("buffer", Instant.EPOCH.plus(buffer));
+    }
+
+    public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity) {
+        this(slotId, coachId, roomId, time, capacity, null, null, Duration.ZERO, null);
+    }
+
+    /** This spec with booking open from {@code opensAt} (null: at once) until {@code closesAt} (null: the end). */
+    public SlotSpec withBookingWindow(Instant opensAt, Instant closesAt) {
+        return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation);
+    }
+
+    /** This spec with booking opening at {@code opensAt}. */
+    public SlotSpec opensAt(Instant at) {
+        return withBookingWindow(at, closesAt);
+    }
+
+    /** This spec with booking stopping {@code before} the start. */
+    public SlotSpec closesBeforeStart(Duration before) {
+        Checks.notNegative("before", before);
+        return withBookingWindow(opensAt, time.start().minus(before));
+    }
+
+    /** This spec with {@code buffer} of turnover time for the coach and the room after the session. */
+    public SlotSpec withBuffer(Duration turnover) {
+        return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt,
+                Checks.notNull("buffer", turnover), cancellation);
+    }
+
+    /** This spec with a cancellation policy of its own (null: the tenant's). */
+    public SlotSpec withCancellation(CancellationPolicy policy) {
+        return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, policy);
     }
 }

@@ -19,14 +19,14 @@ import org.slotbook.core.spi.Occupation;
 import org.slotbook.core.spi.StoreTransaction;
 
 /**
- * The {@link ConflictDetector} of an {@link InMemoryStore}. Occupations are kept per resource,
+ * The {@link ConflictDetector} of an {@link InMemoryPrimitives}. Occupations are kept per resource,
  * ordered by start, so the overlap search reads only those starting within {@code longestSession}
  * before the new range and before its end.
  */
 final class MemoryConflicts implements ConflictDetector {
-    private final InMemoryStore store;
+    private final InMemoryPrimitives store;
 
-    MemoryConflicts(InMemoryStore store) {
+    MemoryConflicts(InMemoryPrimitives store) {
         this.store = store;
     }
 

@@ -24,11 +24,11 @@ import org.slotbook.core.spi.SeatCount;
 import org.slotbook.core.spi.SeatLedger;
 import org.slotbook.core.spi.StoreTransaction;
 
-/** The {@link SeatLedger} of an {@link InMemoryStore}. Every method runs under the tenant's lock. */
+/** The {@link SeatLedger} of an {@link InMemoryPrimitives}. Every method runs under the tenant's lock. */
 final class MemoryLedger implements SeatLedger {
-    private final InMemoryStore store;
+    private final InMemoryPrimitives store;
 
-    MemoryLedger(InMemoryStore store) {
+    MemoryLedger(InMemoryPrimitives store) {
         this.store = store;
     }
 

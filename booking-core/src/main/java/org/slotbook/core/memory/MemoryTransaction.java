@@ -3,15 +3,15 @@ package org.slotbook.core.memory;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.StoreTransaction;
 
-/** A transaction of an {@link InMemoryStore}: its tenant's lock is held while it is open. */
+/** A transaction of an {@link InMemoryPrimitives}: its tenant's lock is held while it is open. */
 final class MemoryTransaction implements StoreTransaction {
-    final InMemoryStore store;
+    final InMemoryPrimitives store;
     final TenantState state;
-    private final InMemoryStore.UndoLog undo = new InMemoryStore.UndoLog();
+    private final InMemoryPrimitives.UndoLog undo = new InMemoryPrimitives.UndoLog();
     private boolean rollbackOnly;
     private boolean open = true;
 
-    MemoryTransaction(InMemoryStore store, TenantState state) {
+    MemoryTransaction(InMemoryPrimitives store, TenantState state) {
         this.store = store;
         this.state = state;
     }

@@ -10,6 +10,9 @@ public record BookingEvent(Kind kind, Booking booking) {
         Checks.notNull("booking", booking);
     }
 
-    /** What happened. */
-    public enum Kind { HELD, CONFIRMED, CANCELLED, EXPIRED }
+    /**
+     * What happened. LATE_CANCELLED: cancelled after the cancellation cutoff. PROMOTED: a waiter got a
+     * freed seat, as a HELD booking under the waitlist request's id.
+     */
+    public enum Kind { HELD, CONFIRMED, CANCELLED, EXPIRED, LATE_CANCELLED, PROMOTED }
 }

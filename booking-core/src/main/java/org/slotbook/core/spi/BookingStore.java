@@ -2,21 +2,27 @@ package org.slotbook.core.spi;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 import org.slotbook.core.Availability;
+import org.slotbook.core.BookedSession;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.CancelResult;
 import org.slotbook.core.CancelSlotResult;
 import org.slotbook.core.ConfirmResult;
 import org.slotbook.core.HoldResult;
+import org.slotbook.core.LeaveResult;
 import org.slotbook.core.RequestId;
+import org.slotbook.core.ResourceRef;
 import org.slotbook.core.ScheduleResult;
 import org.slotbook.core.Slot;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.WaitlistEntry;
 
 /**
  * The source of truth for slots, seats, bookings and who is busy when: the seat ledger and the
@@ -50,18 +56,30 @@ public interface BookingStore {
      * written). A slot with this id that already exists is answered as {@link org.slotbook.core.Scheduled}
      * with the stored slot, and nothing is written: the caller compares it with what it asked for.
      *
-     * @param longestSession no stored session is longer than this; the overlap search starts at
-     *                       {@code start - longestSession}
+     * The coach and the room are taken over {@link Slot#paddedTime()} (the session and its buffer), and
+     * checked against the padded times of their other sessions.
+     *
+     * @param longestSession no stored occupation (session plus buffer) is longer than this; the overlap
+     *                       search starts at {@code start - longestSession}
+     * @param weekZone       the zone of the calendar week the slot counts in for
+     *                       {@link org.slotbook.core.BookingRules#maxPerWeek()} (Monday 00:00 to Monday 00:00)
      */
-    ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession);
+    ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession, ZoneId weekZone);
 
     /**
      * Decides one hold (or book) in one atomic step; see {@link HoldCommand}. Answers
      * {@link org.slotbook.core.Held} (new, or {@code replayed} for a request id already stored, in
      * whatever state that booking is now; the caller checks that slot and student match),
-     * {@link org.slotbook.core.AlreadyBooked}, {@link org.slotbook.core.Conflict},
-     * {@link org.slotbook.core.Full}, {@link org.slotbook.core.SlotNotOpen} or
-     * {@link org.slotbook.core.NotFound}.
+     * {@link org.slotbook.core.Waitlisted} (new, or replayed), {@link org.slotbook.core.AlreadyBooked},
+     * {@link org.slotbook.core.Conflict}, {@link org.slotbook.core.LimitReached},
+     * {@link org.slotbook.core.Full}, {@link org.slotbook.core.NotOpenYet},
+     * {@link org.slotbook.core.BookingClosed}, {@link org.slotbook.core.SlotNotOpen} or
+     * {@link org.slotbook.core.NotFound}. The rules are checked in this order, all in the one step:
+     * the slot exists; it is open and not over; the booking window (a replay of a stored request is
+     * answered first); the student's lock; replay; the student's live booking of the slot; overlap;
+     * limits; the seat claim (a free seat; an expired hold is taken over only while nobody waits for
+     * the slot); and, when no seat is left and the request asks to wait, the waitlist (the slot's row is
+     * locked and the claim tried once more first, so that a seat freed meanwhile is never missed).
      *
      * @throws DuplicateBookingException when a unique key refused the write (the request id is used
      *                                   by another student); nothing was written
@@ -70,26 +88,79 @@ public interface BookingStore {
 
     /**
      * Confirms the student's HELD booking while {@code now < heldUntil}; at or after it, expires the
-     * hold and frees its seat. Another student's or tenant's booking answers NotFound.
+     * hold and frees its seat (which goes to the first eligible waiter). Another student's or tenant's
+     * booking answers NotFound.
      */
-    StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId, Instant now);
+    StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId, Instant now,
+                                        Terms terms);
 
     /**
-     * Cancels the student's HELD or CONFIRMED booking and frees its seat and occupation, once. A repeat
-     * answers {@link org.slotbook.core.AlreadyCancelled} with the booking as its
-     * {@link StoreOutcome#subject() subject}.
+     * Cancels the student's HELD or CONFIRMED booking and frees its seat and occupation, once, unless
+     * the cancellation policy (the slot's, else {@code terms.rules()}'s) refuses it
+     * ({@link org.slotbook.core.TooLateToCancel}). A cancel after the cutoff that the policy accepts is
+     * {@link org.slotbook.core.Cancelled#late() late}. A repeat answers
+     * {@link org.slotbook.core.AlreadyCancelled} with the booking as its {@link StoreOutcome#subject()
+     * subject}.
+     *
+     * <p>A freed seat goes, in the same step, to the first waiter of the slot who can take it (no
+     * overlap, within limits, no booking of the slot yet), as a HELD booking until
+     * {@code now + terms.holdTtl()} (a PROMOTED event); waiters passed over are SKIPPED with their
+     * reason ({@link StoreOutcome#skipped()}). No promotion at or after
+     * {@code start - rules.waitlistCutoff()}.
+     *
+     * @param studentId the student the booking must belong to; null: staff acting for the tenant (any
+     *                  booking of the tenant; never refused as too late, but marked late alike)
      */
-    StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId, Instant now);
+    StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId, Instant now,
+                                      Terms terms);
 
-    /** Calls the slot off: every booking cancelled (one CANCELLED event each), every seat and occupation released. */
+    /**
+     * Calls the slot off: every booking cancelled (one CANCELLED event each), every seat and occupation
+     * released. Nobody is promoted; the waitlist stays as it is.
+     */
     StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now);
 
     /**
-     * Expires up to {@code limit} HELD bookings of the tenant whose hold ran out, frees their seats
-     * and occupations, and returns them as they are now (EXPIRED). Safe on several nodes at once: a
-     * booking is expired by exactly one caller.
+     * Expires up to {@code limit} HELD bookings of the tenant whose hold ran out and frees their seats
+     * and occupations; each freed seat goes to the slot's first eligible waiter, as in {@link #cancel}.
+     * Answers how many it expired, with an EXPIRED event per booking (as it is now) and a PROMOTED
+     * event per promotion. Safe on several nodes at once: a booking is expired by exactly one caller.
      */
-    List<Booking> expireDue(TenantId tenantId, Instant now, int limit);
+    StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms);
+
+    /**
+     * Takes the student's waitlist entry of this request id off the list: {@link org.slotbook.core.LeftWaitlist}
+     * once, {@link org.slotbook.core.NotWaiting} when it is not waiting (any more),
+     * {@link org.slotbook.core.NotFound} when there is no such entry of this student.
+     */
+    StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
+                                            Instant now);
+
+    /** The waitlist entry of this request id, as it is now (its position among those waiting). */
+    Optional<WaitlistEntry> findWaiter(TenantId tenantId, RequestId requestId);
+
+    /** The slot's waiting entries in order, from position {@code offset + 1}, at most {@code limit}. */
+    List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit);
+
+    /**
+     * The bookings holding a seat of the slot at {@code now} (CONFIRMED, and HELD with a live hold), by
+     * seat, skipping {@code offset}, at most {@code limit}.
+     */
+    List<Booking> roster(TenantId tenantId, SlotId slotId, Instant now, int offset, int limit);
+
+    /**
+     * The student's bookings with their slots. {@code upcoming}: live bookings (CONFIRMED, or HELD with
+     * a live hold) of sessions that have not ended at {@code now}, soonest first; else CONFIRMED
+     * bookings of sessions that ended, latest first. Skips {@code offset}, at most {@code limit}.
+     */
+    List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now, boolean upcoming,
+                                        int offset, int limit);
+
+    /**
+     * The OPEN slots of a coach or room (kind COACH or ROOM) whose session overlaps {@code range}, by
+     * start, skipping {@code offset}, at most {@code limit}.
+     */
+    List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit);
 
     /** The slot's seats at {@code now}, or empty when the tenant has no such slot. */
     Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now);

@@ -2,21 +2,27 @@ package org.slotbook.core.spi;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 import org.slotbook.core.Availability;
+import org.slotbook.core.BookedSession;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.CancelResult;
 import org.slotbook.core.CancelSlotResult;
 import org.slotbook.core.ConfirmResult;
 import org.slotbook.core.HoldResult;
+import org.slotbook.core.LeaveResult;
 import org.slotbook.core.RequestId;
+import org.slotbook.core.ResourceRef;
 import org.slotbook.core.ScheduleResult;
 import org.slotbook.core.Slot;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.WaitlistEntry;
 
 /**
  * A store that forwards every call to {@link #delegate()}: the base of a store that wraps another
@@ -29,8 +35,8 @@ public abstract class ForwardingStore implements BookingStore {
     protected abstract BookingStore delegate();
 
     @Override
-    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession) {
-        return delegate().schedule(tenantId, slot, longestSession);
+    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession, ZoneId weekZone) {
+        return delegate().schedule(tenantId, slot, longestSession, weekZone);
     }
 
     @Override
@@ -40,14 +46,14 @@ public abstract class ForwardingStore implements BookingStore {
 
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now) {
-        return delegate().confirm(tenantId, bookingId, studentId, now);
+                                               Instant now, Terms terms) {
+        return delegate().confirm(tenantId, bookingId, studentId, now, terms);
     }
 
     @Override
     public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant now) {
-        return delegate().cancel(tenantId, bookingId, studentId, now);
+                                             Instant now, Terms terms) {
+        return delegate().cancel(tenantId, bookingId, studentId, now, terms);
     }
 
     @Override
@@ -56,8 +62,40 @@ public abstract class ForwardingStore implements BookingStore {
     }
 
     @Override
-    public List<Booking> expireDue(TenantId tenantId, Instant now, int limit) {
-        return delegate().expireDue(tenantId, now, limit);
+    public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms) {
+        return delegate().expireDue(tenantId, now, limit, terms);
+    }
+
+    @Override
+    public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
+                                                   Instant now) {
+        return delegate().leaveWaitlist(tenantId, requestId, studentId, now);
+    }
+
+    @Override
+    public Optional<WaitlistEntry> findWaiter(TenantId tenantId, RequestId requestId) {
+        return delegate().findWaiter(tenantId, requestId);
+    }
+
+    @Override
+    public List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit) {
+        return delegate().waitlist(tenantId, slotId, offset, limit);
+    }
+
+    @Override
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, Instant now, int offset, int limit) {
+        return delegate().roster(tenantId, slotId, now, offset, limit);
+    }
+
+    @Override
+    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now,
+                                               boolean upcoming, int offset, int limit) {
+        return delegate().studentBookings(tenantId, studentId, now, upcoming, offset, limit);
+    }
+
+    @Override
+    public List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit) {
+        return delegate().timetable(tenantId, resource, range, offset, limit);
     }
 
     @Override

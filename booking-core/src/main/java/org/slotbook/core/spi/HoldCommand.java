@@ -3,6 +3,7 @@ package org.slotbook.core.spi;
 import java.time.Duration;
 import java.time.Instant;
 import org.slotbook.core.BookingId;
+import org.slotbook.core.BookingRules;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.internal.Checks;
@@ -10,13 +11,15 @@ import org.slotbook.core.internal.Checks;
 /**
  * One hold for {@link BookingStore#hold}: the request, the id the new booking gets, and how.
  *
+ * @param bookingId      the id of the new booking (or of the booking a waitlist entry is promoted to)
  * @param status         HELD (waits for a confirm until {@code now + holdTtl}) or CONFIRMED (book)
  * @param now            the instant to judge by, or null for the store's own clock
  * @param longestSession no stored session is longer than this (bounds the overlap search)
  * @param gateHeld       a gate already found a seat: the store may skip its cheap full-slot pre-check
+ * @param rules          the tenant's rules (the student's limits)
  */
 public record HoldCommand(BookingId bookingId, HoldRequest request, BookingStatus status, Instant now,
-                          Duration holdTtl, Duration longestSession, boolean gateHeld) {
+                          Duration holdTtl, Duration longestSession, boolean gateHeld, BookingRules rules) {
     public HoldCommand {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("request", request);
@@ -27,5 +30,16 @@ public record HoldCommand(BookingId bookingId, HoldRequest request, BookingStatu
         now = now == null ? null : Checks.micros("now", now);
         Checks.positive("holdTtl", holdTtl);
         Checks.positive("longestSession", longestSession);
+        Checks.notNull("rules", rules);
+    }
+
+    public HoldCommand(BookingId bookingId, HoldRequest request, BookingStatus status, Instant now,
+                       Duration holdTtl, Duration longestSession, boolean gateHeld) {
+        this(bookingId, request, status, now, holdTtl, longestSession, gateHeld, BookingRules.defaults());
+    }
+
+    /** The terms a seat freed on the way is promoted under. */
+    public Terms terms() {
+        return new Terms(rules, holdTtl, longestSession);
     }
 }

@@ -3,13 +3,17 @@ package org.slotbook.core.spi;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.AlreadyCancelled;
 import org.slotbook.core.Availability;
+import org.slotbook.core.BookedSession;
 import org.slotbook.core.Booking;
+import org.slotbook.core.BookingRules;
+import org.slotbook.core.CancellationPolicy;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.BookingStoreException;
@@ -24,6 +28,7 @@ import org.slotbook.core.Held;
 import org.slotbook.core.HoldExpired;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.HoldResult;
+import org.slotbook.core.LeaveResult;
 import org.slotbook.core.NotFound;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.ResourceConflict;
@@ -37,15 +42,19 @@ import org.slotbook.core.SlotNotOpen;
 import org.slotbook.core.SlotStatus;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.WaitlistEntry;
 import org.slotbook.core.internal.Checks;
 import org.slotbook.core.spi.BookingEvent.Kind;
 
 /**
  * A {@link BookingStore} made of a {@link SeatLedger} and a {@link ConflictDetector} that share one
  * transaction type: each decision runs their primitives in one transaction of the ledger, in the
- * same order as the database routines of the JDBC store. This is where the booking rules of a
- * Java-side backend live (the in-memory store is built this way); a third-party backend may use it
- * too, or implement {@link BookingStore} directly.
+ * same order as the database routines of the JDBC store. It decides first come, first served: seats,
+ * overlaps, holds, cancels and expiry. The booking rules beyond that (booking windows, buffers,
+ * cancellation policies, limits, waitlists) and the read calls of rosters and timetables need a store
+ * that implements them ({@code InMemoryStore}, {@code JdbcStore}); asked for them, this store throws
+ * {@link UnsupportedOperationException} and changes nothing.
  */
 public final class StepwiseStore implements BookingStore {
     private static final TenantId PROBE = TenantId.of("slotbook-probe");
@@ -95,8 +104,12 @@ public final class StepwiseStore implements BookingStore {
     }
 
     @Override
-    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession) {
+    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession, ZoneId weekZone) {
         Checks.notNull("slot", slot);
+        if (slot.opensAt() != null || slot.closesAt() != null || !slot.buffer().isZero()
+                || slot.cancellation() != null) {
+            throw unsupported("booking windows, buffers and per-slot cancellation policies");
+        }
         return ledger.inTransaction(tenantId, tx -> {
             List<ResourceRef> resources = List.of(ResourceRef.of(slot.coachId()), ResourceRef.of(slot.roomId()));
             conflicts.lock(tx, resources);
@@ -122,6 +135,9 @@ public final class StepwiseStore implements BookingStore {
     @Override
     public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand cmd) {
         Checks.notNull("command", cmd);
+        if (cmd.request().waitlist() || !cmd.rules().equals(BookingRules.defaults())) {
+            throw unsupported("waitlists and booking rules");
+        }
         Instant now = at(cmd.now());
         return ledger.inTransaction(tenantId, tx -> holdInTx(tx, cmd, now));
     }
@@ -238,7 +254,7 @@ public final class StepwiseStore implements BookingStore {
 
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant at) {
+                                               Instant at, Terms terms) {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
         Instant now = at(at);
@@ -279,9 +295,14 @@ public final class StepwiseStore implements BookingStore {
 
     @Override
     public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant at) {
+                                             Instant at, Terms terms) {
         Checks.notNull("bookingId", bookingId);
-        Checks.notNull("studentId", studentId);
+        if (studentId == null) {
+            throw unsupported("staff cancels");
+        }
+        if (!terms.rules().cancellation().equals(CancellationPolicy.free())) {
+            throw unsupported("cancellation policies");
+        }
         Instant now = at(at);
         return ledger.inTransaction(tenantId, tx -> {
             Optional<Booking> found = ledger.findBooking(tx, bookingId);
@@ -329,15 +350,55 @@ public final class StepwiseStore implements BookingStore {
     }
 
     @Override
-    public List<Booking> expireDue(TenantId tenantId, Instant at, int limit) {
+    public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant at, int limit, Terms terms) {
         Instant now = at(at);
-        return ledger.inTransaction(tenantId, tx -> {
+        List<Booking> expired = ledger.inTransaction(tenantId, tx -> {
             List<Booking> due = ledger.expireDue(tx, now, limit);
             for (Booking b : due) {
                 conflicts.releaseBooking(tx, b.bookingId());
             }
             return due;
         });
+        return StoreOutcome.of(expired.size(), expired.stream().map(b -> new BookingEvent(Kind.EXPIRED, b)).toList());
+    }
+
+    @Override
+    public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
+                                                   Instant now) {
+        throw unsupported("waitlists");
+    }
+
+    @Override
+    public Optional<WaitlistEntry> findWaiter(TenantId tenantId, RequestId requestId) {
+        return Optional.empty();
+    }
+
+    @Override
+    public List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit) {
+        return List.of();
+    }
+
+    @Override
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, Instant at, int offset, int limit) {
+        Instant now = at(at);
+        return read(tenantId, tx -> ledger.liveBookings(tx, slotId, now).stream()
+                .sorted(java.util.Comparator.comparingInt(Booking::seat)).skip(offset).limit(limit).toList());
+    }
+
+    @Override
+    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now, boolean upcoming,
+                                               int offset, int limit) {
+        throw unsupported("a student's bookings");
+    }
+
+    @Override
+    public List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit) {
+        throw unsupported("timetables");
+    }
+
+    private static UnsupportedOperationException unsupported(String what) {
+        return new UnsupportedOperationException("StepwiseStore decides first come, first served only: " + what
+                + " need a store that implements them (InMemoryStore, JdbcStore)");
     }
 
     @Override

@@ -51,21 +51,24 @@ class EngineClockTest {
         }
 
         @Override
-        public StoreOutcome<ConfirmResult> confirm(TenantId t, BookingId b, StudentId s, Instant now) {
+        public StoreOutcome<ConfirmResult> confirm(TenantId t, BookingId b, StudentId s, Instant now,
+                                                   org.slotbook.core.spi.Terms terms) {
             seen.add(now);
-            return super.confirm(t, b, s, now);
+            return super.confirm(t, b, s, now, terms);
         }
 
         @Override
-        public StoreOutcome<CancelResult> cancel(TenantId t, BookingId b, StudentId s, Instant now) {
+        public StoreOutcome<CancelResult> cancel(TenantId t, BookingId b, StudentId s, Instant now,
+                                                 org.slotbook.core.spi.Terms terms) {
             seen.add(now);
-            return super.cancel(t, b, s, now);
+            return super.cancel(t, b, s, now, terms);
         }
 
         @Override
-        public List<org.slotbook.core.Booking> expireDue(TenantId t, Instant now, int limit) {
+        public StoreOutcome<Integer> expireDue(TenantId t, Instant now, int limit,
+                                               org.slotbook.core.spi.Terms terms) {
             seen.add(now);
-            return super.expireDue(t, now, limit);
+            return super.expireDue(t, now, limit, terms);
         }
     }
 

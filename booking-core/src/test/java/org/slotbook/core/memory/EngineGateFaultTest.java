@@ -46,7 +46,7 @@ import org.slotbook.core.tck.MutableClock;
 /** The engine against a misbehaving gate and a ledger that fails at the worst moment. */
 class EngineGateFaultTest {
     private final MutableClock clock = new MutableClock();
-    private final InMemoryStore store = InMemoryStore.create();
+    private final InMemoryPrimitives store = InMemoryPrimitives.create();
     private final InMemorySeatReservation gate = InMemorySeatReservation.create(clock);
     private final TenantId tenant = TenantId.of("t-" + UUID.randomUUID());
     private final SlotId slot = SlotId.of("flash");
@@ -90,7 +90,7 @@ class EngineGateFaultTest {
     private void assertNoOversellAndAllHeldStored(List<HoldResult> results) {
         List<BookingId> answered = results.stream().filter(r -> r instanceof Held)
                 .map(r -> ((Held) r).booking().bookingId()).toList();
-        var live = store.liveSlot(tenant, slot, clock.instant()).orElseThrow().live();
+        var live = store.stepwise(clock).liveSlot(tenant, slot, clock.instant()).orElseThrow().live();
         assertThat(live.size()).as("live bookings in the ledger").isLessThanOrEqualTo(10);
         assertThat(live).extracting(b -> b.bookingId()).containsExactlyInAnyOrderElementsOf(answered);
     }
@@ -185,11 +185,11 @@ class EngineGateFaultTest {
     @Test
     void aConfirmRepeatedAfterALostAcknowledgementPinsTheGateHold() {
         boolean[] loseNext = {true};
-        org.slotbook.core.tck.ForwardingStore lossy = new org.slotbook.core.tck.ForwardingStore(store) {
+        org.slotbook.core.tck.ForwardingStore lossy = new org.slotbook.core.tck.ForwardingStore(store.stepwise(clock)) {
             @Override
             public org.slotbook.core.spi.StoreOutcome<org.slotbook.core.ConfirmResult> confirm(TenantId t,
-                    BookingId b, StudentId s, Instant now) {
-                var outcome = super.confirm(t, b, s, now);
+                    BookingId b, StudentId s, Instant now, org.slotbook.core.spi.Terms terms) {
+                var outcome = super.confirm(t, b, s, now, terms);
                 if (loseNext[0]) {
                     loseNext[0] = false;
                     throw new BookingStoreException("connection lost after COMMIT");

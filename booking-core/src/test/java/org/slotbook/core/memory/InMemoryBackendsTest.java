@@ -39,7 +39,7 @@ class InMemoryBackendsTest {
 
     @Test
     void aTransactionCannotBeUsedAfterItEnded() {
-        InMemoryStore store = InMemoryStore.create();
+        InMemoryPrimitives store = InMemoryPrimitives.create();
         StoreTransaction ended = store.ledger().inTransaction(tenant, t -> t);
 
         assertThatThrownBy(() -> store.ledger().findSlot(ended, slot)).isInstanceOf(IllegalStateException.class)
@@ -49,7 +49,7 @@ class InMemoryBackendsTest {
 
     @Test
     void aTransactionCannotBeUsedFromAnotherThread() {
-        InMemoryStore store = InMemoryStore.create();
+        InMemoryPrimitives store = InMemoryPrimitives.create();
         AtomicReference<Throwable> seen = new AtomicReference<>();
 
         store.ledger().inTransaction(tenant, t -> {
@@ -68,8 +68,8 @@ class InMemoryBackendsTest {
 
     @Test
     void aTransactionOfAnotherStoreIsRefusedByTheLedger() {
-        InMemoryStore store = InMemoryStore.create();
-        InMemoryStore other = InMemoryStore.create();
+        InMemoryPrimitives store = InMemoryPrimitives.create();
+        InMemoryPrimitives other = InMemoryPrimitives.create();
 
         other.ledger().inTransaction(tenant, t -> {
             assertThatThrownBy(() -> store.ledger().findSlot(t, slot)).isInstanceOf(IllegalArgumentException.class)
@@ -82,7 +82,7 @@ class InMemoryBackendsTest {
 
     @Test
     void aSlotOfAnotherTenantIsRefused() {
-        InMemoryStore store = InMemoryStore.create();
+        InMemoryPrimitives store = InMemoryPrimitives.create();
         Slot foreign = new Slot(Fixtures.tenant(), slot, Fixtures.coach(), Fixtures.room(),
                 TimeRange.of(now, Duration.ofHours(1)), 3, SlotStatus.OPEN);
 
@@ -92,7 +92,7 @@ class InMemoryBackendsTest {
 
     @Test
     void anOccupationLongerThanTheLongestSessionIsRefused() {
-        InMemoryStore store = InMemoryStore.create();
+        InMemoryPrimitives store = InMemoryPrimitives.create();
         Occupation tooLong = new Occupation(List.of(ResourceRef.of(student)), TimeRange.of(now, Duration.ofHours(5)),
                 slot, BookingId.random());
 
@@ -103,7 +103,7 @@ class InMemoryBackendsTest {
 
     @Test
     void aCancelledSlotHasNoSeatToGive() {
-        InMemoryStore store = InMemoryStore.create();
+        InMemoryPrimitives store = InMemoryPrimitives.create();
         Slot open = new Slot(tenant, slot, Fixtures.coach(), Fixtures.room(), TimeRange.of(now, Duration.ofHours(1)),
                 3, SlotStatus.OPEN);
         NewBooking nb = new NewBooking(BookingId.random(), RequestId.random(), slot, student, BookingStatus.HELD,

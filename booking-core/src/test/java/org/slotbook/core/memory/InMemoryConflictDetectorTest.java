@@ -9,8 +9,8 @@ import org.slotbook.core.spi.StoreTransaction;
 import org.slotbook.core.tck.ConflictDetectorContract;
 
 class InMemoryConflictDetectorTest extends ConflictDetectorContract {
-    private static final InMemoryStore STORE = InMemoryStore.create();
-    private static final InMemoryStore OTHER = InMemoryStore.create();
+    private static final InMemoryPrimitives STORE = InMemoryPrimitives.create();
+    private static final InMemoryPrimitives OTHER = InMemoryPrimitives.create();
 
     @Override
     protected SeatLedger ledger() {

@@ -4,7 +4,7 @@ import org.slotbook.core.spi.SeatLedger;
 import org.slotbook.core.tck.SeatLedgerContract;
 
 class InMemorySeatLedgerTest extends SeatLedgerContract {
-    private static final InMemoryStore STORE = InMemoryStore.create();
+    private static final InMemoryPrimitives STORE = InMemoryPrimitives.create();
 
     @Override
     protected SeatLedger ledger() {

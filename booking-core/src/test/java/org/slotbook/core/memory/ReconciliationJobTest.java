@@ -128,9 +128,10 @@ class ReconciliationJobTest {
         }
 
         @Override
-        public List<Booking> expireDue(TenantId tenantId, Instant now, int limit) {
+        public org.slotbook.core.spi.StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit,
+                                                                      org.slotbook.core.spi.Terms terms) {
             check(tenantId);
-            return super.expireDue(tenantId, now, limit);
+            return super.expireDue(tenantId, now, limit, terms);
         }
 
         @Override

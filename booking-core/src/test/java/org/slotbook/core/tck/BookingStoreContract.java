@@ -75,6 +75,16 @@ public abstract class BookingStoreContract {
     protected static final Duration TTL = Duration.ofMinutes(10);
     /** The longest session these tests schedule; every call passes it. */
     protected static final Duration LONGEST = Duration.ofHours(4);
+    protected static final java.time.ZoneId UTC = java.time.ZoneOffset.UTC;
+    protected static final org.slotbook.core.spi.Terms TERMS = new org.slotbook.core.spi.Terms(
+            org.slotbook.core.BookingRules.defaults(), Duration.ofMinutes(10), LONGEST);
+
+    /** The bookings one sweep expired, as the EXPIRED events of its outcome. */
+    protected List<Booking> expired(TenantId tenantId, Instant now, int limit) {
+        return store().expireDue(tenantId, now, limit, TERMS).events().stream()
+                .filter(e -> e.kind() == org.slotbook.core.spi.BookingEvent.Kind.EXPIRED)
+                .map(org.slotbook.core.spi.BookingEvent::booking).toList();
+    }
 
     // Fresh for every test, also when a subclass shares one instance across tests (PER_CLASS).
     protected TenantId tenant;
@@ -127,8 +137,8 @@ public abstract class BookingStoreContract {
         Slot other = new Slot(tenant, slot.slotId(), Fixtures.coach(), Fixtures.room(),
                 TimeRange.of(slot.time().start().plus(Duration.ofDays(1)), Duration.ofHours(2)), 5, SlotStatus.OPEN);
 
-        assertThat(store().schedule(tenant, other, LONGEST)).isEqualTo(new Scheduled(slot));
-        assertThat(store().schedule(tenant, slot, LONGEST)).as("the same slot again").isEqualTo(new Scheduled(slot));
+        assertThat(store().schedule(tenant, other, LONGEST, UTC)).isEqualTo(new Scheduled(slot));
+        assertThat(store().schedule(tenant, slot, LONGEST, UTC)).as("the same slot again").isEqualTo(new Scheduled(slot));
 
         assertThat(store().slots(tenant, null, 10)).containsExactly(slot);
         assertThat(availability(slot, now).capacity()).isEqualTo(2);
@@ -152,7 +162,7 @@ public abstract class BookingStoreContract {
             RoomId room = kind == ResourceKind.ROOM ? existing.roomId() : Fixtures.room();
             Slot newcomer = newSlot(range(shape[0], shape[1]), coach, room, 5);
 
-            ScheduleResult result = store().schedule(tenant, newcomer, LONGEST);
+            ScheduleResult result = store().schedule(tenant, newcomer, LONGEST, UTC);
 
             assertThat(clashes(result)).as("shape %s", newcomer.time()).containsExactly(
                     new ResourceConflict(busy, existing.slotId(), Optional.empty(), existing.time()));
@@ -171,7 +181,7 @@ public abstract class BookingStoreContract {
         Slot existing = schedule(newSlot(range(60, 120), Fixtures.coach(), Fixtures.room(), 5));
 
         ScheduleResult result = store().schedule(tenant,
-                newSlot(range(119, 200), existing.coachId(), existing.roomId(), 5), LONGEST);
+                newSlot(range(119, 200), existing.coachId(), existing.roomId(), 5), LONGEST, UTC);
 
         assertThat(clashes(result)).containsExactlyInAnyOrder(
                 new ResourceConflict(ResourceRef.of(existing.coachId()), existing.slotId(), Optional.empty(),
@@ -190,11 +200,11 @@ public abstract class BookingStoreContract {
         Slot before = schedule(newSlot(range(0, 60), coach, room, 2));
 
         Slot across = newSlot(range(119, 121), coach, Fixtures.room(), 2);
-        assertThat(clashes(store().schedule(tenant, across, LONGEST))).extracting(ResourceConflict::slotId)
+        assertThat(clashes(store().schedule(tenant, across, LONGEST, UTC))).extracting(ResourceConflict::slotId)
                 .containsExactlyInAnyOrder(middle.slotId(), after.slotId());
 
         assertThat(store().cancelSlot(tenant, middle.slotId(), now).result()).isInstanceOf(SlotCancelled.class);
-        assertThat(clashes(store().schedule(tenant, across, LONGEST))).extracting(ResourceConflict::slotId)
+        assertThat(clashes(store().schedule(tenant, across, LONGEST, UTC))).extracting(ResourceConflict::slotId)
                 .containsExactly(after.slotId());
         schedule(newSlot(range(90, 120), coach, room, 2));
         assertThat(store().slots(tenant, null, 10)).extracting(Slot::slotId).contains(before.slotId());
@@ -207,7 +217,7 @@ public abstract class BookingStoreContract {
 
         Slot lastMicro = newSlot(TimeRange.of(end.minusNanos(1_000), Duration.ofHours(1)), longest.coachId(),
                 Fixtures.room(), 2);
-        assertThat(clashes(store().schedule(tenant, lastMicro, LONGEST))).extracting(ResourceConflict::slotId)
+        assertThat(clashes(store().schedule(tenant, lastMicro, LONGEST, UTC))).extracting(ResourceConflict::slotId)
                 .containsExactly(longest.slotId());
         schedule(newSlot(TimeRange.of(end, Duration.ofHours(1)), longest.coachId(), Fixtures.room(), 2));
     }
@@ -233,10 +243,10 @@ public abstract class BookingStoreContract {
         Slot mine = schedule(newSlot(range(0, 60), coach, room, 1));
         Slot theirs = new Slot(other, mine.slotId(), coach, room, mine.time(), 1, SlotStatus.OPEN);
 
-        assertThat(store().schedule(other, theirs, LONGEST)).isEqualTo(new Scheduled(theirs));
+        assertThat(store().schedule(other, theirs, LONGEST, UTC)).isEqualTo(new Scheduled(theirs));
         assertThat(store().cancelSlot(other, theirs.slotId(), now).result()).isInstanceOf(SlotCancelled.class);
 
-        assertThat(clashes(store().schedule(tenant, newSlot(range(30, 90), coach, Fixtures.room(), 1), LONGEST)))
+        assertThat(clashes(store().schedule(tenant, newSlot(range(30, 90), coach, Fixtures.room(), 1), LONGEST, UTC)))
                 .extracting(ResourceConflict::slotId).containsExactly(mine.slotId());
         assertThat(availability(mine, now).status()).isEqualTo(SlotStatus.OPEN);
     }
@@ -248,7 +258,7 @@ public abstract class BookingStoreContract {
 
         List<ScheduleResult> results = Concurrent.run(threads, i -> store().schedule(tenant,
                 newSlot(TimeRange.of(base.plus(Duration.ofMinutes(i)), Duration.ofHours(1)), coach, Fixtures.room(), 5),
-                LONGEST));
+                LONGEST, UTC));
 
         assertThat(results).filteredOn(r -> r instanceof Scheduled).hasSize(1);
         assertThat(results).filteredOn(r -> r instanceof Conflict).hasSize(threads - 1);
@@ -278,7 +288,7 @@ public abstract class BookingStoreContract {
                 int length = 15 * (2 + mine.nextInt(15));
                 Slot slot = newSlot(range(start, start + length), coaches.get(mine.nextInt(coaches.size())),
                         rooms.get(mine.nextInt(rooms.size())), 3);
-                ScheduleResult result = store().schedule(tenant, slot, LONGEST);
+                ScheduleResult result = store().schedule(tenant, slot, LONGEST, UTC);
                 if (result instanceof Scheduled s) {
                     assertThat(s.slot()).isEqualTo(slot);
                     scheduled.add(slot);
@@ -499,7 +509,7 @@ public abstract class BookingStoreContract {
         Booking second = granted(next);
         assertThat(next.events()).as("nothing to retire").containsExactly(new BookingEvent(Kind.HELD, second));
 
-        assertThat(store().expireDue(tenant, second.heldUntil(), 10)).extracting(Booking::bookingId)
+        assertThat(expired(tenant, second.heldUntil(), 10)).extracting(Booking::bookingId)
                 .containsExactly(second.bookingId());
         Instant later = second.heldUntil().plusSeconds(1);
         StoreOutcome<HoldResult> third = hold(c, student, later);
@@ -528,7 +538,7 @@ public abstract class BookingStoreContract {
                 new BookingEvent(Kind.HELD, fresh));
         assertThat(availability(a, deadline).remaining()).isEqualTo(2);
         assertThat(live(b, deadline)).containsExactly(fresh);
-        assertThat(store().expireDue(tenant, deadline, 10)).as("already expired").isEmpty();
+        assertThat(expired(tenant, deadline, 10)).as("already expired").isEmpty();
     }
 
     @Test
@@ -575,7 +585,7 @@ public abstract class BookingStoreContract {
         assertThat(outcome.events()).containsExactlyInAnyOrder(new BookingEvent(Kind.EXPIRED, displaced),
                 new BookingEvent(Kind.HELD, second));
         assertThat(live(slot, deadline)).containsExactly(second);
-        assertThat(store().expireDue(tenant, deadline.plus(Duration.ofDays(1)), 10)).extracting(Booking::bookingId)
+        assertThat(expired(tenant, deadline.plus(Duration.ofDays(1)), 10)).extracting(Booking::bookingId)
                 .as("expired once, by the take-over").containsExactly(second.bookingId());
         // the displaced student is free again, with nothing left to retire
         StoreOutcome<HoldResult> elsewhere = hold(slot(slot.time(), 2), first.studentId(), deadline);
@@ -671,7 +681,7 @@ public abstract class BookingStoreContract {
         Instant muchLater = b.heldUntil().plus(Duration.ofDays(1));
         assertThat(availability(slot, muchLater)).as("confirmed never runs out")
                 .isEqualTo(new Availability(slot.slotId(), SlotStatus.OPEN, 3, 0, 1, 2));
-        assertThat(store().expireDue(tenant, muchLater, 10)).isEmpty();
+        assertThat(expired(tenant, muchLater, 10)).isEmpty();
         assertThat(confirm(b, muchLater).result()).isEqualTo(new Confirmed(confirmed));
     }
 
@@ -688,7 +698,7 @@ public abstract class BookingStoreContract {
         assertThat(outcome.result()).isEqualTo(new HoldExpired(expired));
         assertThat(outcome.events()).containsExactly(new BookingEvent(Kind.EXPIRED, expired));
         assertThat(availability(slot, deadline.minusSeconds(1)).remaining()).as("the seat is free").isEqualTo(1);
-        assertThat(store().expireDue(tenant, deadline.plusSeconds(1), 10)).isEmpty();
+        assertThat(expired(tenant, deadline.plusSeconds(1), 10)).isEmpty();
 
         StoreOutcome<ConfirmResult> again = confirm(b, deadline.plusSeconds(1));
         assertThat(again.result()).isEqualTo(new HoldExpired(expired));
@@ -755,12 +765,12 @@ public abstract class BookingStoreContract {
         StudentId stranger = Fixtures.student();
         TenantId otherTenant = Fixtures.tenant();
 
-        assertThat(store().confirm(tenant, b.bookingId(), stranger, now).result()).isEqualTo(new NotFound());
-        assertThat(store().cancel(tenant, b.bookingId(), stranger, now).result()).isEqualTo(new NotFound());
-        assertThat(store().confirm(otherTenant, b.bookingId(), b.studentId(), now).result()).isEqualTo(new NotFound());
-        assertThat(store().cancel(otherTenant, b.bookingId(), b.studentId(), now).result()).isEqualTo(new NotFound());
+        assertThat(store().confirm(tenant, b.bookingId(), stranger, now, TERMS).result()).isEqualTo(new NotFound());
+        assertThat(store().cancel(tenant, b.bookingId(), stranger, now, TERMS).result()).isEqualTo(new NotFound());
+        assertThat(store().confirm(otherTenant, b.bookingId(), b.studentId(), now, TERMS).result()).isEqualTo(new NotFound());
+        assertThat(store().cancel(otherTenant, b.bookingId(), b.studentId(), now, TERMS).result()).isEqualTo(new NotFound());
         assertThat(store().cancelSlot(otherTenant, slot.slotId(), now).result()).isEqualTo(new NotFound());
-        assertThat(store().confirm(tenant, b.bookingId(), stranger, now).events()).isEmpty();
+        assertThat(store().confirm(tenant, b.bookingId(), stranger, now, TERMS).events()).isEmpty();
 
         assertThat(find(b.bookingId())).isEqualTo(b);
         assertThat(live(slot, now)).containsExactly(b);
@@ -867,7 +877,7 @@ public abstract class BookingStoreContract {
         List<Booking> batch;
         do {
             assertThat(batches).as("expireDue keeps answering").hasSizeLessThan(10);
-            batch = store().expireDue(tenant, deadline, 3);
+            batch = expired(tenant, deadline, 3);
             batches.add(batch.size());
             for (Booking e : batch) {
                 assertThat(expired.add(e.bookingId())).as("expired twice: " + e.bookingId()).isTrue();
@@ -892,10 +902,10 @@ public abstract class BookingStoreContract {
         Booking b = held(slot, Fixtures.student());
         Instant deadline = b.heldUntil();
 
-        assertThat(store().expireDue(tenant, deadline.minus(1, ChronoUnit.MICROS), 10)).isEmpty();
+        assertThat(expired(tenant, deadline.minus(1, ChronoUnit.MICROS), 10)).isEmpty();
         assertThat(find(b.bookingId())).isEqualTo(b);
-        assertThat(store().expireDue(tenant, deadline, 10)).containsExactly(b.with(BookingStatus.EXPIRED, deadline));
-        assertThat(store().expireDue(tenant, deadline, 10)).isEmpty();
+        assertThat(expired(tenant, deadline, 10)).containsExactly(b.with(BookingStatus.EXPIRED, deadline));
+        assertThat(expired(tenant, deadline, 10)).isEmpty();
 
         StoreOutcome<CancelResult> cancel = cancel(b, deadline);
         assertThat(cancel.result()).as("expired is not active").isEqualTo(new AlreadyCancelled());
@@ -927,7 +937,7 @@ public abstract class BookingStoreContract {
             List<Booking> batch;
             do {
                 assertThat(mine).as("expireDue keeps answering").hasSizeLessThan(100);
-                batch = store().expireDue(tenant, deadline, 3);
+                batch = expired(tenant, deadline, 3);
                 mine.addAll(batch);
             } while (!batch.isEmpty());
             return mine;
@@ -1006,14 +1016,14 @@ public abstract class BookingStoreContract {
         assertThat(store().findBooking(tenant, BookingId.random())).isEmpty();
         assertThat(store().findByRequest(tenant, RequestId.random())).isEmpty();
         assertThat(store().slots(tenant, null, 10)).isEmpty();
-        assertThat(store().expireDue(tenant, now.plus(Duration.ofDays(30)), 10)).isEmpty();
+        assertThat(expired(tenant, now.plus(Duration.ofDays(30)), 10)).isEmpty();
         HoldCommand cmd = command(unknown, student);
         StoreOutcome<HoldResult> hold = store().hold(tenant, cmd);
         assertThat(hold.result()).isEqualTo(new NotFound());
         assertThat(hold.events()).isEmpty();
         assertNothingWrittenFor(cmd);
-        assertThat(store().confirm(tenant, BookingId.random(), student, now).result()).isEqualTo(new NotFound());
-        assertThat(store().cancel(tenant, BookingId.random(), student, now).result()).isEqualTo(new NotFound());
+        assertThat(store().confirm(tenant, BookingId.random(), student, now, TERMS).result()).isEqualTo(new NotFound());
+        assertThat(store().cancel(tenant, BookingId.random(), student, now, TERMS).result()).isEqualTo(new NotFound());
         assertThat(store().cancelSlot(tenant, slotId, now).result()).isEqualTo(new NotFound());
         assertThat(store().slots(tenant, null, 10)).as("nothing was created on the way").isEmpty();
     }
@@ -1041,8 +1051,9 @@ public abstract class BookingStoreContract {
             assertThat(e.booking().status()).as("%s", e).isEqualTo(switch (e.kind()) {
                 case HELD -> BookingStatus.HELD;
                 case CONFIRMED -> BookingStatus.CONFIRMED;
-                case CANCELLED -> BookingStatus.CANCELLED;
+                case CANCELLED, LATE_CANCELLED -> BookingStatus.CANCELLED;
                 case EXPIRED -> BookingStatus.EXPIRED;
+                case PROMOTED -> BookingStatus.HELD;
             });
             if (e.booking().status() == read.status()) {
                 assertThat(e.booking()).as("%s", e).isEqualTo(read);
@@ -1105,7 +1116,7 @@ public abstract class BookingStoreContract {
         SlotId unknown = Fixtures.slot();
         assertThat(store().availability(quiet, unknown, now)).isEmpty();
         assertThat(store().slots(quiet, null, 10)).isEmpty();
-        assertThat(store().expireDue(quiet, now, 10)).isEmpty();
+        assertThat(expired(quiet, now, 10)).isEmpty();
         assertThat(store().hold(quiet, new HoldCommand(BookingId.random(),
                 HoldRequest.of(RequestId.random(), unknown, Fixtures.student()), BookingStatus.HELD, now, TTL, LONGEST,
                 false)).result()).isEqualTo(new NotFound());
@@ -1153,7 +1164,7 @@ public abstract class BookingStoreContract {
         TenantId third = Fixtures.tenant();
         Slot s1 = schedule(newSlot(range(0, 60), Fixtures.coach(), Fixtures.room(), 1));
         Slot s2 = new Slot(two, s1.slotId(), s1.coachId(), s1.roomId(), s1.time(), 1, SlotStatus.OPEN);
-        assertThat(store().schedule(two, s2, LONGEST)).isEqualTo(new Scheduled(s2));
+        assertThat(store().schedule(two, s2, LONGEST, UTC)).isEqualTo(new Scheduled(s2));
         BookingId sameBooking = BookingId.random();
         RequestId sameRequest = RequestId.random();
         StudentId sameStudent = Fixtures.student();
@@ -1170,16 +1181,16 @@ public abstract class BookingStoreContract {
         assertThat(store().findBooking(third, sameBooking)).isEmpty();
         assertThat(store().findByRequest(third, sameRequest)).isEmpty();
         assertThat(store().hold(third, cmd).result()).isEqualTo(new NotFound());
-        assertThat(store().confirm(third, sameBooking, sameStudent, now).result()).isEqualTo(new NotFound());
-        assertThat(store().cancel(third, sameBooking, sameStudent, now).result()).isEqualTo(new NotFound());
+        assertThat(store().confirm(third, sameBooking, sameStudent, now, TERMS).result()).isEqualTo(new NotFound());
+        assertThat(store().cancel(third, sameBooking, sameStudent, now, TERMS).result()).isEqualTo(new NotFound());
         assertThat(store().cancelSlot(third, s1.slotId(), now).result()).isEqualTo(new NotFound());
-        assertThat(store().expireDue(third, b1.heldUntil().plusSeconds(1), 10)).isEmpty();
+        assertThat(expired(third, b1.heldUntil().plusSeconds(1), 10)).isEmpty();
 
         assertThat(cancel(b1, now).result()).isInstanceOf(Cancelled.class);
         assertThat(store().findBooking(two, sameBooking)).contains(b2);
         assertThat(store().availability(two, s2.slotId(), now)).map(Availability::held).contains(1);
         assertThat(availability(s1, now).held()).isZero();
-        assertThat(store().expireDue(two, b2.heldUntil(), 10)).containsExactly(
+        assertThat(expired(two, b2.heldUntil(), 10)).containsExactly(
                 b2.with(BookingStatus.EXPIRED, b2.heldUntil()));
         assertThat(store().cancelSlot(two, s2.slotId(), now).result())
                 .isEqualTo(new SlotCancelled(s2.withStatus(SlotStatus.CANCELLED), 0));
@@ -1214,9 +1225,9 @@ public abstract class BookingStoreContract {
         assertThat(store().findBooking(tenant, BookingId.of("b-%%"))).isEmpty();
         assertThat(store().findByRequest(tenant, RequestId.of("r-%%"))).isEmpty();
         assertThat(live(slot, now)).containsExactlyInAnyOrderElementsOf(booked);
-        assertThat(store().cancel(tenant, BookingId.of("b-%"), StudentId.of("%"), now).result())
+        assertThat(store().cancel(tenant, BookingId.of("b-%"), StudentId.of("%"), now, TERMS).result())
                 .isInstanceOf(Cancelled.class);
-        assertThat(store().cancel(tenant, BookingId.of("b-_"), StudentId.of("%"), now).result())
+        assertThat(store().cancel(tenant, BookingId.of("b-_"), StudentId.of("%"), now, TERMS).result())
                 .isEqualTo(new NotFound());
         assertThat(find(BookingId.of("b-100%")).status()).isEqualTo(BookingStatus.HELD);
         assertThat(find(BookingId.of("b-_")).status()).isEqualTo(BookingStatus.HELD);
@@ -1246,8 +1257,8 @@ public abstract class BookingStoreContract {
         assertThat(availability(slot, lastMicro).held()).isEqualTo(1);
         assertThat(live(slot, read.heldUntil())).isEmpty();
         assertThat(availability(slot, read.heldUntil()).held()).isZero();
-        assertThat(store().expireDue(tenant, lastMicro, 10)).isEmpty();
-        assertThat(store().expireDue(tenant, read.heldUntil(), 10)).extracting(Booking::bookingId)
+        assertThat(expired(tenant, lastMicro, 10)).isEmpty();
+        assertThat(expired(tenant, read.heldUntil(), 10)).extracting(Booking::bookingId)
                 .containsExactly(b.bookingId());
     }
 
@@ -1267,12 +1278,12 @@ public abstract class BookingStoreContract {
         assertThat(b.heldUntil()).isEqualTo(b.createdAt().plus(TTL));
         assertThat(store().availability(tenant, slot.slotId(), null)).map(Availability::held).contains(1);
         assertThat(store().liveSlot(tenant, slot.slotId(), null)).map(LiveSlot::live).contains(List.of(b));
-        assertThat(store().expireDue(tenant, null, 10)).isEmpty();
-        StoreOutcome<ConfirmResult> confirmed = store().confirm(tenant, b.bookingId(), b.studentId(), null);
+        assertThat(expired(tenant, null, 10)).isEmpty();
+        StoreOutcome<ConfirmResult> confirmed = store().confirm(tenant, b.bookingId(), b.studentId(), null, TERMS);
         assertThat(confirmed.result()).isInstanceOf(Confirmed.class);
         assertThat(((Confirmed) confirmed.result()).booking().updatedAt())
                 .isBetween(b.createdAt(), Instant.now().plus(slack));
-        StoreOutcome<CancelResult> cancelled = store().cancel(tenant, b.bookingId(), b.studentId(), null);
+        StoreOutcome<CancelResult> cancelled = store().cancel(tenant, b.bookingId(), b.studentId(), null, TERMS);
         assertThat(cancelled.result()).isInstanceOf(Cancelled.class);
         assertThat(store().cancelSlot(tenant, slot.slotId(), null).result()).isInstanceOf(SlotCancelled.class);
     }
@@ -1284,20 +1295,19 @@ public abstract class BookingStoreContract {
         BookingId id = BookingId.random();
         StudentId student = Fixtures.student();
 
-        assertRefused(() -> store().schedule(null, slot, LONGEST), "tenantId");
-        assertRefused(() -> store().schedule(tenant, null, LONGEST), "slot");
+        assertRefused(() -> store().schedule(null, slot, LONGEST, UTC), "tenantId");
+        assertRefused(() -> store().schedule(tenant, null, LONGEST, UTC), "slot");
         assertRefused(() -> store().hold(null, cmd), "tenantId");
         assertRefused(() -> store().hold(tenant, null), "command");
-        assertRefused(() -> store().confirm(null, id, student, now), "tenantId");
-        assertRefused(() -> store().confirm(tenant, null, student, now), "bookingId");
-        assertRefused(() -> store().confirm(tenant, id, null, now), "studentId");
-        assertRefused(() -> store().cancel(null, id, student, now), "tenantId");
-        assertRefused(() -> store().cancel(tenant, null, student, now), "bookingId");
-        assertRefused(() -> store().cancel(tenant, id, null, now), "studentId");
+        assertRefused(() -> store().confirm(null, id, student, now, TERMS), "tenantId");
+        assertRefused(() -> store().confirm(tenant, null, student, now, TERMS), "bookingId");
+        assertRefused(() -> store().confirm(tenant, id, null, now, TERMS), "studentId");
+        assertRefused(() -> store().cancel(null, id, student, now, TERMS), "tenantId");
+        assertRefused(() -> store().cancel(tenant, null, student, now, TERMS), "bookingId");
         assertRefused(() -> store().cancelSlot(null, slot.slotId(), now), "tenantId");
         assertRefused(() -> store().cancelSlot(tenant, null, now), "slotId");
-        assertRefused(() -> store().expireDue(null, now, 10), "tenantId");
-        assertRefused(() -> store().expireDue(tenant, now, 0), "limit");
+        assertRefused(() -> store().expireDue(null, now, 10, TERMS), "tenantId");
+        assertRefused(() -> store().expireDue(tenant, now, 0, TERMS), "limit");
         assertRefused(() -> store().availability(null, slot.slotId(), now), "tenantId");
         assertRefused(() -> store().availability(tenant, null, now), "slotId");
         assertRefused(() -> store().liveSlot(null, slot.slotId(), now), "tenantId");
@@ -1310,7 +1320,7 @@ public abstract class BookingStoreContract {
         assertRefused(() -> store().slots(tenant, null, 0), "limit");
 
         assertThat(store().slots(tenant, null, 10)).as("nothing was written").isEmpty();
-        assertThat(store().schedule(tenant, slot, LONGEST)).isEqualTo(new Scheduled(slot));
+        assertThat(store().schedule(tenant, slot, LONGEST, UTC)).isEqualTo(new Scheduled(slot));
     }
 
     // ================================================================ concurrency
@@ -1397,7 +1407,7 @@ public abstract class BookingStoreContract {
 
     /** Schedules the slot, which must be stored as given. */
     protected Slot schedule(Slot slot) {
-        assertThat(store().schedule(slot.tenantId(), slot, LONGEST)).isEqualTo(new Scheduled(slot));
+        assertThat(store().schedule(slot.tenantId(), slot, LONGEST, UTC)).isEqualTo(new Scheduled(slot));
         return slot;
     }
 
@@ -1454,11 +1464,11 @@ public abstract class BookingStoreContract {
     }
 
     protected StoreOutcome<ConfirmResult> confirm(Booking b, Instant at) {
-        return store().confirm(b.tenantId(), b.bookingId(), b.studentId(), at);
+        return store().confirm(b.tenantId(), b.bookingId(), b.studentId(), at, TERMS);
     }
 
     protected StoreOutcome<CancelResult> cancel(Booking b, Instant at) {
-        return store().cancel(b.tenantId(), b.bookingId(), b.studentId(), at);
+        return store().cancel(b.tenantId(), b.bookingId(), b.studentId(), at, TERMS);
     }
 
     protected Booking find(BookingId id) {

@@ -1,0 +1,60 @@
+package org.slotbook.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import org.slotbook.core.internal.Checks;
+
+/**
+ * When a student may cancel for free. Until {@code cutoff} before the session starts a cancel is
+ * free; from then on it is late, and {@link LateCancel} says what happens to it: refused
+ * ({@link TooLateToCancel}), or accepted and marked late ({@link Cancelled#late()}) so that the host
+ * can charge for it. Either way an accepted cancel gives the seat back at once. A staff cancel
+ * ({@link BookingEngine#cancelByStaff}) is never refused, but is marked late by the same rule.
+ *
+ * <p>Set per tenant in {@link BookingRules}, and per slot with {@link SlotSpec#withCancellation}.
+ *
+ * @param cutoff     how long before the start free cancellation ends; null: never (always free)
+ * @param afterCutoff what a cancel after the cutoff does
+ */
+public record CancellationPolicy(Duration cutoff, LateCancel afterCutoff) {
+    /** What a cancel after the cutoff does. */
+    public enum LateCancel {
+        /** The cancel is refused: {@link TooLateToCancel}, nothing changes. */
+        REFUSE,
+        /** The cancel goes through and is marked late. */
+        ACCEPT_LATE
+    }
+
+    private static final CancellationPolicy FREE = new CancellationPolicy(null, LateCancel.ACCEPT_LATE);
+
+    public CancellationPolicy {
+        if (cutoff != null) {
+            Checks.notNegative("cutoff", cutoff);
+            if (cutoff.compareTo(Duration.ofDays(366)) > 0) {
+                throw new IllegalArgumentException("cutoff must be at most 366 days, got " + cutoff);
+            }
+            Checks.micros("cutoff", Instant.EPOCH.plus(cutoff));
+        }
+        Checks.notNull("afterCutoff", afterCutoff);
+    }
+
+    /** Cancel any time, free. */
+    public static CancellationPolicy free() {
+        return FREE;
+    }
+
+    /** Free until {@code cutoff} before the start; later cancels are refused. */
+    public static CancellationPolicy refuseWithin(Duration cutoff) {
+        return new CancellationPolicy(Checks.notNull("cutoff", cutoff), LateCancel.REFUSE);
+    }
+
+    /** Free until {@code cutoff} before the start; later cancels go through, marked late. */
+    public static CancellationPolicy lateWithin(Duration cutoff) {
+        return new CancellationPolicy(Checks.notNull("cutoff", cutoff), LateCancel.ACCEPT_LATE);
+    }
+
+    /** The instant free cancellation ends for a session starting at {@code start}, or null (never). */
+    public Instant cutoffFor(Instant start) {
+        return cutoff == null ? null : start.minus(cutoff);
+    }
+}

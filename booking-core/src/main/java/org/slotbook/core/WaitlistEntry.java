@@ -1,0 +1,44 @@
+package org.slotbook.core;
+
+import java.time.Instant;
+import org.slotbook.core.internal.Checks;
+
+/**
+ * A student's place on a slot's waitlist.
+ *
+ * @param position  1 for the first one waiting; 0 when no longer waiting
+ * @param status    WAITING, PROMOTED (a seat was given: {@code bookingId}), LEFT or SKIPPED
+ * @param reason    why a SKIPPED waiter was passed over, else null
+ * @param bookingId the id of the booking a promotion gives (or gave) this waiter
+ */
+public record WaitlistEntry(TenantId tenantId, SlotId slotId, RequestId requestId, StudentId studentId,
+                            int position, Status status, SkipReason reason, BookingId bookingId, Instant joinedAt) {
+    /** Where a waiter stands. */
+    public enum Status { WAITING, PROMOTED, LEFT, SKIPPED }
+
+    /** Why a waiter was passed over when a seat came free. */
+    public enum SkipReason {
+        /** The waiter is now busy in an overlapping session. */
+        CONFLICT,
+        /** A seat would break one of the student's limits. */
+        LIMIT,
+        /** The waiter already has a booking of this slot. */
+        ALREADY_BOOKED
+    }
+
+    public WaitlistEntry {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("slotId", slotId);
+        Checks.notNull("requestId", requestId);
+        Checks.notNull("studentId", studentId);
+        Checks.notNull("status", status);
+        Checks.notNull("bookingId", bookingId);
+        joinedAt = Checks.micros("joinedAt", joinedAt);
+        if (position < 0 || (status == Status.WAITING) != (position > 0)) {
+            throw new IllegalArgumentException("position " + position + " does not fit status " + status);
+        }
+        if ((status == Status.SKIPPED) != (reason != null)) {
+            throw new IllegalArgumentException("reason " + reason + " does not fit status " + status);
+        }
+    }
+}
