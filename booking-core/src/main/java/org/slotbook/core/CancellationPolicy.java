@@ -33,7 +33,9 @@ public record CancellationPolicy(Duration cutoff, LateCancel afterCutoff) {
             if (cutoff.compareTo(Duration.ofDays(366)) > 0) {
                 throw new IllegalArgumentException("cutoff must be at most 366 days, got " + cutoff);
             }
-            Checks.micros("cutoff", Instant.EPOCH.plus(cutoff));
+            if (cutoff.getNano() != 0) {
+                throw new IllegalArgumentException("cutoff must be whole seconds, got " + cutoff);
+            }
         }
         Checks.notNull("afterCutoff", afterCutoff);
     }

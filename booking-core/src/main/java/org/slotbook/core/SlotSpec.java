@@ -49,7 +49,9 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
         if (buffer.compareTo(MAX_BUFFER) > 0) {
             throw new IllegalArgumentException("buffer must be at most " + MAX_BUFFER + ", got " + buffer);
         }
-        Checks.micros("buffer", Instant.EPOCH.plus(buffer));
+        if (buffer.getNano() != 0) {
+            throw new IllegalArgumentException("buffer must be whole seconds, got " + buffer);
+        }
     }
 
     public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity) {

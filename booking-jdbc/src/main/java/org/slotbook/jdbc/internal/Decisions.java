@@ -5,12 +5,31 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.sql.Types;
+import java.time.DayOfWeek;
+import java.time.LocalDate;
+import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
+import java.time.temporal.TemporalAdjusters;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.AlreadyCancelled;
+import org.slotbook.core.BookedSession;
+import org.slotbook.core.BookingClosed;
+import org.slotbook.core.CancellationPolicy;
+import org.slotbook.core.LeaveResult;
+import org.slotbook.core.LeftWaitlist;
+import org.slotbook.core.LimitReached;
+import org.slotbook.core.NotOpenYet;
+import org.slotbook.core.NotWaiting;
+import org.slotbook.core.ResourceKind;
+import org.slotbook.core.ResourceRef;
+import org.slotbook.core.TooLateToCancel;
+import org.slotbook.core.WaitlistEntry;
+import org.slotbook.core.Waitlisted;
+import org.slotbook.core.spi.Terms;
 import org.slotbook.core.Availability;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
@@ -61,16 +80,18 @@ public final class Decisions implements BookingStore {
     private final String cancel;
     private final String cancelSlot;
     private final String expireDue;
+    private final String leaveWaitlist;
 
     public Decisions(StoreCore core) {
         this.core = core;
         this.sql = core.sql();
-        this.schedule = sql.call("schedule", 8);
-        this.hold = sql.call("hold", 10);
-        this.confirm = sql.call("confirm", 4);
-        this.cancel = sql.call("cancel", 4);
+        this.schedule = sql.call("schedule", 15);
+        this.hold = sql.call("hold", 14);
+        this.confirm = sql.call("confirm", 9);
+        this.cancel = sql.call("cancel", 11);
         this.cancelSlot = sql.call("cancel_slot", 3);
-        this.expireDue = sql.call("expire_due", 3);
+        this.expireDue = sql.call("expire_due", 8);
+        this.leaveWaitlist = sql.call("leave_waitlist", 4);
     }
 
     private static long micros(Duration d) {
@@ -78,9 +99,12 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession) {
+    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession, ZoneId weekZone) {
         notNull("tenantId", tenantId);
         notNull("slot", slot);
+        notNull("weekZone", weekZone);
+        LocalDate monday = slot.time().start().atZone(weekZone).toLocalDate()
+                .with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
         Facts facts = core.run(tenantId, "schedule slot " + slot.slotId(), schedule, ps -> {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
@@ -90,11 +114,22 @@ public final class Decisions implements BookingStore {
             sql.bindInstant(ps, i++, slot.time().start());
             sql.bindInstant(ps, i++, slot.time().end());
             ps.setInt(i++, slot.capacity());
-            ps.setLong(i, micros(longestSession));
+            ps.setLong(i++, micros(longestSession));
+            sql.bindInstant(ps, i++, slot.opensAt());
+            sql.bindInstant(ps, i++, slot.closesAt());
+            ps.setInt(i++, (int) slot.buffer().toSeconds());
+            ps.setString(i++, Facts.policyName(slot.cancellation()));
+            if (slot.cancellation() == null || slot.cancellation().cutoff() == null) {
+                ps.setNull(i++, Types.INTEGER);
+            } else {
+                ps.setInt(i++, (int) slot.cancellation().cutoff().toSeconds());
+            }
+            sql.bindInstant(ps, i++, monday.atStartOfDay(weekZone).toInstant());
+            sql.bindInstant(ps, i, monday.plusWeeks(1).atStartOfDay(weekZone).toInstant());
         }, rs -> Facts.read(rs, sql, tenantId), false);
         Fact answer = facts.answer("schedule");
         return switch (answer.tag()) {
-            case "SCHEDULED", "EXISTS" -> new Scheduled(answer.slot());
+            case "SCHEDULED", "EXISTS" -> new Scheduled(facts.slot(answer));
             case "CONFLICT" -> new Conflict(facts.conflicts());
             default -> throw unexpected("schedule", answer);
         };
@@ -115,62 +150,99 @@ public final class Decisions implements BookingStore {
             sql.bindInstant(ps, i++, cmd.now());
             ps.setLong(i++, micros(cmd.holdTtl()));
             ps.setLong(i++, micros(cmd.longestSession()));
-            ps.setBoolean(i, cmd.gateHeld());
+            ps.setBoolean(i++, cmd.gateHeld());
+            ps.setBoolean(i++, cmd.request().waitlist());
+            ps.setInt(i++, cmd.rules().maxUpcoming());
+            ps.setInt(i++, cmd.rules().maxPerWeek());
+            ps.setLong(i, micros(cmd.rules().waitlistCutoff()));
         }, rs -> Facts.read(rs, sql, tenantId), true);
         Fact answer = facts.answer("hold");
+        SlotId slotId = cmd.request().slotId();
         HoldResult result = switch (answer.tag()) {
-            case "HELD" -> new Held(answer.booking(), false);
-            case "REPLAY" -> new Held(answer.booking(), true);
-            case "ALREADY" -> new AlreadyBooked(answer.booking());
+            case "HELD" -> new Held(facts.booking(answer), false);
+            case "REPLAY" -> new Held(facts.booking(answer), true);
+            case "ALREADY" -> new AlreadyBooked(facts.booking(answer));
             case "CONFLICT" -> new Conflict(facts.conflicts());
-            case "FULL" -> new Full(cmd.request().slotId());
-            case "NOT_OPEN" -> new SlotNotOpen(cmd.request().slotId(), SlotStatus.valueOf(answer.status()));
+            case "FULL" -> new Full(slotId);
+            case "WAITLISTED" -> new Waitlisted(facts.waiter(answer), false);
+            case "WAITLISTED_REPLAY" -> new Waitlisted(facts.waiter(answer), true);
+            case "LIMIT" -> new LimitReached(LimitReached.Limit.valueOf(answer.resKind()), answer.seat());
+            case "NOT_OPEN_YET" -> new NotOpenYet(slotId, answer.heldUntil());
+            case "BOOKING_CLOSED" -> new BookingClosed(slotId, answer.heldUntil());
+            case "NOT_OPEN" -> new SlotNotOpen(slotId, SlotStatus.valueOf(answer.status()));
             case "NOT_FOUND" -> new NotFound();
             default -> throw unexpected("hold", answer);
         };
-        return StoreOutcome.of(result, facts.events());
+        return new StoreOutcome<>(result, facts.events(), null, facts.skipped());
     }
 
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now) {
-        Facts facts = transition("confirm", confirm, tenantId, bookingId, studentId, now);
+                                               Instant now, Terms terms) {
+        notNull("studentId", studentId);
+        Facts facts = transition("confirm", confirm, tenantId, bookingId, studentId, now, terms, false);
         Fact answer = facts.answer("confirm");
         ConfirmResult result = switch (answer.tag()) {
-            case "CONFIRMED" -> new Confirmed(answer.booking());
-            case "HOLD_EXPIRED" -> new HoldExpired(answer.booking());
+            case "CONFIRMED" -> new Confirmed(facts.booking(answer));
+            case "HOLD_EXPIRED" -> new HoldExpired(facts.booking(answer));
             case "ALREADY_CANCELLED" -> new AlreadyCancelled();
             case "NOT_FOUND" -> new NotFound();
             default -> throw unexpected("confirm", answer);
         };
-        return StoreOutcome.of(result, facts.events());
+        return new StoreOutcome<>(result, facts.events(), null, facts.skipped());
     }
 
     @Override
     public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant now) {
-        Facts facts = transition("cancel", cancel, tenantId, bookingId, studentId, now);
+                                             Instant now, Terms terms) {
+        Facts facts = transition("cancel", cancel, tenantId, bookingId, studentId, now, terms, true);
         Fact answer = facts.answer("cancel");
         return switch (answer.tag()) {
-            case "CANCELLED" -> StoreOutcome.of(new Cancelled(answer.booking()), facts.events());
-            case "ALREADY_CANCELLED" -> new StoreOutcome<>(new AlreadyCancelled(), facts.events(), answer.booking());
+            case "CANCELLED" -> new StoreOutcome<>(new Cancelled(facts.booking(answer), "LATE".equals(answer.resKind())),
+                    facts.events(), null, facts.skipped());
+            case "ALREADY_CANCELLED" -> new StoreOutcome<>(new AlreadyCancelled(), facts.events(),
+                    facts.booking(answer), facts.skipped());
+            case "TOO_LATE" -> StoreOutcome.of(new TooLateToCancel(bookingId, answer.heldUntil()));
             case "NOT_FOUND" -> StoreOutcome.of(new NotFound());
             default -> throw unexpected("cancel", answer);
         };
     }
 
+    /**
+     * Binds a confirm or cancel: tenant, booking, student (null: staff), now, [cancel policy, cutoff
+     * micros,] then the promotion terms (hold micros, longest micros, max upcoming, max per week,
+     * waitlist cutoff micros).
+     */
     private Facts transition(String verb, String statement, TenantId tenantId, BookingId bookingId,
-                             StudentId studentId, Instant now) {
+                             StudentId studentId, Instant now, Terms terms, boolean withPolicy) {
         notNull("tenantId", tenantId);
         notNull("bookingId", bookingId);
-        notNull("studentId", studentId);
+        notNull("terms", terms);
         return core.run(tenantId, verb + " booking " + bookingId, statement, ps -> {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
             ps.setString(i++, bookingId.value());
-            ps.setString(i++, studentId.value());
-            sql.bindInstant(ps, i, now);
+            ps.setString(i++, studentId == null ? null : studentId.value());
+            sql.bindInstant(ps, i++, now);
+            if (withPolicy) {
+                CancellationPolicy policy = terms.rules().cancellation();
+                ps.setString(i++, Facts.policyName(policy));
+                if (policy.cutoff() == null) {
+                    ps.setNull(i++, Types.BIGINT);
+                } else {
+                    ps.setLong(i++, micros(policy.cutoff()));
+                }
+            }
+            bindTerms(ps, i, terms);
         }, rs -> Facts.read(rs, sql, tenantId), false);
+    }
+
+    private static void bindTerms(PreparedStatement ps, int i, Terms terms) throws SQLException {
+        ps.setLong(i++, micros(terms.holdTtl()));
+        ps.setLong(i++, micros(terms.longestSession()));
+        ps.setInt(i++, terms.rules().maxUpcoming());
+        ps.setInt(i++, terms.rules().maxPerWeek());
+        ps.setLong(i, micros(terms.rules().waitlistCutoff()));
     }
 
     @Override
@@ -187,7 +259,7 @@ public final class Decisions implements BookingStore {
         return switch (answer.tag()) {
             case "SLOT_CANCELLED" -> {
                 List<BookingEvent> events = facts.events();
-                yield StoreOutcome.of(new SlotCancelled(answer.slot(), events.size()), events);
+                yield StoreOutcome.of(new SlotCancelled(facts.slot(answer), events.size()), events);
             }
             case "ALREADY_CANCELLED" -> StoreOutcome.of(new AlreadyCancelled());
             case "NOT_FOUND" -> StoreOutcome.of(new NotFound());
@@ -196,7 +268,7 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public List<Booking> expireDue(TenantId tenantId, Instant now, int limit) {
+    public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms) {
         notNull("tenantId", tenantId);
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive, got " + limit);
@@ -205,13 +277,132 @@ public final class Decisions implements BookingStore {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
             sql.bindInstant(ps, i++, now);
-            ps.setInt(i, limit);
+            ps.setInt(i++, limit);
+            bindTerms(ps, i, terms);
         }, rs -> Facts.read(rs, sql, tenantId), false);
-        List<Booking> expired = new ArrayList<>();
-        for (BookingEvent e : facts.events()) {
-            expired.add(e.booking());
+        List<BookingEvent> events = facts.events();
+        int expired = (int) events.stream().filter(e -> e.kind() == BookingEvent.Kind.EXPIRED).count();
+        return new StoreOutcome<>(expired, events, null, facts.skipped());
+    }
+
+    @Override
+    public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
+                                                   Instant now) {
+        notNull("tenantId", tenantId);
+        notNull("requestId", requestId);
+        notNull("studentId", studentId);
+        Facts facts = core.run(tenantId, "leave the waitlist of request " + requestId, leaveWaitlist, ps -> {
+            int i = sql.bindPrefix(ps);
+            ps.setString(i++, tenantId.value());
+            ps.setString(i++, requestId.value());
+            ps.setString(i++, studentId.value());
+            sql.bindInstant(ps, i, now);
+        }, rs -> Facts.read(rs, sql, tenantId), false);
+        Fact answer = facts.answer("leave_waitlist");
+        LeaveResult result = switch (answer.tag()) {
+            case "LEFT" -> new LeftWaitlist(facts.waiter(answer));
+            case "NOT_WAITING" -> new NotWaiting(facts.waiter(answer));
+            case "NOT_FOUND" -> new NotFound();
+            default -> throw unexpected("leave_waitlist", answer);
+        };
+        return StoreOutcome.of(result);
+    }
+
+    @Override
+    public Optional<WaitlistEntry> findWaiter(TenantId tenantId, RequestId requestId) {
+        notNull("tenantId", tenantId);
+        notNull("requestId", requestId);
+        return core.run(tenantId, "read the waitlist entry of request " + requestId, sql.findWaiter(), ps -> {
+            ps.setString(1, tenantId.value());
+            ps.setString(2, requestId.value());
+        }, rs -> rs.next() ? Optional.of(waiter(tenantId, rs, rs.getInt(8))) : Optional.<WaitlistEntry>empty(),
+                false);
+    }
+
+    @Override
+    public List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit) {
+        notNull("tenantId", tenantId);
+        notNull("slotId", slotId);
+        return core.run(tenantId, "read the waitlist of slot " + slotId, sql.waitlist(), ps -> {
+            ps.setString(1, tenantId.value());
+            ps.setString(2, slotId.value());
+            ps.setInt(3, limit);
+            ps.setInt(4, offset);
+        }, rs -> {
+            List<WaitlistEntry> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(waiter(tenantId, rs, offset + out.size() + 1));
+            }
+            return out;
+        }, false);
+    }
+
+    @Override
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, Instant now, int offset, int limit) {
+        notNull("tenantId", tenantId);
+        notNull("slotId", slotId);
+        return core.run(tenantId, "read the roster of slot " + slotId, sql.roster(), ps -> {
+            ps.setString(1, tenantId.value());
+            ps.setString(2, slotId.value());
+            sql.bindInstant(ps, 3, now);
+            ps.setInt(4, limit);
+            ps.setInt(5, offset);
+        }, rs -> {
+            List<Booking> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(booking(tenantId, rs));
+            }
+            return out;
+        }, false);
+    }
+
+    @Override
+    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now, boolean upcoming,
+                                               int offset, int limit) {
+        notNull("tenantId", tenantId);
+        notNull("studentId", studentId);
+        return core.run(tenantId, "read a student's bookings", sql.studentBookings(upcoming), ps -> {
+            int i = 1;
+            ps.setString(i++, tenantId.value());
+            ps.setString(i++, studentId.value());
+            sql.bindInstant(ps, i++, now);
+            if (upcoming) {
+                sql.bindInstant(ps, i++, now);
+            }
+            ps.setInt(i++, limit);
+            ps.setInt(i, offset);
+        }, rs -> {
+            List<BookedSession> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(new BookedSession(booking(tenantId, rs), slot(tenantId, rs, 9)));
+            }
+            return out;
+        }, false);
+    }
+
+    @Override
+    public List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit) {
+        notNull("tenantId", tenantId);
+        notNull("resource", resource);
+        notNull("range", range);
+        if (resource.kind() == ResourceKind.STUDENT) {
+            throw new IllegalArgumentException("resource must be a COACH or a ROOM, got " + resource.kind());
         }
-        return expired;
+        return core.run(tenantId, "read a timetable", sql.timetable(), ps -> {
+            ps.setString(1, tenantId.value());
+            ps.setString(2, resource.kind().name());
+            ps.setString(3, resource.id());
+            sql.bindInstant(ps, 4, range.end());
+            sql.bindInstant(ps, 5, range.start());
+            ps.setInt(6, limit);
+            ps.setInt(7, offset);
+        }, rs -> {
+            List<Slot> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(slot(tenantId, rs));
+            }
+            return out;
+        }, false);
     }
 
     // ---------------------------------------------------------------- reads
@@ -232,8 +423,8 @@ public final class Decisions implements BookingStore {
             if (slot.status() == SlotStatus.CANCELLED) {
                 return Optional.of(new Availability(slotId, slot.status(), slot.capacity(), 0, 0, 0));
             }
-            int held = rs.getInt(8);
-            int confirmed = rs.getInt(9);
+            int held = rs.getInt(13);
+            int confirmed = rs.getInt(14);
             return Optional.of(new Availability(slotId, slot.status(), slot.capacity(), held, confirmed,
                     Math.max(0, slot.capacity() - held - confirmed)));
         }, false);
@@ -254,11 +445,11 @@ public final class Decisions implements BookingStore {
                 if (slot == null) {
                     slot = slot(tenantId, rs);
                 }
-                String bookingId = rs.getString(8);
+                String bookingId = rs.getString(13);
                 if (bookingId != null) {
-                    live.add(new Booking(tenantId, BookingId.of(bookingId), RequestId.of(rs.getString(9)), slotId,
-                            StudentId.of(rs.getString(10)), rs.getInt(11), BookingStatus.valueOf(rs.getString(12)),
-                            sql.readInstant(rs, 13), sql.readInstant(rs, 14), sql.readInstant(rs, 15)));
+                    live.add(new Booking(tenantId, BookingId.of(bookingId), RequestId.of(rs.getString(14)), slotId,
+                            StudentId.of(rs.getString(15)), rs.getInt(16), BookingStatus.valueOf(rs.getString(17)),
+                            sql.readInstant(rs, 18), sql.readInstant(rs, 19), sql.readInstant(rs, 20)));
                 }
             }
             if (slot == null) {
@@ -333,11 +524,31 @@ public final class Decisions implements BookingStore {
 
     // ---------------------------------------------------------------- mapping
 
-    /** Columns 1-7: slot_id, coach_id, room_id, starts_at, ends_at, capacity, status. */
+    /** Columns 1-12 in {@link SqlDialect#SLOT_COLUMNS} order. */
     private Slot slot(TenantId tenantId, ResultSet rs) throws SQLException {
-        return new Slot(tenantId, SlotId.of(rs.getString(1)), CoachId.of(rs.getString(2)), RoomId.of(rs.getString(3)),
-                TimeRange.of(sql.readInstant(rs, 4), sql.readInstant(rs, 5)), rs.getInt(6),
-                SlotStatus.valueOf(rs.getString(7)));
+        return slot(tenantId, rs, 0);
+    }
+
+    /** The 12 {@link SqlDialect#SLOT_COLUMNS} from column {@code from + 1} on. */
+    private Slot slot(TenantId tenantId, ResultSet rs, int from) throws SQLException {
+        long cutoff = rs.getLong(from + 12);
+        Long cutoffSeconds = rs.wasNull() ? null : cutoff;
+        return new Slot(tenantId, SlotId.of(rs.getString(from + 1)), CoachId.of(rs.getString(from + 2)),
+                RoomId.of(rs.getString(from + 3)),
+                TimeRange.of(sql.readInstant(rs, from + 4), sql.readInstant(rs, from + 5)), rs.getInt(from + 6),
+                SlotStatus.valueOf(rs.getString(from + 7)), sql.readInstant(rs, from + 8),
+                sql.readInstant(rs, from + 9), Duration.ofSeconds(rs.getInt(from + 10)),
+                Facts.cancellation(rs.getString(from + 11), cutoffSeconds));
+    }
+
+    /** Columns 1-7 in {@link SqlDialect#WAITER_COLUMNS} order. */
+    private WaitlistEntry waiter(TenantId tenantId, ResultSet rs, int position) throws SQLException {
+        String status = rs.getString(5);
+        String reason = rs.getString(6);
+        return new WaitlistEntry(tenantId, SlotId.of(rs.getString(3)), RequestId.of(rs.getString(2)),
+                StudentId.of(rs.getString(4)), "WAITING".equals(status) ? position : 0,
+                WaitlistEntry.Status.valueOf(status), reason == null ? null : WaitlistEntry.SkipReason.valueOf(reason),
+                BookingId.of(rs.getString(1)), sql.readInstant(rs, 7));
     }
 
     /** Columns 1-9 in {@link SqlDialect#BOOKING_COLUMNS} order. */

@@ -1,6 +1,10 @@
 package org.slotbook.jdbc.internal;
 
 import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import org.slotbook.core.CancellationPolicy;
+import org.slotbook.core.WaitlistEntry;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,50 +29,52 @@ import org.slotbook.core.spi.BookingEvent;
 
 /**
  * The rows a decision routine answers with. Every routine, in every dialect, returns the same 17
- * columns: a tag, then a booking (2-10), an occupation (11-14, with slot_id and booking_id), and a
- * slot's coach, room and capacity (15-17). Tags {@code EV_*} are events, the others the answer.
+ * columns: {@code tag, booking_id, request_id, slot_id, student_id, seat, status, held_until,
+ * created_at, updated_at, res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity}. Tags
+ * {@code EV_*} are events, the others the answer. What the columns hold depends on the tag:
+ * <ul>
+ *   <li>a booking (HELD, REPLAY, ALREADY, CONFIRMED, HOLD_EXPIRED, CANCELLED, ALREADY_CANCELLED and the
+ *       booking events): columns 2-10; a late cancel has {@code res_kind = 'LATE'};</li>
+ *   <li>a slot (SCHEDULED, EXISTS, SLOT_CANCELLED): slot_id, status, starts_at, ends_at, coach_id,
+ *       room_id, capacity, and its rules: held_until = opens_at, created_at = closes_at, seat = buffer in
+ *       seconds, res_kind = cancel policy (FREE, REFUSE, LATE or null), res_id = cancel cutoff in seconds;</li>
+ *   <li>an occupation (CONFLICT): slot_id, booking_id, res_kind, res_id, starts_at, ends_at;</li>
+ *   <li>a waitlist entry (WAITLISTED, WAITLISTED_REPLAY, LEFT, NOT_WAITING, EV_SKIPPED): booking_id (the
+ *       booking a promotion gives), request_id, slot_id, student_id, seat = position (0 when not waiting),
+ *       status, created_at = joined at, res_kind = skip reason;</li>
+ *   <li>LIMIT: res_kind = UPCOMING or WEEKLY, seat = the limit; NOT_OPEN_YET, BOOKING_CLOSED and TOO_LATE:
+ *       held_until = the instant (opens at, closes at, cutoff); NOT_OPEN: status = the slot's.</li>
+ * </ul>
  */
 final class Facts {
     private final List<Fact> rows;
+    private final TenantId tenantId;
 
-    private Facts(List<Fact> rows) {
+    private Facts(List<Fact> rows, TenantId tenantId) {
         this.rows = rows;
+        this.tenantId = tenantId;
     }
 
-    /** One row; unused columns are null. */
-    record Fact(String tag, Booking booking, ResourceConflict conflict, Slot slot, String slotId, String status) {
+    /** One row as read; unused columns are null. */
+    record Fact(String tag, String bookingId, String requestId, String slotId, String studentId, Integer seat,
+                String status, Instant heldUntil, Instant createdAt, Instant updatedAt, String resKind, String resId,
+                Instant startsAt, Instant endsAt, String coachId, String roomId, Integer capacity) {
     }
 
     static Facts read(ResultSet rs, SqlDialect sql, TenantId tenantId) throws SQLException {
         List<Fact> rows = new ArrayList<>(4);
         while (rs.next()) {
-            String tag = rs.getString(1);
-            String bookingId = rs.getString(2);
-            String slotId = rs.getString(4);
-            String status = rs.getString(7);
-            Booking booking = null;
-            if (bookingId != null && rs.getString(3) != null) {
-                booking = new Booking(tenantId, BookingId.of(bookingId), RequestId.of(rs.getString(3)),
-                        SlotId.of(slotId), StudentId.of(rs.getString(5)), rs.getInt(6), BookingStatus.valueOf(status),
-                        sql.readInstant(rs, 8), sql.readInstant(rs, 9), sql.readInstant(rs, 10));
-            }
-            ResourceConflict conflict = null;
-            String kind = rs.getString(11);
-            if (kind != null) {
-                conflict = new ResourceConflict(new ResourceRef(ResourceKind.valueOf(kind), rs.getString(12)),
-                        SlotId.of(slotId), Optional.ofNullable(bookingId).map(BookingId::of),
-                        TimeRange.of(sql.readInstant(rs, 13), sql.readInstant(rs, 14)));
-            }
-            Slot slot = null;
-            String coach = rs.getString(15);
-            if (coach != null) {
-                slot = new Slot(tenantId, SlotId.of(slotId), CoachId.of(coach), RoomId.of(rs.getString(16)),
-                        TimeRange.of(sql.readInstant(rs, 13), sql.readInstant(rs, 14)), rs.getInt(17),
-                        SlotStatus.valueOf(status));
-            }
-            rows.add(new Fact(tag, booking, conflict, slot, slotId, status));
+            rows.add(new Fact(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                    integer(rs, 6), rs.getString(7), sql.readInstant(rs, 8), sql.readInstant(rs, 9),
+                    sql.readInstant(rs, 10), rs.getString(11), rs.getString(12), sql.readInstant(rs, 13),
+                    sql.readInstant(rs, 14), rs.getString(15), rs.getString(16), integer(rs, 17)));
         }
-        return new Facts(rows);
+        return new Facts(rows, tenantId);
+    }
+
+    private static Integer integer(ResultSet rs, int column) throws SQLException {
+        int value = rs.getInt(column);
+        return rs.wasNull() ? null : value;
     }
 
     /** The answer row (the first that is not an event). */
@@ -81,11 +87,58 @@ final class Facts {
         throw new BookingStoreException("routine " + routine + " answered no row");
     }
 
+    Booking booking(Fact f) {
+        return new Booking(tenantId, BookingId.of(f.bookingId()), RequestId.of(f.requestId()), SlotId.of(f.slotId()),
+                StudentId.of(f.studentId()), f.seat(), BookingStatus.valueOf(f.status()), f.heldUntil(),
+                f.createdAt(), f.updatedAt());
+    }
+
+    Slot slot(Fact f) {
+        CancellationPolicy cancellation = cancellation(f.resKind(), f.resId() == null ? null
+                : Long.valueOf(f.resId()));
+        return new Slot(tenantId, SlotId.of(f.slotId()), CoachId.of(f.coachId()), RoomId.of(f.roomId()),
+                TimeRange.of(f.startsAt(), f.endsAt()), f.capacity(), SlotStatus.valueOf(f.status()), f.heldUntil(),
+                f.createdAt(), Duration.ofSeconds(f.seat() == null ? 0 : f.seat()), cancellation);
+    }
+
+    /** A slot's stored cancel policy: FREE, REFUSE or LATE with a cutoff in seconds; null: the tenant's. */
+    static CancellationPolicy cancellation(String policy, Long cutoffSeconds) {
+        if (policy == null) {
+            return null;
+        }
+        return switch (policy) {
+            case "FREE" -> CancellationPolicy.free();
+            case "REFUSE" -> CancellationPolicy.refuseWithin(Duration.ofSeconds(cutoffSeconds));
+            case "LATE" -> CancellationPolicy.lateWithin(Duration.ofSeconds(cutoffSeconds));
+            default -> throw new BookingStoreException("unknown cancel policy '" + policy + "' stored");
+        };
+    }
+
+    /** The column value of a cancel policy: FREE, REFUSE or LATE; null for null. */
+    static String policyName(CancellationPolicy policy) {
+        if (policy == null) {
+            return null;
+        }
+        if (policy.cutoff() == null) {
+            return "FREE";
+        }
+        return policy.afterCutoff() == CancellationPolicy.LateCancel.REFUSE ? "REFUSE" : "LATE";
+    }
+
+    WaitlistEntry waiter(Fact f) {
+        return new WaitlistEntry(tenantId, SlotId.of(f.slotId()), RequestId.of(f.requestId()),
+                StudentId.of(f.studentId()), f.seat(), WaitlistEntry.Status.valueOf(f.status()),
+                f.resKind() == null ? null : WaitlistEntry.SkipReason.valueOf(f.resKind()),
+                BookingId.of(f.bookingId()), f.createdAt());
+    }
+
     List<ResourceConflict> conflicts() {
         List<ResourceConflict> out = new ArrayList<>();
         for (Fact f : rows) {
             if ("CONFLICT".equals(f.tag())) {
-                out.add(f.conflict());
+                out.add(new ResourceConflict(new ResourceRef(ResourceKind.valueOf(f.resKind()), f.resId()),
+                        SlotId.of(f.slotId()), Optional.ofNullable(f.bookingId()).map(BookingId::of),
+                        TimeRange.of(f.startsAt(), f.endsAt())));
             }
         }
         return out;
@@ -94,13 +147,28 @@ final class Facts {
     List<BookingEvent> events() {
         List<BookingEvent> out = new ArrayList<>(rows.size());
         for (Fact f : rows) {
-            switch (f.tag()) {
-                case "EV_HELD" -> out.add(new BookingEvent(BookingEvent.Kind.HELD, f.booking()));
-                case "EV_CONFIRMED" -> out.add(new BookingEvent(BookingEvent.Kind.CONFIRMED, f.booking()));
-                case "EV_CANCELLED" -> out.add(new BookingEvent(BookingEvent.Kind.CANCELLED, f.booking()));
-                case "EV_EXPIRED" -> out.add(new BookingEvent(BookingEvent.Kind.EXPIRED, f.booking()));
-                default -> {
-                }
+            BookingEvent.Kind kind = switch (f.tag()) {
+                case "EV_HELD" -> BookingEvent.Kind.HELD;
+                case "EV_CONFIRMED" -> BookingEvent.Kind.CONFIRMED;
+                case "EV_CANCELLED" -> BookingEvent.Kind.CANCELLED;
+                case "EV_LATE_CANCELLED" -> BookingEvent.Kind.LATE_CANCELLED;
+                case "EV_EXPIRED" -> BookingEvent.Kind.EXPIRED;
+                case "EV_PROMOTED" -> BookingEvent.Kind.PROMOTED;
+                default -> null;
+            };
+            if (kind != null) {
+                out.add(new BookingEvent(kind, booking(f)));
+            }
+        }
+        return out;
+    }
+
+    /** The waiters passed over (EV_SKIPPED rows). */
+    List<WaitlistEntry> skipped() {
+        List<WaitlistEntry> out = new ArrayList<>(0);
+        for (Fact f : rows) {
+            if ("EV_SKIPPED".equals(f.tag())) {
+                out.add(waiter(f));
             }
         }
         return out;

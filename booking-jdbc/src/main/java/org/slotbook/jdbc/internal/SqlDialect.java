@@ -21,7 +21,11 @@ public abstract class SqlDialect {
     /** The booking columns every read and every fact row carries, in this order. */
     static final String BOOKING_COLUMNS =
             "booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at";
-    static final String SLOT_COLUMNS = "slot_id, coach_id, room_id, starts_at, ends_at, capacity, status";
+    /** The slot columns every slot read carries, in this order (12). */
+    static final String SLOT_COLUMNS = "slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at,"
+            + " closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds";
+    /** The waitlist columns of a read, in this order (7), before the position. */
+    static final String WAITER_COLUMNS = "booking_id, request_id, slot_id, student_id, status, reason, joined_at";
 
     protected final Tables tables;
     protected final String prefix;
@@ -95,13 +99,70 @@ public abstract class SqlDialect {
 
     /** Slot columns and each live booking (none: one row of NULL booking columns); parameters: now, tenant, slot. */
     public String liveSlot() {
-        return "SELECT s.slot_id, s.coach_id, s.room_id, s.starts_at, s.ends_at, s.capacity, s.status,"
+        return "SELECT " + prefixed("s.", SLOT_COLUMNS) + ","
                 + " b.booking_id, b.request_id, b.student_id, b.seat, b.status AS booking_status, b.held_until,"
                 + " b.created_at, b.updated_at"
                 + " FROM " + tables.slot() + " s LEFT JOIN " + tables.booking() + " b"
                 + " ON b.tenant_id = s.tenant_id AND b.slot_id = s.slot_id"
                 + " AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND b.held_until > " + nowOr() + "))"
                 + " WHERE s.tenant_id = ? AND s.slot_id = ? ORDER BY b.seat";
+    }
+
+    /** Parameters: tenant, request id. The position is the 8th column (0 when not waiting). */
+    public String findWaiter() {
+        String waiter = tables.waiter();
+        return "SELECT " + prefixed("w.", WAITER_COLUMNS) + ", CASE WHEN w.status = 'WAITING' THEN"
+                + " (SELECT COUNT(*) FROM " + waiter + " o WHERE o.tenant_id = w.tenant_id AND o.slot_id = w.slot_id"
+                + " AND o.status = 'WAITING' AND o.seq <= w.seq) ELSE 0 END AS position"
+                + " FROM " + waiter + " w WHERE w.tenant_id = ? AND w.request_id = ?";
+    }
+
+    /** The waiting entries of a slot in order; parameters: tenant, slot, limit, offset. */
+    public String waitlist() {
+        return "SELECT " + WAITER_COLUMNS + " FROM " + tables.waiter()
+                + " WHERE tenant_id = ? AND slot_id = ? AND status = 'WAITING' ORDER BY seq LIMIT ? OFFSET ?";
+    }
+
+    /** Live bookings of a slot by seat; parameters: tenant, slot, now-or-null, limit, offset. */
+    public String roster() {
+        return "SELECT " + BOOKING_COLUMNS + " FROM " + tables.booking()
+                + " WHERE tenant_id = ? AND slot_id = ? AND status IN ('HELD', 'CONFIRMED')"
+                + " AND (status = 'CONFIRMED' OR held_until > " + nowOr() + ") ORDER BY seat LIMIT ? OFFSET ?";
+    }
+
+    /**
+     * A student's bookings with their slots, through the student's active occupations (a live or a
+     * confirmed booking keeps its occupation); parameters: tenant, student, now-or-null (twice when
+     * upcoming, else once), limit, offset.
+     */
+    public String studentBookings(boolean upcoming) {
+        return "SELECT " + prefixed("b.", BOOKING_COLUMNS) + ", " + prefixed("s.", SLOT_COLUMNS)
+                + " FROM " + tables.occupancy() + " o"
+                + " JOIN " + tables.booking() + " b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id"
+                + " JOIN " + tables.slot() + " s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id"
+                + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ? AND o.active"
+                + (upcoming
+                    ? " AND s.ends_at > " + nowOr() + " AND (b.status = 'CONFIRMED' OR (b.status = 'HELD'"
+                        + " AND b.held_until > " + nowOr() + ")) ORDER BY s.starts_at, b.booking_id"
+                    : " AND s.ends_at <= " + nowOr() + " AND b.status = 'CONFIRMED'"
+                        + " ORDER BY s.starts_at DESC, b.booking_id DESC")
+                + " LIMIT ? OFFSET ?";
+    }
+
+    /**
+     * The open slots of a coach or room overlapping a range, through their occupations; parameters:
+     * tenant, kind, id, range end, range start, limit, offset.
+     */
+    public String timetable() {
+        return "SELECT " + prefixed("s.", SLOT_COLUMNS) + " FROM " + tables.occupancy() + " o"
+                + " JOIN " + tables.slot() + " s ON s.tenant_id = o.tenant_id AND s.slot_id = o.slot_id"
+                + " WHERE o.tenant_id = ? AND o.resource_kind = ? AND o.resource_id = ? AND o.active"
+                + " AND o.booking_id IS NULL AND o.starts_at < ? AND s.ends_at > ? AND s.status = 'OPEN'"
+                + " ORDER BY s.starts_at, s.slot_id LIMIT ? OFFSET ?";
+    }
+
+    static String prefixed(String alias, String columns) {
+        return alias + String.join(", " + alias, columns.split(", "));
     }
 
     public String slots(boolean after) {

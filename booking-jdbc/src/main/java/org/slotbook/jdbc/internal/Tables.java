@@ -38,6 +38,10 @@ public record Tables(String prefix) {
         return prefix + "occupancy";
     }
 
+    public String waiter() {
+        return prefix + "waiter";
+    }
+
     public String lock() {
         return prefix + "resource_lock";
     }
