@@ -41,9 +41,12 @@ import org.slotbook.jdbc.internal.Tables;
  */
 public final class TenantMove {
     /** The shipped tables, parents first. */
-    private static final List<String> TABLES = List.of("slot", "slot_seat", "booking", "occupancy", "resource_lock");
+    private static final List<String> TABLES = List.of("slot", "slot_seat", "booking", "occupancy", "resource_lock",
+            "waiter");
     /** Columns the database fills itself, left out of the copy. */
-    private static final Map<String, Set<String>> GENERATED = Map.of("occupancy", Set.of("id"));
+    private static final Map<String, Set<String>> GENERATED = Map.of("occupancy", Set.of("id"), "waiter", Set.of("seq"));
+    /** Tables whose rows are copied in an order the target's generated column must keep (the waitlist's line). */
+    private static final Map<String, String> ORDER = Map.of("waiter", " ORDER BY seq");
     private static final int BATCH = 500;
 
     private final DataSource source;
@@ -144,7 +147,7 @@ public final class TenantMove {
     private int copyTable(Connection from, Connection to, String table, TenantId tenant) throws SQLException {
         Set<String> skip = GENERATED.getOrDefault(table, Set.of());
         try (PreparedStatement select = from.prepareStatement(
-                "SELECT * FROM " + sourcePrefix + table + " WHERE tenant_id = ?")) {
+                "SELECT * FROM " + sourcePrefix + table + " WHERE tenant_id = ?" + ORDER.getOrDefault(table, ""))) {
             select.setString(1, tenant.value());
             try (ResultSet rs = select.executeQuery()) {
                 ResultSetMetaData meta = rs.getMetaData();

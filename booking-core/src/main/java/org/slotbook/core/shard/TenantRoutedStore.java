@@ -2,6 +2,7 @@ package org.slotbook.core.shard;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -11,23 +12,29 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.slotbook.core.Availability;
+import org.slotbook.core.BookedSession;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.CancelResult;
 import org.slotbook.core.CancelSlotResult;
 import org.slotbook.core.ConfirmResult;
 import org.slotbook.core.HoldResult;
+import org.slotbook.core.LeaveResult;
 import org.slotbook.core.RequestId;
+import org.slotbook.core.ResourceRef;
 import org.slotbook.core.ScheduleResult;
 import org.slotbook.core.Slot;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.WaitlistEntry;
 import org.slotbook.core.internal.Checks;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.spi.LiveSlot;
 import org.slotbook.core.spi.StoreOutcome;
+import org.slotbook.core.spi.Terms;
 
 /**
  * A {@link BookingStore} over several stores (shards, each its own database server) that sends every
@@ -127,8 +134,8 @@ public final class TenantRoutedStore implements BookingStore {
     }
 
     @Override
-    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession) {
-        return route(tenantId).schedule(tenantId, slot, longestSession);
+    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession, ZoneId weekZone) {
+        return route(tenantId).schedule(tenantId, slot, longestSession, weekZone);
     }
 
     @Override
@@ -138,14 +145,14 @@ public final class TenantRoutedStore implements BookingStore {
 
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now) {
-        return route(tenantId).confirm(tenantId, bookingId, studentId, now);
+                                               Instant now, Terms terms) {
+        return route(tenantId).confirm(tenantId, bookingId, studentId, now, terms);
     }
 
     @Override
     public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant now) {
-        return route(tenantId).cancel(tenantId, bookingId, studentId, now);
+                                             Instant now, Terms terms) {
+        return route(tenantId).cancel(tenantId, bookingId, studentId, now, terms);
     }
 
     @Override
@@ -154,8 +161,40 @@ public final class TenantRoutedStore implements BookingStore {
     }
 
     @Override
-    public List<Booking> expireDue(TenantId tenantId, Instant now, int limit) {
-        return route(tenantId).expireDue(tenantId, now, limit);
+    public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms) {
+        return route(tenantId).expireDue(tenantId, now, limit, terms);
+    }
+
+    @Override
+    public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
+                                                   Instant now) {
+        return route(tenantId).leaveWaitlist(tenantId, requestId, studentId, now);
+    }
+
+    @Override
+    public Optional<WaitlistEntry> findWaiter(TenantId tenantId, RequestId requestId) {
+        return route(tenantId).findWaiter(tenantId, requestId);
+    }
+
+    @Override
+    public List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit) {
+        return route(tenantId).waitlist(tenantId, slotId, offset, limit);
+    }
+
+    @Override
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, Instant now, int offset, int limit) {
+        return route(tenantId).roster(tenantId, slotId, now, offset, limit);
+    }
+
+    @Override
+    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now,
+                                               boolean upcoming, int offset, int limit) {
+        return route(tenantId).studentBookings(tenantId, studentId, now, upcoming, offset, limit);
+    }
+
+    @Override
+    public List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit) {
+        return route(tenantId).timetable(tenantId, resource, range, offset, limit);
     }
 
     @Override
