@@ -400,11 +400,12 @@ class MariaDbRoutinesTest {
             try (Connection c = fresh.dataSource().getConnection(); Statement s = c.createStatement()) {
                 for (int i = 0; i < 20; i++) {
                     s.executeQuery("CALL " + p + "schedule('t', 'slot" + i + "', 'c" + i + "', 'r" + i
-                            + "', '2030-01-02 10:00', '2030-01-02 11:00', 200, " + LONGEST + ")").close();
+                            + "', '2030-01-02 10:00', '2030-01-02 11:00', 200, " + LONGEST
+                            + ", NULL, NULL, 0, NULL, NULL, NULL, NULL)").close();
                     for (int k = 0; k < 5; k++) {
                         s.executeQuery("CALL " + p + "hold('t', 'b" + i + "-" + k + "', 'q" + i + "-" + k + "', 'slot" + i
                                 + "', 'st" + (i * 5 + k) + "', 'HELD', '2030-01-01 08:00', " + HOLD + ", " + LONGEST
-                                + ", FALSE)").close();
+                                + ", FALSE, FALSE, 0, 0, 0)").close();
                     }
                 }
                 String ids = "'[[\"b1-1\", \"slot1\", 2], [\"b2-2\", \"slot2\", 3]]'";
@@ -494,20 +495,20 @@ class MariaDbRoutinesTest {
 
     private List<Fact> schedule(String slot, String coach, String room, LocalDateTime start, LocalDateTime end,
                                 int capacity) throws SQLException {
-        return call("schedule", t, slot, coach, room, start, end, capacity, LONGEST);
+        return call("schedule", t, slot, coach, room, start, end, capacity, LONGEST, null, null, 0, null, null, null, null);
     }
 
     private List<Fact> hold(String slot, String booking, String request, String student, String status,
                             LocalDateTime now, boolean gateHeld) throws SQLException {
-        return call("hold", t, booking, request, slot, student, status, now, HOLD, LONGEST, gateHeld);
+        return call("hold", t, booking, request, slot, student, status, now, HOLD, LONGEST, gateHeld, false, 0, 0, 0L);
     }
 
     private List<Fact> confirm(String booking, String student, LocalDateTime now) throws SQLException {
-        return call("confirm", t, booking, student, now);
+        return call("confirm", t, booking, student, now, HOLD, LONGEST, 0, 0, 0L);
     }
 
     private List<Fact> cancel(String booking, String student, LocalDateTime now) throws SQLException {
-        return call("cancel", t, booking, student, now);
+        return call("cancel", t, booking, student, now, "FREE", null, HOLD, LONGEST, 0, 0, 0L);
     }
 
     private List<Fact> cancelSlot(String slot, LocalDateTime now) throws SQLException {
@@ -515,7 +516,7 @@ class MariaDbRoutinesTest {
     }
 
     private List<Fact> expireDue(LocalDateTime now, int limit) throws SQLException {
-        return call("expire_due", t, now, limit);
+        return call("expire_due", t, now, limit, HOLD, LONGEST, 0, 0, 0L);
     }
 
     /** CALL prefix+name(args) on an autocommit connection; retried on deadlock (1213) and lock wait timeout (1205). */
@@ -607,7 +608,7 @@ class MariaDbRoutinesTest {
 
     private static Fact slotFact(String tag, String slot, String coach, String room, LocalDateTime start,
                                  LocalDateTime end, int capacity, String status) {
-        return new Fact(tag, null, null, slot, null, null, status, null, null, null, null, null, start, end, coach,
+        return new Fact(tag, null, null, slot, null, 0, status, null, null, null, null, null, start, end, coach,
                 room, capacity);
     }
 
