@@ -146,19 +146,21 @@ BEGIN
                 IF p_max_upcoming > 0 THEN
                     SELECT COUNT(*) INTO v_up
                       FROM ${prefix}occupancy o
-                      JOIN ${prefix}booking b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id
                      WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = v_student
                        AND o.active = TRUE AND o.starts_at > p_now - INTERVAL p_longest_micros MICROSECOND
                        AND o.ends_at > p_now
-                       AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND b.held_until > p_now));
+                       AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
+                                        WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
+                                          AND b.status = 'HELD' AND b.held_until <= p_now);
                 END IF;
                 IF p_max_week > 0 AND v_week_start IS NOT NULL THEN
                     SELECT COUNT(*) INTO v_week
                       FROM ${prefix}occupancy o
-                      JOIN ${prefix}booking b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id
                      WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = v_student
                        AND o.active = TRUE AND o.starts_at >= v_week_start AND o.starts_at < v_week_end
-                       AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND b.held_until > p_now));
+                       AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
+                                        WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
+                                          AND b.status = 'HELD' AND b.held_until <= p_now);
                 END IF;
                 IF (p_max_upcoming > 0 AND v_up >= p_max_upcoming) OR (p_max_week > 0 AND v_week >= p_max_week) THEN
                     SET v_reason = 'LIMIT';
@@ -582,11 +584,12 @@ BEGIN
         IF p_max_upcoming > 0 THEN
             SELECT COUNT(*) INTO v_up
               FROM ${prefix}occupancy o
-              JOIN ${prefix}booking b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id
-             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+              WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
                AND o.active = TRUE AND o.starts_at > v_now - INTERVAL p_longest_micros MICROSECOND
                AND o.ends_at > v_now
-               AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND b.held_until > v_now));
+               AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
+                                WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
+                                  AND b.status = 'HELD' AND b.held_until <= v_now);
             IF v_up >= p_max_upcoming THEN
                 SET r_tag = 'LIMIT', r_kind = 'UPCOMING', r_seat = p_max_upcoming;
                 LEAVE main;
@@ -595,10 +598,11 @@ BEGIN
         IF p_max_week > 0 AND v_week_start IS NOT NULL THEN
             SELECT COUNT(*) INTO v_week
               FROM ${prefix}occupancy o
-              JOIN ${prefix}booking b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id
-             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+              WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
                AND o.active = TRUE AND o.starts_at >= v_week_start AND o.starts_at < v_week_end
-               AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND b.held_until > v_now));
+               AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
+                                WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
+                                  AND b.status = 'HELD' AND b.held_until <= v_now);
             IF v_week >= p_max_week THEN
                 SET r_tag = 'LIMIT', r_kind = 'WEEKLY', r_seat = p_max_week;
                 LEAVE main;
