@@ -151,12 +151,10 @@ CREATE TABLE IF NOT EXISTS ${prefix}waiter (
     CONSTRAINT ${prefix}waiter_status_ck CHECK (status IN ('WAITING', 'PROMOTED', 'LEFT', 'SKIPPED')),
     CONSTRAINT ${prefix}waiter_reason_ck CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED'))
 );
--- The waiting entries of a slot in join order: promotion walks it, a position counts in it.
+-- The waiting entries of a slot in join order: promotion walks it, a position counts in it, and a
+-- student's own waiting entry of the slot is found in it (a slot's waitlist is short).
 CREATE INDEX IF NOT EXISTS ${prefix}waiter_waiting_ix
     ON ${prefix}waiter (tenant_id, slot_id, seq) WHERE status = 'WAITING';
--- A student's waiting entry of a slot (a second request of his while he waits).
-CREATE INDEX IF NOT EXISTS ${prefix}waiter_student_ix
-    ON ${prefix}waiter (tenant_id, slot_id, student_id) WHERE status = 'WAITING';
 
 -- One row per coach, room or student, locked (SELECT ... FOR UPDATE) before its occupancy is checked.
 CREATE TABLE IF NOT EXISTS ${prefix}resource_lock (
