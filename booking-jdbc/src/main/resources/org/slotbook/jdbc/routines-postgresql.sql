@@ -124,7 +124,8 @@ $$;
 -- The student limit a new live booking would break: 'UPCOMING' when p_max_upcoming > 0 and the
 -- student has that many live bookings of sessions not over yet, 'WEEKLY' when p_max_week > 0 and
 -- he has that many live bookings of sessions starting in [p_week_start, p_week_end); else NULL.
--- Counted over his active occupations, whose booking is read by key (a dead hold counts nothing).
+-- Counted over his active occupations, read in the order only the overlap index serves, whose
+-- booking is read by key (a dead hold counts nothing).
 CREATE OR REPLACE FUNCTION ${prefix}limit_reached(
     p_tenant VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_longest_micros BIGINT, p_max_upcoming INTEGER,
     p_max_week INTEGER, p_week_start TIMESTAMPTZ, p_week_end TIMESTAMPTZ)
@@ -136,25 +137,27 @@ DECLARE
 BEGIN
     IF COALESCE(p_max_upcoming, 0) > 0 THEN
         SELECT COUNT(*) INTO v_count
-            FROM ${prefix}occupancy o
+            FROM (SELECT o.booking_id FROM ${prefix}occupancy o
+                  WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+                    AND o.active AND o.ends_at > p_now
+                    AND o.starts_at > p_now - p_longest_micros * INTERVAL '1 microsecond'
+                  ORDER BY o.resource_kind, o.resource_id, o.starts_at OFFSET 0) o
             CROSS JOIN LATERAL (SELECT d.status, d.held_until FROM ${prefix}booking d
                                 WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d
-            WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-              AND o.active AND o.ends_at > p_now
-              AND o.starts_at > p_now - p_longest_micros * INTERVAL '1 microsecond'
-              AND (d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > p_now));
+            WHERE d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > p_now);
         IF v_count >= p_max_upcoming THEN
             RETURN 'UPCOMING';
         END IF;
     END IF;
     IF COALESCE(p_max_week, 0) > 0 AND p_week_start IS NOT NULL AND p_week_end IS NOT NULL THEN
         SELECT COUNT(*) INTO v_count
-            FROM ${prefix}occupancy o
+            FROM (SELECT o.booking_id FROM ${prefix}occupancy o
+                  WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+                    AND o.active AND o.starts_at >= p_week_start AND o.starts_at < p_week_end
+                  ORDER BY o.resource_kind, o.resource_id, o.starts_at OFFSET 0) o
             CROSS JOIN LATERAL (SELECT d.status, d.held_until FROM ${prefix}booking d
                                 WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d
-            WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-              AND o.active AND o.starts_at >= p_week_start AND o.starts_at < p_week_end
-              AND (d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > p_now));
+            WHERE d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > p_now);
         IF v_count >= p_max_week THEN
             RETURN 'WEEKLY';
         END IF;
@@ -206,6 +209,7 @@ DECLARE
     v_until      TIMESTAMPTZ := p_now + p_hold_micros * INTERVAL '1 microsecond';
     v_seq        INTEGER;
     v_reason     VARCHAR;
+    v_waiter_status VARCHAR;
     w            RECORD;
 BEGIN
     SELECT s.status, s.starts_at, s.ends_at, s.week_start, s.week_end
@@ -235,10 +239,10 @@ BEGIN
              ORDER BY x.seq
     LOOP
         PERFORM ${prefix}lock_student(p_tenant, w.student_id);
-        -- still waiting: a leave may have come first
-        PERFORM 1 FROM ${prefix}waiter x
-            WHERE x.tenant_id = p_tenant AND x.request_id = w.request_id AND x.status = 'WAITING' FOR UPDATE;
-        IF NOT FOUND THEN
+        -- still waiting: a leave may have come first (locked by key, then checked)
+        SELECT x.status INTO v_waiter_status FROM ${prefix}waiter x
+            WHERE x.tenant_id = p_tenant AND x.request_id = w.request_id FOR UPDATE;
+        IF v_waiter_status IS DISTINCT FROM 'WAITING' THEN
             CONTINUE;
         END IF;
         v_reason := NULL;

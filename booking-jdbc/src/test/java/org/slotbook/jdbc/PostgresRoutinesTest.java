@@ -507,24 +507,28 @@ class PostgresRoutinesTest {
             expectIndex(c, f + "waiter_waiting_ix", "SELECT x.request_id FROM " + f + "waiter x WHERE x.tenant_id = $1"
                     + " AND x.slot_id = $2 AND x.student_id = $3 AND x.status = 'WAITING' LIMIT 1",
                     "varchar", "varchar", "varchar");
-            expectIndex(c, f + "waiter_pk", "SELECT 1 FROM " + f + "waiter x WHERE x.tenant_id = $1"
-                    + " AND x.request_id = $2 AND x.status = 'WAITING' FOR UPDATE", "varchar", "varchar");
+            expectIndex(c, f + "waiter_pk", "SELECT x.status FROM " + f + "waiter x WHERE x.tenant_id = $1"
+                    + " AND x.request_id = $2 FOR UPDATE", "varchar", "varchar");
             expectIndex(c, f + "booking_live_ix", "SELECT 1 FROM " + f + "booking b WHERE b.tenant_id = $1"
                     + " AND b.slot_id = $2 AND b.student_id = $3 AND b.status IN ('HELD', 'CONFIRMED') LIMIT 1",
                     "varchar", "varchar", "varchar");
-            String upcoming = "SELECT COUNT(*) FROM " + f + "occupancy o CROSS JOIN LATERAL (SELECT d.status,"
-                    + " d.held_until FROM " + f + "booking d WHERE d.tenant_id = $1 AND d.booking_id = o.booking_id"
-                    + " OFFSET 0) d WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2"
+            String upcoming = "SELECT COUNT(*) FROM (SELECT o.booking_id FROM " + f + "occupancy o"
+                    + " WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2"
                     + " AND o.active AND o.ends_at > $3 AND o.starts_at > $4"
-                    + " AND (d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > $3))";
+                    + " ORDER BY o.resource_kind, o.resource_id, o.starts_at OFFSET 0) o CROSS JOIN LATERAL"
+                    + " (SELECT d.status, d.held_until FROM " + f + "booking d WHERE d.tenant_id = $1"
+                    + " AND d.booking_id = o.booking_id OFFSET 0) d"
+                    + " WHERE d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > $3)";
             String[] upcomingTypes = {"varchar", "varchar", "timestamptz", "timestamptz"};
             expectIndex(c, f + "occupancy_overlap_ix", upcoming, upcomingTypes);
             expectIndex(c, f + "booking_pk", upcoming, upcomingTypes);
-            String weekly = "SELECT COUNT(*) FROM " + f + "occupancy o CROSS JOIN LATERAL (SELECT d.status,"
-                    + " d.held_until FROM " + f + "booking d WHERE d.tenant_id = $1 AND d.booking_id = o.booking_id"
-                    + " OFFSET 0) d WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2"
+            String weekly = "SELECT COUNT(*) FROM (SELECT o.booking_id FROM " + f + "occupancy o"
+                    + " WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2"
                     + " AND o.active AND o.starts_at >= $4 AND o.starts_at < $5"
-                    + " AND (d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > $3))";
+                    + " ORDER BY o.resource_kind, o.resource_id, o.starts_at OFFSET 0) o CROSS JOIN LATERAL"
+                    + " (SELECT d.status, d.held_until FROM " + f + "booking d WHERE d.tenant_id = $1"
+                    + " AND d.booking_id = o.booking_id OFFSET 0) d"
+                    + " WHERE d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > $3)";
             String[] weeklyTypes = {"varchar", "varchar", "timestamptz", "timestamptz", "timestamptz"};
             expectIndex(c, f + "occupancy_overlap_ix", weekly, weeklyTypes);
             expectIndex(c, f + "booking_pk", weekly, weeklyTypes);
