@@ -259,6 +259,7 @@ BEGIN
                 WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = w.student_id
                   AND o.active AND o.starts_at < v_end AND o.ends_at > v_start AND o.starts_at > v_lowest
                   AND NOT COALESCE(d.status = 'HELD' AND d.held_until <= p_now, FALSE)
+                ORDER BY o.resource_kind, o.resource_id, o.starts_at
                 LIMIT 1;
             IF FOUND THEN
                 v_reason := 'CONFLICT';
