@@ -57,9 +57,6 @@ abstract class JdbcStoreTests {
     static final Instant T0 = Instant.parse("2030-03-10T09:00:00.123456Z");
     static final Duration HOUR = Duration.ofHours(1);
     static final Duration LONGEST = Duration.ofHours(24);
-    static final java.time.ZoneId ZONE = java.time.ZoneOffset.UTC;
-    static final org.slotbook.core.spi.Terms TERMS = new org.slotbook.core.spi.Terms(
-            org.slotbook.core.BookingRules.defaults(), Duration.ofMinutes(10), LONGEST);
 
     TestDatabase db;
     JdbcStore store;
@@ -107,7 +104,7 @@ abstract class JdbcStoreTests {
     }
 
     void schedule(Slot slot) {
-        assertThat(store.schedule(slot.tenantId(), slot, LONGEST, ZONE)).isInstanceOf(Scheduled.class);
+        assertThat(store.schedule(slot.tenantId(), slot, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
     }
 
     HoldResult hold(Slot slot, String student, Instant now) {
@@ -262,7 +259,7 @@ abstract class JdbcStoreTests {
         Booking b2 = held(hold(s2, "same-student", sameRequest, T0.minusSeconds(60)));
         assertThat(b1.tenantId()).isEqualTo(one);
         assertThat(b2.tenantId()).isEqualTo(two);
-        assertThat(store.cancel(one, b1.bookingId(), StudentId.of("same-student"), T0.minusSeconds(30), TERMS).result())
+        assertThat(store.cancel(one, b1.bookingId(), StudentId.of("same-student"), T0.minusSeconds(30), org.slotbook.core.spi.Terms.defaults()).result())
                 .isInstanceOf(Cancelled.class);
         assertThat(store.findBooking(two, b2.bookingId()).orElseThrow().status()).isEqualTo(BookingStatus.HELD);
         assertThat(store.availability(two, s2.slotId(), T0.minusSeconds(30)).orElseThrow().held()).isEqualTo(1);
@@ -272,7 +269,7 @@ abstract class JdbcStoreTests {
         assertThat(store.findBooking(third, b1.bookingId())).isEmpty();
         assertThat(store.findByRequest(third, sameRequest)).isEmpty();
         assertThat(store.availability(third, s1.slotId(), T0)).isEmpty();
-        assertThat(store.cancel(third, b2.bookingId(), StudentId.of("same-student"), T0, TERMS).result())
+        assertThat(store.cancel(third, b2.bookingId(), StudentId.of("same-student"), T0, org.slotbook.core.spi.Terms.defaults()).result())
                 .isInstanceOf(org.slotbook.core.NotFound.class);
         assertThat(store.findBooking(two, b2.bookingId()).orElseThrow().status()).isEqualTo(BookingStatus.HELD);
     }
@@ -332,9 +329,9 @@ abstract class JdbcStoreTests {
                 .hasMessageContaining("command");
         assertThatThrownBy(() -> store.slots(t, null, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("limit");
-        assertThatThrownBy(() -> store.expireDue(t, T0, 0, TERMS)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> store.expireDue(t, T0, 0, org.slotbook.core.spi.Terms.defaults())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("limit");
-        assertThatThrownBy(() -> store.cancel(t, null, StudentId.of("s"), T0, TERMS))
+        assertThatThrownBy(() -> store.cancel(t, null, StudentId.of("s"), T0, org.slotbook.core.spi.Terms.defaults()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bookingId");
         assertThatThrownBy(() -> JdbcStore.builder(db.dataSource()).tablePrefix("x; drop"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tablePrefix");
@@ -348,7 +345,7 @@ abstract class JdbcStoreTests {
         assertThatThrownBy(() -> broken.findBooking(tenant(), BookingId.of("b")))
                 .isExactlyInstanceOf(BookingStoreException.class).hasMessageContaining("read booking b");
         Slot s = slot(tenant(), "s", 1);
-        assertThatThrownBy(() -> broken.schedule(s.tenantId(), s, LONGEST, ZONE))
+        assertThatThrownBy(() -> broken.schedule(s.tenantId(), s, LONGEST, java.time.ZoneOffset.UTC))
                 .isExactlyInstanceOf(BookingStoreException.class).hasMessageContaining("schedule slot s");
     }
 
@@ -363,7 +360,7 @@ abstract class JdbcStoreTests {
         schedule(b);
         Slot again = new Slot(one, SlotId.of("a2"), CoachId.of("shared-name"), RoomId.of("r2"), time, 1,
                 SlotStatus.OPEN);
-        assertThat(store.schedule(one, again, LONGEST, ZONE)).isInstanceOf(Conflict.class);
+        assertThat(store.schedule(one, again, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Conflict.class);
         assertThat(store.cancelSlot(two, SlotId.of("b"), T0.minusSeconds(60)).result())
                 .isInstanceOf(org.slotbook.core.SlotCancelled.class);
         assertThat(activeOccupations(one, ResourceKind.COACH)).isEqualTo(1);
