@@ -46,10 +46,12 @@ public final class BookingEngine {
     private final Events events;
     private final Reconciler reconciler;
     private final HoldFlow holds;
+    private final Observed observed;
 
     private BookingEngine(Builder b) {
         this.store = b.store;
-        this.guard = new GateGuard(b.reservation);
+        this.observed = new Observed(b.observer);
+        this.guard = new GateGuard(b.reservation, observed);
         this.policy = b.holdPolicy;
         this.clock = new EngineClock(b.clock == null ? Clock.systemUTC() : b.clock, b.clock != null);
         this.maxSessionDuration = b.maxSessionDuration;
@@ -74,6 +76,10 @@ public final class BookingEngine {
             throw new IllegalArgumentException("time: a session of " + spec.time().duration()
                     + " is longer than maxSessionDuration " + maxSessionDuration + " (slotId '" + spec.slotId() + "')");
         }
+        return observed.operation("schedule", () -> scheduleChecked(tenantId, spec));
+    }
+
+    private ScheduleResult scheduleChecked(TenantId tenantId, SlotSpec spec) {
         ScheduleResult result = store.schedule(tenantId, Slot.open(tenantId, spec), maxSessionDuration);
         if (result instanceof Scheduled scheduled) {
             Slot slot = scheduled.slot();
@@ -96,14 +102,14 @@ public final class BookingEngine {
     public HoldResult hold(TenantId tenantId, HoldRequest request) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("request", request);
-        return holds.acquire(tenantId, request, BookingStatus.HELD);
+        return observed.operation("hold", () -> holds.acquire(tenantId, request, BookingStatus.HELD));
     }
 
     /** Hold and confirm in one step. Idempotent per request id. */
     public HoldResult book(TenantId tenantId, HoldRequest request) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("request", request);
-        return holds.acquire(tenantId, request, BookingStatus.CONFIRMED);
+        return observed.operation("book", () -> holds.acquire(tenantId, request, BookingStatus.CONFIRMED));
     }
 
     /**
@@ -115,7 +121,8 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
-        return settle(tenantId, store.confirm(tenantId, bookingId, studentId, clock.storeNow()));
+        return observed.operation("confirm",
+                () -> settle(tenantId, store.confirm(tenantId, bookingId, studentId, clock.storeNow())));
     }
 
     /**
@@ -127,7 +134,8 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
-        return settle(tenantId, store.cancel(tenantId, bookingId, studentId, clock.storeNow()));
+        return observed.operation("cancel",
+                () -> settle(tenantId, store.cancel(tenantId, bookingId, studentId, clock.storeNow())));
     }
 
     /**
@@ -138,6 +146,10 @@ public final class BookingEngine {
     public CancelSlotResult cancelSlot(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
+        return observed.operation("cancelSlot", () -> cancelSlotChecked(tenantId, slotId));
+    }
+
+    private CancelSlotResult cancelSlotChecked(TenantId tenantId, SlotId slotId) {
         StoreOutcome<CancelSlotResult> outcome = store.cancelSlot(tenantId, slotId, clock.storeNow());
         if (outcome.result() instanceof SlotCancelled cancelled) {
             guard.call("close", () -> guard.gate().close(tenantId, slotId, reconciler.keepUntil(cancelled.slot())));
@@ -187,8 +199,8 @@ public final class BookingEngine {
     public AvailabilityResult availability(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
-        return store.availability(tenantId, slotId, clock.storeNow()).<AvailabilityResult>map(a -> a)
-                .orElseGet(NotFound::new);
+        return observed.operation("availability", () -> store.availability(tenantId, slotId, clock.storeNow())
+                .<AvailabilityResult>map(a -> a).orElseGet(NotFound::new));
     }
 
     /**
@@ -199,6 +211,12 @@ public final class BookingEngine {
     public int sweepExpired(TenantId tenantId, int batchSize) {
         Checks.notNull("tenantId", tenantId);
         Checks.between("batchSize", batchSize, 1, 10_000);
+        int expired = observed.operation("sweepExpired", () -> sweep(tenantId, batchSize));
+        observed.swept(tenantId, expired);
+        return expired;
+    }
+
+    private int sweep(TenantId tenantId, int batchSize) {
         Instant now = clock.storeNow();
         int total = 0;
         while (true) {
@@ -224,7 +242,9 @@ public final class BookingEngine {
     public ReconcileReport reconcile(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
-        return reconciler.reconcile(tenantId, slotId);
+        ReconcileReport report = observed.operation("reconcile", () -> reconciler.reconcile(tenantId, slotId));
+        observed.reconciled(tenantId, report);
+        return report;
     }
 
     /**
@@ -233,7 +253,9 @@ public final class BookingEngine {
      */
     public ReconcileReport reconcileAll(TenantId tenantId) {
         Checks.notNull("tenantId", tenantId);
-        return reconciler.reconcileAll(tenantId);
+        ReconcileReport report = observed.operation("reconcileAll", () -> reconciler.reconcileAll(tenantId));
+        observed.reconciled(tenantId, report);
+        return report;
     }
 
     /**
@@ -267,6 +289,7 @@ public final class BookingEngine {
         private Clock clock;
         private Duration maxSessionDuration = Duration.ofHours(24);
         private BookingListener listener = BookingListener.NONE;
+        private EngineObserver observer = EngineObserver.NONE;
 
         private Builder() {
         }
@@ -315,6 +338,12 @@ public final class BookingEngine {
         /** Told about holds, confirms, cancels and expiries after they committed. */
         public Builder listener(BookingListener listener) {
             this.listener = Checks.notNull("listener", listener);
+            return this;
+        }
+
+        /** Told how long each operation took and how it ended, and what the gate, sweeps and reconciles did (metrics). */
+        public Builder observer(EngineObserver observer) {
+            this.observer = Checks.notNull("observer", observer);
             return this;
         }
 
