@@ -51,14 +51,19 @@ public final class SlotbookSchema {
         Matcher m = TABLE.matcher(SqlScript.raw(dialect.schemaResource()));
         while (m.find()) {
             List<String> columns = new ArrayList<>();
+            int depth = 0; // a line inside a parenthesis (a CHECK going on) starts no column
             for (String line : m.group(2).split("\n")) {
                 String text = line.strip();
-                if (text.isEmpty() || text.startsWith("--")) {
-                    continue;
+                int comment = text.indexOf("--");
+                text = comment < 0 ? text : text.substring(0, comment).strip();
+                if (depth == 0 && !text.isEmpty()) {
+                    String first = text.split("[\\s(,]", 2)[0].toLowerCase(Locale.ROOT);
+                    if (!first.isEmpty() && !NOT_COLUMNS.contains(first)) {
+                        columns.add(first);
+                    }
                 }
-                String first = text.split("[\\s(,]", 2)[0].toLowerCase(Locale.ROOT);
-                if (!first.isEmpty() && !NOT_COLUMNS.contains(first)) {
-                    columns.add(first);
+                for (char c : text.toCharArray()) {
+                    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
                 }
             }
             tables.put(m.group(1), columns);
