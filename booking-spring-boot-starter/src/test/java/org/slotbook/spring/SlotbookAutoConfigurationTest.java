@@ -33,6 +33,8 @@ import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.Status;
 
 /** The auto-configuration's beans, conditions and start-up checks, on H2 in memory. */
 class SlotbookAutoConfigurationTest {
@@ -132,5 +134,44 @@ class SlotbookAutoConfigurationTest {
             ObjectMapper mapper = context.getBean(ObjectMapper.class);
             assertThat(mapper.writeValueAsString(TenantId.of("t1"))).isEqualTo("\"t1\"");
         });
+    }
+
+    @Test
+    void healthStaysUpWithTheGateDegradedWhileRedisIsDown() {
+        // nothing listens on port 1: every gate call fails at once
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.url=redis://127.0.0.1:1")
+                .run(context -> {
+                    Health health = context.getBean(SlotbookHealthIndicator.class).health();
+                    assertThat(health.getStatus()).isEqualTo(Status.UP);
+                    assertThat(health.getDetails().get("gate").toString()).contains("status=degraded");
+                    // and booking goes on from the database alone
+                    BookingEngine engine = context.getBean(BookingEngine.class);
+                    TenantId tenant = TenantId.of("down");
+                    Instant start = Instant.now().plus(Duration.ofDays(2)).truncatedTo(ChronoUnit.HOURS);
+                    engine.schedule(tenant, new SlotSpec(SlotId.of("s"), CoachId.of("c"), RoomId.of("r"),
+                            TimeRange.of(start, Duration.ofHours(1)), 1));
+                    assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), SlotId.of("s"),
+                            StudentId.of("a")))).isInstanceOf(Held.class);
+                    assertThat(new JdbcTemplate(context.getBean(DataSource.class)).queryForObject(
+                            "SELECT COUNT(*) FROM slotbook_booking WHERE tenant_id = 'down'", Integer.class))
+                            .isEqualTo(1);
+                });
+    }
+
+    @Test
+    void healthIsDownWhenTheLedgerCannotBeRead() {
+        runner.withPropertyValues("slotbook.jdbc.validate-schema=false").run(context -> {
+            Health health = context.getBean(SlotbookHealthIndicator.class).health();
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(health.getDetails().get("ledger").toString()).contains("status=DOWN");
+        });
+    }
+
+    @Test
+    void aTransactionAwareProxyIsUnwrapped() {
+        DataSource plain = new org.springframework.jdbc.datasource.DriverManagerDataSource("jdbc:h2:mem:x");
+        assertThat(SlotbookAutoConfiguration.unwrap(
+                new org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy(plain))).isSameAs(plain);
+        assertThat(SlotbookAutoConfiguration.unwrap(plain)).isSameAs(plain);
     }
 }
