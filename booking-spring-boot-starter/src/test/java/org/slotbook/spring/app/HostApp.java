@@ -53,12 +53,14 @@ public class HostApp {
             return engine.hold(tenant, request);
         }
 
-        /** Right: the booking outside any transaction, then the host's own write in one. */
+        /** Right: the booking outside any transaction, then the host's own write. */
+        // --- outside the transaction (README) ---
         @Transactional(propagation = Propagation.NOT_SUPPORTED)
         public HoldResult orderOutsideTransaction(String orderId, TenantId tenant, HoldRequest request) {
-            HoldResult result = engine.hold(tenant, request);
-            jdbc.update("INSERT INTO host_order (id) VALUES (?)", orderId);
+            HoldResult result = engine.hold(tenant, request);                       // commits on its own
+            jdbc.update("INSERT INTO host_order (id) VALUES (?)", orderId);       // the host's own write
             return result;
         }
+        // --- end ---
     }
 }
