@@ -174,4 +174,53 @@ class SlotbookAutoConfigurationTest {
                 new org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy(plain))).isSameAs(plain);
         assertThat(SlotbookAutoConfiguration.unwrap(plain)).isSameAs(plain);
     }
+
+    @Test
+    void buildsTheRedisGateFromSpringBootsRedisConnectionDetails() {
+        java.net.URI redis = java.net.URI.create(
+                System.getenv().getOrDefault("SLOTBOOK_TEST_REDIS_URL", "redis://127.0.0.1:6379"));
+        org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails details =
+                new org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails() {
+                    @Override
+                    public Standalone getStandalone() {
+                        return Standalone.of(redis.getHost(), redis.getPort());
+                    }
+                };
+        String keyPrefix = "acd-" + UUID.randomUUID() + ":";
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.key-prefix=" + keyPrefix)
+                .withBean(org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails.class, () -> details)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(RedisSeatReservation.class);
+                    BookingEngine engine = context.getBean(BookingEngine.class);
+                    TenantId tenant = TenantId.of("cd");
+                    Instant start = Instant.now().plus(Duration.ofDays(2)).truncatedTo(ChronoUnit.HOURS);
+                    engine.schedule(tenant, new SlotSpec(SlotId.of("s"), CoachId.of("c"), RoomId.of("r"),
+                            TimeRange.of(start, Duration.ofHours(1)), 2));
+                    engine.hold(tenant, HoldRequest.of(RequestId.random(), SlotId.of("s"), StudentId.of("a")));
+                    // the hold is in Redis, under the configured prefix
+                    assertThat(context.getBean(SeatReservation.class).inspect(tenant, SlotId.of("s")).orElseThrow()
+                            .holders()).hasSize(1);
+                    assertThat(context.getBean(RedisSeatReservation.class).keyPrefix()).isEqualTo(keyPrefix);
+                });
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.enabled=false")
+                .withBean(org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails.class, () -> details)
+                .run(context -> assertThat(context).doesNotHaveBean(SeatReservation.class));
+    }
+
+    @Test
+    void theBomNamesEveryPublishedModule() throws Exception {
+        String root = java.nio.file.Files.readString(java.nio.file.Path.of("../pom.xml"));
+        String bom = java.nio.file.Files.readString(java.nio.file.Path.of("../slotbook-bom/pom.xml"));
+        java.util.regex.Matcher module = java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(root);
+        int named = 0;
+        while (module.find()) {
+            String name = module.group(1);
+            if (name.equals("slotbook-bom") || name.equals("booking-examples")) {
+                continue;
+            }
+            assertThat(bom).as("slotbook-bom names " + name).contains("<artifactId>" + name + "</artifactId>");
+            named++;
+        }
+        assertThat(named).isEqualTo(4);
+    }
 }
