@@ -1,5 +1,7 @@
 package org.slotbook.spring;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,11 +20,13 @@ import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slotbook.jdbc.JdbcDialect;
 import org.slotbook.jdbc.internal.SqlScript;
+import org.springframework.core.io.Resource;
+import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 
 /**
  * Slotbook's schema as the shipped files describe it, and the start-up check that the database has
- * it: every table with every column, and every decision routine. Also runs Slotbook's versioned
- * migrations with Flyway when asked to.
+ * it: every table with every column, every decision routine, and (when Slotbook's own Flyway history
+ * table exists) every shipped migration applied.
  */
 public final class SlotbookSchema {
     /** Class path folder of the migrations; the dialect's folder name follows ({@code postgresql}, {@code mariadb}, {@code h2}). */
@@ -106,6 +110,14 @@ public final class SlotbookSchema {
                     missing.add("routine " + prefix + routine);
                 }
             }
+            String applied = appliedVersion(connection, dialect, prefix);
+            if (applied != null) {
+                for (String shipped : shippedVersions(dialect)) {
+                    if (compareVersions(shipped, applied) > 0) {
+                        missing.add("migration V" + shipped + " (" + prefix + "schema_history is at V" + applied + ")");
+                    }
+                }
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("Slotbook could not check its schema: " + e.getMessage(), e);
         }
@@ -126,6 +138,63 @@ public final class SlotbookSchema {
                     + " (placeholder " + PLACEHOLDER + "=" + prefix + "), or call JdbcSchema.create;"
                     + " slotbook.jdbc.validate-schema=false skips this check");
         }
+    }
+
+    /** Versions of the migrations shipped for the dialect, in order. */
+    public static List<String> shippedVersions(JdbcDialect dialect) {
+        List<String> versions = new ArrayList<>();
+        try {
+            Resource[] files = new PathMatchingResourcePatternResolver(SlotbookSchema.class.getClassLoader())
+                    .getResources("classpath*:" + MIGRATIONS + dialect.name().toLowerCase(Locale.ROOT) + "/V*__*.sql");
+            for (Resource file : files) {
+                String name = file.getFilename();
+                if (name != null) {
+                    versions.add(name.substring(1, name.indexOf("__")).replace('_', '.'));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not list Slotbook's migrations", e);
+        }
+        versions.sort(SlotbookSchema::compareVersions);
+        return versions;
+    }
+
+    /** The highest successful version in Slotbook's own history table, or null when there is none. */
+    private static String appliedVersion(Connection connection, JdbcDialect dialect, String prefix)
+            throws SQLException {
+        String q = dialect == JdbcDialect.MARIADB ? "`" : "\"";
+        boolean autoCommit = connection.getAutoCommit();
+        String newest = null;
+        try (Statement statement = connection.createStatement();
+             ResultSet rs = statement.executeQuery("SELECT " + q + "version" + q + " FROM " + q + prefix
+                     + "schema_history" + q + " WHERE " + q + "success" + q + " = TRUE AND " + q + "version" + q
+                     + " IS NOT NULL")) {
+            while (rs.next()) {
+                String version = rs.getString(1);
+                if (newest == null || compareVersions(version, newest) > 0) {
+                    newest = version;
+                }
+            }
+        } catch (SQLException e) {
+            if (!autoCommit) {
+                connection.rollback();
+            }
+            return null; // no history of Slotbook's own: migrated another way
+        }
+        return newest;
+    }
+
+    static int compareVersions(String a, String b) {
+        String[] x = a.split("\\.");
+        String[] y = b.split("\\.");
+        for (int i = 0; i < Math.max(x.length, y.length); i++) {
+            long p = i < x.length ? Long.parseLong(x[i]) : 0;
+            long r = i < y.length ? Long.parseLong(y[i]) : 0;
+            if (p != r) {
+                return Long.compare(p, r);
+            }
+        }
+        return 0;
     }
 
     /** Lower-case column names of a table, or null when there is no such table. */

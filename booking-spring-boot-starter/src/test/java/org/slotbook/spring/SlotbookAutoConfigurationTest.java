@@ -223,4 +223,18 @@ class SlotbookAutoConfigurationTest {
         }
         assertThat(named).isEqualTo(4);
     }
+
+    @Test
+    void aMigrationNotYetAppliedIsNamed() {
+        runner.withPropertyValues("slotbook.flyway.enabled=true").run(context -> {
+            DataSource dataSource = context.getBean(DataSource.class);
+            assertThat(SlotbookSchema.shippedVersions(org.slotbook.jdbc.JdbcDialect.H2)).startsWith("1");
+            assertThat(SlotbookSchema.missing(dataSource, org.slotbook.jdbc.JdbcDialect.H2, "slotbook_")).isEmpty();
+            // as if the database were one release behind
+            new JdbcTemplate(dataSource).update(
+                    "UPDATE \"slotbook_schema_history\" SET \"version\" = '0.9' WHERE \"version\" = '1'");
+            assertThat(SlotbookSchema.missing(dataSource, org.slotbook.jdbc.JdbcDialect.H2, "slotbook_"))
+                    .containsExactly("migration V1 (slotbook_schema_history is at V0.9)");
+        });
+    }
 }
