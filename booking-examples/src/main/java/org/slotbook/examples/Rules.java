@@ -55,6 +55,7 @@ public final class Rules {
         Instant saturday8am = LocalDate.now(ZoneOffset.UTC).with(TemporalAdjusters.next(DayOfWeek.SATURDAY))
                 .atTime(8, 0).toInstant(ZoneOffset.UTC);
         Instant saturday10am = saturday8am.plus(Duration.ofHours(2));
+        Instant sunday10am = saturday10am.plus(Duration.ofDays(1));
         ManualClock clock = new ManualClock(saturday8am.minus(Duration.ofDays(1)));
         List<Booking> promotedToHost = new ArrayList<>();
         BookingListener notifyStudents = new BookingListener() {
@@ -84,12 +85,12 @@ public final class Rules {
 
         // --- rules: booking window (README) ---
         SlotSpec starClass = new SlotSpec(SlotId.of("li-sat-10am"), CoachId.of("li"), RoomId.of("hall-a"),
-                TimeRange.of(saturday10am, Duration.ofHours(1)), 2)
-                .withBookingWindow(saturday8am, saturday10am.minus(Duration.ofMinutes(30)));
+                TimeRange.of(sunday10am, Duration.ofHours(1)), 2)
+                .withBookingWindow(saturday8am, sunday10am.minus(Duration.ofMinutes(30)));
         engine.schedule(chain, starClass);
         HoldResult early = engine.hold(chain, HoldRequest.of(RequestId.random(), starClass.slotId(),
                 StudentId.of("wang")));
-        // early is NotOpenYet(opensAt = 08:00): before the opening, answered without a seat or a row
+        // early is NotOpenYet(opensAt = Saturday 08:00): answered without a seat or a row
         // --- end ---
         check(failures, early instanceof NotOpenYet n && n.opensAt().equals(saturday8am), "window: " + early);
         say("1. Booking window: a hold a day early is " + early);
@@ -117,7 +118,7 @@ public final class Rules {
                 + "; wang cancelled and chen was promoted: " + (promoted == null ? "no" : promoted.status()
                 + " until " + promoted.heldUntil()));
 
-        clock.set(saturday10am.minus(Duration.ofHours(1)));
+        clock.set(sunday10am.minus(Duration.ofHours(1)));
         // --- rules: cancellation (README) ---
         Booking zhaos = ((Held) zhao).booking();
         CancelResult tooLate = engine.cancel(chain, zhaos.bookingId(), zhaos.studentId());
