@@ -490,6 +490,29 @@ abstract class JdbcStoreTests {
     }
 
     /**
+     * A sale opens by the database's clock: an engine without an explicit clock (and so without
+     * telling the database the time) is refused before {@code opensAt} and sells after it, with every
+     * request of the early flood answered by the store without a row written.
+     */
+    @Test
+    void aSaleOpensByTheDatabaseClock() throws Exception {
+        TenantId t = tenant();
+        Instant opensAt = Instant.now().plusMillis(1500).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        Slot s = new Slot(t, SlotId.of("opens-soon"), CoachId.of("c"), RoomId.of("r"), TimeRange.of(T0, HOUR), 3,
+                SlotStatus.OPEN, opensAt, null, Duration.ZERO, null);
+        schedule(s);
+        org.slotbook.core.BookingEngine engine = org.slotbook.core.BookingEngine.builder().store(store).build();
+        List<HoldResult> early = org.slotbook.core.tck.Concurrent.run(20, i -> engine.hold(t,
+                HoldRequest.of(RequestId.random(), s.slotId(), StudentId.of("early-" + i))));
+        assertThat(early).containsOnly(new org.slotbook.core.NotOpenYet(s.slotId(), opensAt));
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", t.value())).isZero();
+        Thread.sleep(Math.max(0, Duration.between(Instant.now(), opensAt).toMillis()) + 300);
+        held(engine.hold(t, HoldRequest.of(RequestId.random(), s.slotId(), StudentId.of("on-time"))));
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND status = 'HELD'",
+                t.value())).isEqualTo(1);
+    }
+
+    /**
      * Two engines, as on two app nodes, built without an explicit clock: neither passes its time to
      * the database, which judges the hold's deadline by its own clock. Ann's confirm shortly before
      * her deadline succeeds, the other node cannot take her seat before it, and takes it over after.
