@@ -114,12 +114,32 @@ abstract class RoundTripBudgetTests {
                 HoldRequest.of(RequestId.random(), yoga.slotId(), StudentId.of("other"))), Held.class);
         within(BUDGET, "hold, full", () -> engine.hold(t,
                 HoldRequest.of(RequestId.random(), yoga.slotId(), StudentId.of("late"))), Full.class);
+        within(BUDGET, "hold, joins the waitlist", () -> engine.hold(t,
+                HoldRequest.of(RequestId.random(), yoga.slotId(), StudentId.of("waiter")).orWaitlist()),
+                org.slotbook.core.Waitlisted.class);
+        HoldRequest leaver = HoldRequest.of(RequestId.random(), yoga.slotId(), StudentId.of("leaver")).orWaitlist();
+        engine.hold(t, leaver);
+        within(BUDGET, "leave the waitlist", () -> engine.leaveWaitlist(t, leaver.requestId(), leaver.studentId()),
+                org.slotbook.core.LeftWaitlist.class);
+        SlotSpec later = new SlotSpec(SlotId.of("later"), CoachId.of("dee"), RoomId.of("r4"),
+                TimeRange.of(start.plus(Duration.ofHours(6)), Duration.ofHours(1)), 3)
+                .opensAt(Instant.now().plus(Duration.ofHours(2)));
+        engine.schedule(t, later);
+        within(BUDGET, "hold, not open yet", () -> engine.hold(t,
+                HoldRequest.of(RequestId.random(), later.slotId(), StudentId.of("early"))),
+                org.slotbook.core.NotOpenYet.class);
         within(BUDGET, "hold, no such slot", () -> engine.hold(t,
                 HoldRequest.of(RequestId.random(), SlotId.of("nope"), StudentId.of("late"))), NotFound.class);
         Booking booking = held.booking();
         within(BUDGET, "confirm", () -> engine.confirm(t, booking.bookingId(), booking.studentId()), Confirmed.class);
         within(BUDGET, "availability", () -> engine.availability(t, yoga.slotId()), Availability.class);
-        within(BUDGET, "cancel", () -> engine.cancel(t, booking.bookingId(), booking.studentId()), Cancelled.class);
+        within(BUDGET, "cancel, promoting a waiter", () -> engine.cancel(t, booking.bookingId(),
+                booking.studentId()), Cancelled.class);
+        assertThat(engine.roster(t, yoga.slotId(), 0, 10)).extracting(b -> b.studentId().value())
+                .as("the waiter was promoted").contains("waiter");
+        Booking booked = engine.roster(t, yoga.slotId(), 0, 10).stream()
+                .filter(b -> b.studentId().value().equals("other")).findFirst().orElseThrow();
+        within(BUDGET, "staff cancel", () -> engine.cancelByStaff(t, booked.bookingId()), Cancelled.class);
         within(BUDGET, "second cancel", () -> engine.cancel(t, booking.bookingId(), booking.studentId()),
                 AlreadyCancelled.class);
         within(BUDGET, "sweep (one batch)", () -> engine.sweepExpired(t, 100), Integer.class);
