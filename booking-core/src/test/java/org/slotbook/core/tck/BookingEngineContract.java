@@ -75,7 +75,7 @@ import org.slotbook.core.spi.SeatReservation;
  *
  * <p>Invariants are read back from the ledger (and the gate), never taken from return values.
  */
-public abstract class BookingEngineContract {
+public abstract class BookingEngineContract implements BookingRulesContract {
     protected static final HoldPolicy POLICY = HoldPolicy.ofDefaults()
             .withHoldTtl(Duration.ofMinutes(10))
             .withCacheGrace(Duration.ofSeconds(30))
@@ -125,6 +125,43 @@ public abstract class BookingEngineContract {
                 .clock(clock)
                 .listener(listener)
                 .build();
+    }
+
+    @Override
+    public BookingEngine rulesEngine(org.slotbook.core.BookingRules rules, BookingListener listener) {
+        return BookingEngine.builder()
+                .store(store())
+                .reservation(reservation())
+                .holdPolicy(POLICY)
+                .clock(clock)
+                .listener(listener)
+                .rules(rules)
+                .build();
+    }
+
+    @Override
+    public MutableClock testClock() {
+        return clock;
+    }
+
+    @Override
+    public TenantId testTenant() {
+        return tenant;
+    }
+
+    @Override
+    public Instant testBase() {
+        return base;
+    }
+
+    @Override
+    public BookingStore testStore() {
+        return store();
+    }
+
+    @Override
+    public int testRaceThreads() {
+        return raceThreads();
     }
 
     // ---------------------------------------------------------------- helpers
