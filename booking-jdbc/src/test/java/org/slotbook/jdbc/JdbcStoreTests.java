@@ -45,6 +45,7 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.spi.HoldCommand;
+import org.slotbook.core.spi.Terms;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
 /**
@@ -104,7 +105,7 @@ abstract class JdbcStoreTests {
     }
 
     void schedule(Slot slot) {
-        assertThat(store.schedule(slot.tenantId(), slot, LONGEST)).isInstanceOf(Scheduled.class);
+        assertThat(store.schedule(slot.tenantId(), slot, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
     }
 
     HoldResult hold(Slot slot, String student, Instant now) {
@@ -259,7 +260,8 @@ abstract class JdbcStoreTests {
         Booking b2 = held(hold(s2, "same-student", sameRequest, T0.minusSeconds(60)));
         assertThat(b1.tenantId()).isEqualTo(one);
         assertThat(b2.tenantId()).isEqualTo(two);
-        assertThat(store.cancel(one, b1.bookingId(), StudentId.of("same-student"), T0.minusSeconds(30)).result())
+        assertThat(store.cancel(one, b1.bookingId(), StudentId.of("same-student"), T0.minusSeconds(30),
+                Terms.defaults()).result())
                 .isInstanceOf(Cancelled.class);
         assertThat(store.findBooking(two, b2.bookingId()).orElseThrow().status()).isEqualTo(BookingStatus.HELD);
         assertThat(store.availability(two, s2.slotId(), T0.minusSeconds(30)).orElseThrow().held()).isEqualTo(1);
@@ -269,7 +271,7 @@ abstract class JdbcStoreTests {
         assertThat(store.findBooking(third, b1.bookingId())).isEmpty();
         assertThat(store.findByRequest(third, sameRequest)).isEmpty();
         assertThat(store.availability(third, s1.slotId(), T0)).isEmpty();
-        assertThat(store.cancel(third, b2.bookingId(), StudentId.of("same-student"), T0).result())
+        assertThat(store.cancel(third, b2.bookingId(), StudentId.of("same-student"), T0, Terms.defaults()).result())
                 .isInstanceOf(org.slotbook.core.NotFound.class);
         assertThat(store.findBooking(two, b2.bookingId()).orElseThrow().status()).isEqualTo(BookingStatus.HELD);
     }
@@ -329,9 +331,9 @@ abstract class JdbcStoreTests {
                 .hasMessageContaining("command");
         assertThatThrownBy(() -> store.slots(t, null, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("limit");
-        assertThatThrownBy(() -> store.expireDue(t, T0, 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> store.expireDue(t, T0, 0, Terms.defaults())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("limit");
-        assertThatThrownBy(() -> store.cancel(t, null, StudentId.of("s"), T0))
+        assertThatThrownBy(() -> store.cancel(t, null, StudentId.of("s"), T0, Terms.defaults()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bookingId");
         assertThatThrownBy(() -> JdbcStore.builder(db.dataSource()).tablePrefix("x; drop"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tablePrefix");
@@ -345,7 +347,7 @@ abstract class JdbcStoreTests {
         assertThatThrownBy(() -> broken.findBooking(tenant(), BookingId.of("b")))
                 .isExactlyInstanceOf(BookingStoreException.class).hasMessageContaining("read booking b");
         Slot s = slot(tenant(), "s", 1);
-        assertThatThrownBy(() -> broken.schedule(s.tenantId(), s, LONGEST))
+        assertThatThrownBy(() -> broken.schedule(s.tenantId(), s, LONGEST, java.time.ZoneOffset.UTC))
                 .isExactlyInstanceOf(BookingStoreException.class).hasMessageContaining("schedule slot s");
     }
 
@@ -360,7 +362,7 @@ abstract class JdbcStoreTests {
         schedule(b);
         Slot again = new Slot(one, SlotId.of("a2"), CoachId.of("shared-name"), RoomId.of("r2"), time, 1,
                 SlotStatus.OPEN);
-        assertThat(store.schedule(one, again, LONGEST)).isInstanceOf(Conflict.class);
+        assertThat(store.schedule(one, again, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Conflict.class);
         assertThat(store.cancelSlot(two, SlotId.of("b"), T0.minusSeconds(60)).result())
                 .isInstanceOf(org.slotbook.core.SlotCancelled.class);
         assertThat(activeOccupations(one, ResourceKind.COACH)).isEqualTo(1);
@@ -483,9 +485,9 @@ abstract class JdbcStoreTests {
 
         @Override
         public org.slotbook.core.spi.StoreOutcome<org.slotbook.core.ConfirmResult> confirm(TenantId t, BookingId b,
-                StudentId s, Instant now) {
+                StudentId s, Instant now, Terms terms) {
             seen.add(now);
-            return super.confirm(t, b, s, now);
+            return super.confirm(t, b, s, now, terms);
         }
     }
 

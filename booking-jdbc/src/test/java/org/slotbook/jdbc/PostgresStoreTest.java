@@ -70,7 +70,7 @@ class PostgresStoreTest extends JdbcStoreTests {
         // a caller that understates the longest session makes the overlap query start too late
         Slot late = new Slot(t, SlotId.of("short"), CoachId.of("long-sessions"), RoomId.of("r2"),
                 TimeRange.of(T0.plus(Duration.ofHours(3)), HOUR), 1, SlotStatus.OPEN);
-        assertThatThrownBy(() -> store.schedule(t, late, HOUR))
+        assertThatThrownBy(() -> store.schedule(t, late, HOUR, java.time.ZoneOffset.UTC))
                 .isInstanceOf(BookingStoreException.class).hasMessageContaining("23P01");
         assertThat(activeOccupations(t, ResourceKind.COACH)).isEqualTo(1);
     }

@@ -93,7 +93,7 @@ public final class HotSlotClaims {
         Instant start = Instant.now().plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.HOURS);
         Slot slot = new Slot(tenant, SlotId.of("hot"), CoachId.of("c"), RoomId.of("r"),
                 TimeRange.of(start, Duration.ofHours(1)), seats, SlotStatus.OPEN);
-        store.schedule(tenant, slot, Duration.ofHours(24));
+        store.schedule(tenant, slot, Duration.ofHours(24), java.time.ZoneOffset.UTC);
         boolean postgres = store.dialect() == org.slotbook.jdbc.JdbcDialect.POSTGRESQL;
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             c.setAutoCommit(true);
