@@ -35,7 +35,10 @@ import org.h2.tools.SimpleResultSet;
  * commits, rolls back the transaction, or closes the connection. A unique violation propagates as
  * it came (SQLState 23505), as do lock timeouts and deadlocks (50200, 40001).
  *
- * <p>Lock order everywhere: resource_lock rows (by kind, then id), slot row, seat rows, booking rows.
+ * <p>Lock order everywhere: resource_lock rows (by kind, then id), slot row, seat rows, booking rows. A
+ * routine that frees a seat (cancel, expiry, a retired dead hold) locks the slot row before the seat
+ * row, and the promotion that follows takes each waiter's student lock after the slot row: the one
+ * exception to the order, whose rare deadlock the caller's retry resolves.
  */
 public final class H2Routines {
     /** The contract's fact columns, in order. */
