@@ -90,7 +90,7 @@ public final class BookingEngine {
                         + spec.time() + ", capacity " + spec.capacity());
             }
             guard.call("initialize", () -> guard.gate().initialize(tenantId, slot.slotId(), slot.capacity(),
-                    reconciler.keepUntil(slot)));
+                    slot.opensAt(), reconciler.keepUntil(slot)));
         }
         return result;
     }

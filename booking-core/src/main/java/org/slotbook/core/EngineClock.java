@@ -27,6 +27,11 @@ final class EngineClock {
         return Checks.micros("clock.instant()", clock.instant());
     }
 
+    /** Whether an explicit clock decides every deadline (then the gate's clock decides nothing). */
+    boolean explicit() {
+        return explicit;
+    }
+
     /** What the store is told: the explicit clock's instant, or null for the store's own clock. */
     Instant storeNow() {
         return explicit ? now() : null;

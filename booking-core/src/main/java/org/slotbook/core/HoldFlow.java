@@ -57,6 +57,12 @@ final class HoldFlow {
                     // full: the store puts the student on the waitlist
                 }
                 case HELD -> gateHeld = true;
+                case NOT_OPEN -> {
+                    if (!clock.explicit()) {
+                        return new NotOpenYet(request.slotId(), decision.opensAt());
+                    }
+                    // an explicit clock decides the opening; the gate's own clock does not
+                }
                 case DUPLICATE -> heldUnder = decision.heldUnder();
                 case MISSING -> {
                     if (attempt == 0) {

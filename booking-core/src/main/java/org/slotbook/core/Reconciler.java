@@ -79,7 +79,7 @@ final class Reconciler {
                         : b.heldUntil().plus(policy.cacheGrace());
                 holders.add(new GateHolder(b.studentId(), b.requestId(), b.createdAt(), expiresAt));
             }
-            GateSync sync = guard.gate().reconcile(tenantId, slot.slotId(), slot.capacity(), holders,
+            GateSync sync = guard.gate().reconcile(tenantId, slot.slotId(), slot.capacity(), slot.opensAt(), holders,
                     policy.inFlightGrace(), keepUntil(slot));
             return new ReconcileReport(1, sync.added(), sync.removed(), sync.capacityFixed() ? 1 : 0, 0);
         } catch (RuntimeException e) {

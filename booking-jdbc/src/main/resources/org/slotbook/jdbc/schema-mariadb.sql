@@ -14,11 +14,33 @@ CREATE TABLE IF NOT EXISTS ${prefix}slot (
     ends_at     DATETIME(6) NOT NULL,
     capacity    INT         NOT NULL,
     status      VARCHAR(16) NOT NULL,
+    -- the booking window (NULL: open from scheduling on, until the session ends)
+    opens_at    DATETIME(6),
+    closes_at   DATETIME(6),
+    -- coach and room turnover after the session: their occupations end buffer_seconds later
+    buffer_seconds INT      NOT NULL DEFAULT 0,
+    -- the slot's own cancel policy (NULL: the tenant's) and its cutoff before the start
+    cancel_policy VARCHAR(8),
+    cancel_cutoff_seconds INT,
+    -- the week the slot counts in for a weekly limit, in the tenant's zone
+    week_start  DATETIME(6),
+    week_end    DATETIME(6),
     PRIMARY KEY (tenant_id, slot_id),
     CONSTRAINT ${prefix}slot_time_ck CHECK (starts_at < ends_at),
     CONSTRAINT ${prefix}slot_capacity_ck CHECK (capacity > 0),
-    CONSTRAINT ${prefix}slot_status_ck CHECK (status IN ('OPEN', 'CANCELLED'))
+    CONSTRAINT ${prefix}slot_status_ck CHECK (status IN ('OPEN', 'CANCELLED')),
+    CONSTRAINT ${prefix}slot_cancel_policy_ck CHECK (cancel_policy IN ('FREE', 'REFUSE', 'LATE'))
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- A schema created before the booking rules gets their columns.
+ALTER TABLE ${prefix}slot
+    ADD COLUMN IF NOT EXISTS opens_at DATETIME(6),
+    ADD COLUMN IF NOT EXISTS closes_at DATETIME(6),
+    ADD COLUMN IF NOT EXISTS buffer_seconds INT NOT NULL DEFAULT 0,
+    ADD COLUMN IF NOT EXISTS cancel_policy VARCHAR(8) CHECK (cancel_policy IN ('FREE', 'REFUSE', 'LATE')),
+    ADD COLUMN IF NOT EXISTS cancel_cutoff_seconds INT,
+    ADD COLUMN IF NOT EXISTS week_start DATETIME(6),
+    ADD COLUMN IF NOT EXISTS week_end DATETIME(6);
 
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 -- The owner (booking, student) lives on the row, so taking a seat is a locked read and an update by key.
@@ -53,12 +75,16 @@ CREATE TABLE IF NOT EXISTS ${prefix}booking (
     held_until  DATETIME(6) NOT NULL,
     created_at  DATETIME(6) NOT NULL,
     updated_at  DATETIME(6) NOT NULL,
+    -- TRUE when the booking was cancelled after its cancel cutoff
+    late_cancel BOOLEAN     NOT NULL DEFAULT FALSE,
     PRIMARY KEY (tenant_id, booking_id),
     UNIQUE KEY ${prefix}booking_request_uk (tenant_id, request_id),
     KEY ${prefix}booking_slot_ix (tenant_id, slot_id, student_id),
     KEY ${prefix}booking_held_ix (tenant_id, status, held_until),
     CONSTRAINT ${prefix}booking_status_ck CHECK (status IN ('HELD', 'CONFIRMED', 'CANCELLED', 'EXPIRED'))
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+ALTER TABLE ${prefix}booking ADD COLUMN IF NOT EXISTS late_cancel BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- Who is busy when: coach and room of a slot (booking_id NULL) and the student of a booking.
 -- Released rows (active = FALSE) stay as history.
@@ -86,4 +112,29 @@ CREATE TABLE IF NOT EXISTS ${prefix}resource_lock (
     resource_kind VARCHAR(8)  NOT NULL,
     resource_id   VARCHAR(64) NOT NULL,
     PRIMARY KEY (tenant_id, resource_kind, resource_id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+
+-- The waitlist of a full slot: one row per waitlisted request, in join order (seq). A freed seat goes
+-- to the first WAITING entry that can take it (PROMOTED, with the booking id kept here); those passed
+-- over are SKIPPED with the reason; LEFT is a student who left the list.
+CREATE TABLE IF NOT EXISTS ${prefix}waiter (
+    tenant_id   VARCHAR(64) NOT NULL,
+    request_id  VARCHAR(64) NOT NULL,
+    slot_id     VARCHAR(64) NOT NULL,
+    student_id  VARCHAR(64) NOT NULL,
+    booking_id  VARCHAR(64) NOT NULL,
+    seq         BIGINT      NOT NULL AUTO_INCREMENT,
+    status      VARCHAR(16) NOT NULL,
+    reason      VARCHAR(16),
+    joined_at   DATETIME(6) NOT NULL,
+    updated_at  DATETIME(6) NOT NULL,
+    PRIMARY KEY (tenant_id, request_id),
+    UNIQUE KEY ${prefix}waiter_seq_uk (seq),
+    -- the WAITING entries of a slot in join order (promotion, positions)
+    KEY ${prefix}waiter_slot_ix (tenant_id, slot_id, status, seq),
+    -- a student's entry of a slot
+    KEY ${prefix}waiter_student_ix (tenant_id, slot_id, student_id, status),
+    CONSTRAINT ${prefix}waiter_status_ck CHECK (status IN ('WAITING', 'PROMOTED', 'LEFT', 'SKIPPED')),
+    CONSTRAINT ${prefix}waiter_reason_ck CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED'))
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -45,7 +45,6 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.spi.HoldCommand;
-import org.slotbook.core.spi.Terms;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
 /**
@@ -260,8 +259,7 @@ abstract class JdbcStoreTests {
         Booking b2 = held(hold(s2, "same-student", sameRequest, T0.minusSeconds(60)));
         assertThat(b1.tenantId()).isEqualTo(one);
         assertThat(b2.tenantId()).isEqualTo(two);
-        assertThat(store.cancel(one, b1.bookingId(), StudentId.of("same-student"), T0.minusSeconds(30),
-                Terms.defaults()).result())
+        assertThat(store.cancel(one, b1.bookingId(), StudentId.of("same-student"), T0.minusSeconds(30), org.slotbook.core.spi.Terms.defaults()).result())
                 .isInstanceOf(Cancelled.class);
         assertThat(store.findBooking(two, b2.bookingId()).orElseThrow().status()).isEqualTo(BookingStatus.HELD);
         assertThat(store.availability(two, s2.slotId(), T0.minusSeconds(30)).orElseThrow().held()).isEqualTo(1);
@@ -271,7 +269,7 @@ abstract class JdbcStoreTests {
         assertThat(store.findBooking(third, b1.bookingId())).isEmpty();
         assertThat(store.findByRequest(third, sameRequest)).isEmpty();
         assertThat(store.availability(third, s1.slotId(), T0)).isEmpty();
-        assertThat(store.cancel(third, b2.bookingId(), StudentId.of("same-student"), T0, Terms.defaults()).result())
+        assertThat(store.cancel(third, b2.bookingId(), StudentId.of("same-student"), T0, org.slotbook.core.spi.Terms.defaults()).result())
                 .isInstanceOf(org.slotbook.core.NotFound.class);
         assertThat(store.findBooking(two, b2.bookingId()).orElseThrow().status()).isEqualTo(BookingStatus.HELD);
     }
@@ -331,9 +329,9 @@ abstract class JdbcStoreTests {
                 .hasMessageContaining("command");
         assertThatThrownBy(() -> store.slots(t, null, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("limit");
-        assertThatThrownBy(() -> store.expireDue(t, T0, 0, Terms.defaults())).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> store.expireDue(t, T0, 0, org.slotbook.core.spi.Terms.defaults())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("limit");
-        assertThatThrownBy(() -> store.cancel(t, null, StudentId.of("s"), T0, Terms.defaults()))
+        assertThatThrownBy(() -> store.cancel(t, null, StudentId.of("s"), T0, org.slotbook.core.spi.Terms.defaults()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bookingId");
         assertThatThrownBy(() -> JdbcStore.builder(db.dataSource()).tablePrefix("x; drop"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tablePrefix");
@@ -485,7 +483,7 @@ abstract class JdbcStoreTests {
 
         @Override
         public org.slotbook.core.spi.StoreOutcome<org.slotbook.core.ConfirmResult> confirm(TenantId t, BookingId b,
-                StudentId s, Instant now, Terms terms) {
+                StudentId s, Instant now, org.slotbook.core.spi.Terms terms) {
             seen.add(now);
             return super.confirm(t, b, s, now, terms);
         }

@@ -400,11 +400,12 @@ class MariaDbRoutinesTest {
             try (Connection c = fresh.dataSource().getConnection(); Statement s = c.createStatement()) {
                 for (int i = 0; i < 20; i++) {
                     s.executeQuery("CALL " + p + "schedule('t', 'slot" + i + "', 'c" + i + "', 'r" + i
-                            + "', '2030-01-02 10:00', '2030-01-02 11:00', 200, " + LONGEST + ")").close();
+                            + "', '2030-01-02 10:00', '2030-01-02 11:00', 200, " + LONGEST
+                            + ", NULL, NULL, 0, NULL, NULL, NULL, NULL)").close();
                     for (int k = 0; k < 5; k++) {
                         s.executeQuery("CALL " + p + "hold('t', 'b" + i + "-" + k + "', 'q" + i + "-" + k + "', 'slot" + i
                                 + "', 'st" + (i * 5 + k) + "', 'HELD', '2030-01-01 08:00', " + HOLD + ", " + LONGEST
-                                + ", FALSE)").close();
+                                + ", FALSE, FALSE, 0, 0, 0)").close();
                     }
                 }
                 String ids = "'[[\"b1-1\", \"slot1\", 2], [\"b2-2\", \"slot2\", 3]]'";
@@ -468,6 +469,42 @@ class MariaDbRoutinesTest {
                         + " AND active = TRUE", Map.of(occupancy, p + "occupancy_slot_ix"));
                 assertPlan(s, "UPDATE " + occupancy + " SET active = FALSE WHERE tenant_id = 't' AND booking_id = 'b3-1'"
                         + " AND active = TRUE", Map.of(occupancy, p + "occupancy_booking_ix"));
+                String waiter = p + "waiter";
+                s.executeQuery("CALL " + p + "schedule('t', 'wl', 'cw', 'rw', '2030-01-03 10:00', '2030-01-03 11:00', 1, "
+                        + LONGEST + ", NULL, NULL, 0, NULL, NULL, NULL, NULL)").close();
+                for (int k = 0; k < 12; k++) {
+                    s.executeQuery("CALL " + p + "hold('t', 'bw" + k + "', 'qw" + k + "', 'wl', 'sw" + k
+                            + "', 'HELD', '2030-01-01 08:00', " + HOLD + ", " + LONGEST + ", TRUE, TRUE, 0, 0, 0)").close();
+                }
+                // the waitlist: the first WAITING entry of a slot (promotion), a position, a student's entry
+                assertPlan(s, "SELECT seq, request_id, student_id, booking_id, joined_at FROM " + waiter + " FORCE INDEX ("
+                        + p + "waiter_slot_ix) WHERE tenant_id = 't' AND slot_id = 'wl' AND status = 'WAITING'"
+                        + " ORDER BY seq LIMIT 1 FOR UPDATE", Map.of(waiter, p + "waiter_slot_ix"));
+                assertPlan(s, "SELECT COUNT(*) FROM " + waiter + " o FORCE INDEX (" + p + "waiter_slot_ix) WHERE"
+                        + " o.tenant_id = 't' AND o.slot_id = 'wl' AND o.status = 'WAITING' AND o.seq <= 7",
+                        Map.of("o", p + "waiter_slot_ix"));
+                assertPlan(s, "SELECT request_id FROM " + waiter + " FORCE INDEX (" + p + "waiter_student_ix)"
+                        + " WHERE tenant_id = 't' AND slot_id = 'wl' AND student_id = 'sw3' AND status = 'WAITING'"
+                        + " LIMIT 1", Map.of(waiter, p + "waiter_student_ix"));
+                assertPlan(s, "SELECT booking_id FROM " + waiter + " WHERE tenant_id = 't' AND request_id = 'qw3'",
+                        Map.of(waiter, "PRIMARY"));
+                // the limits: a student's live bookings not ended yet, and those of a week
+                String live = " AND NOT EXISTS (SELECT 1 FROM " + booking + " b WHERE b.tenant_id = 't'"
+                        + " AND b.booking_id = o.booking_id AND b.status = 'HELD' AND b.held_until <= " + now + ")";
+                assertPlan(s, "SELECT COUNT(*) FROM " + occupancy + " o"
+                        + " WHERE o.tenant_id = 't' AND o.resource_kind = 'STUDENT'"
+                        + " AND o.resource_id = 'st7' AND o.active = TRUE AND o.starts_at > '2029-12-31 09:00'"
+                        + " AND o.ends_at > " + now + live,
+                        Map.of("o", p + "occupancy_overlap_ix", "b", "PRIMARY"));
+                assertPlan(s, "SELECT COUNT(*) FROM " + occupancy + " o"
+                        + " WHERE o.tenant_id = 't' AND o.resource_kind = 'STUDENT'"
+                        + " AND o.resource_id = 'st7' AND o.active = TRUE AND o.starts_at >= '2029-12-31 00:00'"
+                        + " AND o.starts_at < '2030-01-07 00:00'" + live,
+                        Map.of("o", p + "occupancy_overlap_ix", "b", "PRIMARY"));
+                // the sweep's candidates, oldest deadline first
+                assertPlan(s, "SELECT booking_id, slot_id, held_until FROM " + booking + " WHERE tenant_id = 't'"
+                        + " AND status = 'HELD' AND held_until <= " + now + " ORDER BY held_until, booking_id LIMIT 50",
+                        Map.of(booking, p + "booking_held_ix"));
                 assertPlan(s, "UPDATE " + seat + " SET status = 'CLOSED' WHERE tenant_id = 't' AND slot_id = 'slot3'"
                         + " AND status <> 'CLOSED'", Map.of(seat, "PRIMARY|" + p + "slot_seat_(claim|held)_ix"));
             }
@@ -494,20 +531,20 @@ class MariaDbRoutinesTest {
 
     private List<Fact> schedule(String slot, String coach, String room, LocalDateTime start, LocalDateTime end,
                                 int capacity) throws SQLException {
-        return call("schedule", t, slot, coach, room, start, end, capacity, LONGEST);
+        return call("schedule", t, slot, coach, room, start, end, capacity, LONGEST, null, null, 0, null, null, null, null);
     }
 
     private List<Fact> hold(String slot, String booking, String request, String student, String status,
                             LocalDateTime now, boolean gateHeld) throws SQLException {
-        return call("hold", t, booking, request, slot, student, status, now, HOLD, LONGEST, gateHeld);
+        return call("hold", t, booking, request, slot, student, status, now, HOLD, LONGEST, gateHeld, false, 0, 0, 0L);
     }
 
     private List<Fact> confirm(String booking, String student, LocalDateTime now) throws SQLException {
-        return call("confirm", t, booking, student, now);
+        return call("confirm", t, booking, student, now, HOLD, LONGEST, 0, 0, 0L);
     }
 
     private List<Fact> cancel(String booking, String student, LocalDateTime now) throws SQLException {
-        return call("cancel", t, booking, student, now);
+        return call("cancel", t, booking, student, now, "FREE", null, HOLD, LONGEST, 0, 0, 0L);
     }
 
     private List<Fact> cancelSlot(String slot, LocalDateTime now) throws SQLException {
@@ -515,7 +552,7 @@ class MariaDbRoutinesTest {
     }
 
     private List<Fact> expireDue(LocalDateTime now, int limit) throws SQLException {
-        return call("expire_due", t, now, limit);
+        return call("expire_due", t, now, limit, HOLD, LONGEST, 0, 0, 0L);
     }
 
     /** CALL prefix+name(args) on an autocommit connection; retried on deadlock (1213) and lock wait timeout (1205). */
@@ -607,7 +644,7 @@ class MariaDbRoutinesTest {
 
     private static Fact slotFact(String tag, String slot, String coach, String room, LocalDateTime start,
                                  LocalDateTime end, int capacity, String status) {
-        return new Fact(tag, null, null, slot, null, null, status, null, null, null, null, null, start, end, coach,
+        return new Fact(tag, null, null, slot, null, 0, status, null, null, null, null, null, start, end, coach,
                 room, capacity);
     }
 

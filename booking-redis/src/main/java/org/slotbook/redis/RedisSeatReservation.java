@@ -164,6 +164,10 @@ public final class RedisSeatReservation implements SeatReservation {
                 return GateDecision.CLOSED;
             case 'D':
                 return GateDecision.duplicate(RequestId.of(text.substring(1)));
+            case 'N':
+                long micros = Long.parseLong(text.substring(1));
+                return GateDecision.notOpen(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+                        Math.floorMod(micros, 1_000_000L) * 1000L));
             default:
                 return unavailable(new IllegalStateException("unexpected reply of hold.lua: " + reply));
         }
@@ -190,21 +194,41 @@ public final class RedisSeatReservation implements SeatReservation {
 
     @Override
     public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil) {
+        initialize(tenantId, slotId, capacity, null, keepUntil);
+    }
+
+    @Override
+    public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt, Instant keepUntil) {
         List<String> keys = keys(tenantId, slotId);
         checkCapacity(capacity);
         run(GateScripts.INIT, "initialize", tenantId, slotId, keys,
-                List.of(Integer.toString(capacity), keepArg(keepUntil)));
+                List.of(capacityField(capacity, opensAt), keepArg(keepUntil)));
+    }
+
+    /** The meta hash's '' field: the capacity, and the opening in epoch microseconds when there is one. */
+    private static String capacityField(int capacity, Instant opensAt) {
+        if (opensAt == null) {
+            return Integer.toString(capacity);
+        }
+        long micros = Math.addExact(Math.multiplyExact(opensAt.getEpochSecond(), 1_000_000L), opensAt.getNano() / 1000);
+        return capacity + "|" + micros;
     }
 
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
                               Duration inFlightGrace, Instant keepUntil) {
+        return reconcile(tenantId, slotId, capacity, null, truth, inFlightGrace, keepUntil);
+    }
+
+    @Override
+    public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
+                              Collection<GateHolder> truth, Duration inFlightGrace, Instant keepUntil) {
         List<String> keys = keys(tenantId, slotId);
         checkCapacity(capacity);
         Checks.notNull("truth", truth);
         Checks.notNegative("inFlightGrace", inFlightGrace);
         List<String> args = new ArrayList<>(4 + 4 * truth.size());
-        args.add(Integer.toString(capacity));
+        args.add(capacityField(capacity, opensAt));
         args.add(Long.toString(Math.min(inFlightGrace.toMillis(), GateScripts.PINNED_SCORE)));
         args.add(keepArg(keepUntil));
         args.add(GateScripts.PINNED);
@@ -237,7 +261,9 @@ public final class RedisSeatReservation implements SeatReservation {
         if (values.isEmpty()) {
             return Optional.empty();
         }
-        int capacity = Integer.parseInt(text(values.get(0)));
+        String stored = text(values.get(0));
+        int bar = stored.indexOf('|');
+        int capacity = Integer.parseInt(bar < 0 ? stored : stored.substring(0, bar));
         List<GateHolder> holders = new ArrayList<>((values.size() - 1) / 2);
         for (int i = 1; i + 1 < values.size(); i += 2) {
             holders.add(holder(text(values.get(i)), text(values.get(i + 1))));

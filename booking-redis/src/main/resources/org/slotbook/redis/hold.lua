@@ -2,12 +2,14 @@
 --
 -- KEYS[1] holders (zset: student -> hold expiry in epoch ms, pinned = 9e15; plus the member '' at
 --         +inf, which marks the key as present)
--- KEYS[2] meta (hash: '' -> capacity or 'closed'; student -> "expiry|takenAt|requestId";
+-- KEYS[2] meta (hash: '' -> capacity, or "capacity|opensAt" (epoch microseconds) for a slot whose booking
+--         opens later, or 'closed'; student -> "expiry|takenAt|requestId";
 --         "\1<requestId>" -> tombstone of a released request)
 -- ARGV[1] student   ARGV[2] request id   ARGV[3] ttl (ms)   ARGV[4] most expired holders reclaimed per call
 --
--- Replies 'H' (held), 'F' (full), 'M' (no state, or only part of it), 'C' (closed), or 'D' followed by
--- the request id the student already holds a seat under.
+-- Replies 'H' (held), 'F' (full), 'M' (no state, or only part of it), 'C' (closed), 'N' followed by the
+-- opening instant (epoch microseconds) while booking has not opened (with one second to spare for the
+-- clocks of gate and database), or 'D' followed by the request id the student already holds a seat under.
 --
 -- Success path: TIME, HMGET, ZCOUNT, ZADD, HSET. Keys' expiry is set where they are created
 -- (init, reconcile, close): ZADD and HSET on an existing key keep it.
@@ -25,6 +27,14 @@ end
 local live = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 if live == 0 then
   return 'M'
+end
+local bar = string.find(capacity, '|', 1, true)
+if bar then
+  local opens = string.sub(capacity, bar + 1)
+  if (now + 1000) * 1000 < tonumber(opens) then
+    return 'N' .. opens
+  end
+  capacity = string.sub(capacity, 1, bar - 1)
 end
 local record = got[2]
 if record then

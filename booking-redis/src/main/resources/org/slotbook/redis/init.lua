@@ -3,7 +3,7 @@
 -- rebuild from the ledger, and a closed slot stays closed.
 --
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
--- ARGV[1] capacity   ARGV[2] keepUntil (epoch ms): the slot's keys expire then ('' = never)
+-- ARGV[1] capacity, or "capacity|opensAt" (epoch microseconds)   ARGV[2] keepUntil (epoch ms): the slot's keys expire then ('' = never)
 if redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then
   return 0
 end

@@ -3,7 +3,8 @@
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
 --
 -- Replies {} when the slot has no state, only part of it, or is closed; else
--- {capacity, student, record, student, record, ...} where record is "expiry|takenAt|requestId".
+-- {capacity, student, record, student, record, ...} where record is "expiry|takenAt|requestId" (capacity
+-- as stored: "capacity" or "capacity|opensAt").
 local capacity = redis.call('HGET', KEYS[2], '')
 if not capacity or capacity == 'closed' or redis.call('EXISTS', KEYS[1]) == 0 then
   return {}

@@ -1,7 +1,7 @@
 -- reconcile: converges the slot's state to the ledger's truth in one atomic step, on the server's clock.
 --
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
--- ARGV[1] capacity   ARGV[2] in-flight grace (ms)   ARGV[3] keepUntil (epoch ms, '' = never)
+-- ARGV[1] capacity, or "capacity|opensAt" (epoch microseconds)   ARGV[2] in-flight grace (ms)   ARGV[3] keepUntil (epoch ms, '' = never)
 -- ARGV[4] the score that means "pinned"
 -- ARGV[5..] per truth holder, four values: student, request id, takenAt (epoch ms), expiresAt ('' = pinned)
 --

@@ -84,6 +84,10 @@ public final class InMemorySeatReservation implements SeatReservation {
                 decision[0] = GateDecision.CLOSED;
                 return gate;
             }
+            if (gate.opensAt != null && now.plus(OPENING_TOLERANCE).isBefore(gate.opensAt)) {
+                decision[0] = GateDecision.notOpen(gate.opensAt);
+                return gate;
+            }
             gate.reclaim(now);
             GateHolder existing = gate.holders.get(studentId);
             if (existing != null) {
@@ -149,15 +153,33 @@ public final class InMemorySeatReservation implements SeatReservation {
 
     @Override
     public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil) {
+        initialize(tenantId, slotId, capacity, null, keepUntil);
+    }
+
+    @Override
+    public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt, Instant keepUntil) {
         Key key = key(tenantId, slotId);
         Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
         checkAvailable();
-        gates.compute(key, (k, gate) -> gate == null || gate.gone(now()) ? new Gate(capacity, keepUntil) : gate);
+        gates.compute(key, (k, gate) -> {
+            if (gate == null || gate.gone(now())) {
+                Gate created = new Gate(capacity, keepUntil);
+                created.opensAt = opensAt;
+                return created;
+            }
+            return gate;
+        });
     }
 
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
                               Duration inFlightGrace, Instant keepUntil) {
+        return reconcile(tenantId, slotId, capacity, null, truth, inFlightGrace, keepUntil);
+    }
+
+    @Override
+    public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
+                              Collection<GateHolder> truth, Duration inFlightGrace, Instant keepUntil) {
         Key key = key(tenantId, slotId);
         Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
         Checks.notNull("truth", truth);
@@ -175,7 +197,8 @@ public final class InMemorySeatReservation implements SeatReservation {
             if (gate != null && gate.closed) {
                 return gate; // a called-off slot is never resurrected
             }
-            boolean capacityFixed = gate == null || gate.capacity != capacity;
+            boolean capacityFixed = gate == null || gate.capacity != capacity
+                    || !java.util.Objects.equals(gate.opensAt, opensAt);
             if (gate == null) {
                 gate = new Gate(capacity, keepUntil);
                 java.util.Set<RequestId> released = releasedWithoutState.remove(key);
@@ -184,6 +207,7 @@ public final class InMemorySeatReservation implements SeatReservation {
                 }
             }
             gate.capacity = capacity;
+            gate.opensAt = opensAt;
             gate.keepUntil = keepUntil;
             gate.reclaim(now);
             Instant removeTakenBefore = now.minus(inFlightGrace);
@@ -307,6 +331,7 @@ public final class InMemorySeatReservation implements SeatReservation {
     /** One slot's state; only touched inside its map entry's compute. */
     private static final class Gate {
         int capacity;
+        Instant opensAt;
         Instant keepUntil;
         boolean closed;
         final LinkedHashMap<StudentId, GateHolder> holders = new LinkedHashMap<>();

@@ -6,8 +6,17 @@ import org.slotbook.core.RequestId;
  * The gate's answer to a hold. {@code heldUnder} is set for {@link GateOutcome#DUPLICATE}: the
  * request id of the student's existing gate hold, so a retry can be told from a second booking.
  */
-public record GateDecision(GateOutcome outcome, RequestId heldUnder) {
+public record GateDecision(GateOutcome outcome, RequestId heldUnder, java.time.Instant opensAt) {
     public static final GateDecision HELD = new GateDecision(GateOutcome.HELD, null);
+
+    public GateDecision(GateOutcome outcome, RequestId heldUnder) {
+        this(outcome, heldUnder, null);
+    }
+
+    /** Booking opens at {@code opensAt}. */
+    public static GateDecision notOpen(java.time.Instant opensAt) {
+        return new GateDecision(GateOutcome.NOT_OPEN, null, opensAt);
+    }
     public static final GateDecision FULL = new GateDecision(GateOutcome.FULL, null);
     public static final GateDecision MISSING = new GateDecision(GateOutcome.MISSING, null);
     public static final GateDecision UNAVAILABLE = new GateDecision(GateOutcome.UNAVAILABLE, null);
@@ -19,6 +28,9 @@ public record GateDecision(GateOutcome outcome, RequestId heldUnder) {
         }
         if (outcome == GateOutcome.DUPLICATE && heldUnder == null) {
             throw new IllegalArgumentException("heldUnder must be set for DUPLICATE");
+        }
+        if ((outcome == GateOutcome.NOT_OPEN) != (opensAt != null)) {
+            throw new IllegalArgumentException("opensAt must be set for NOT_OPEN, and only then");
         }
     }
 

@@ -13,6 +13,11 @@ public enum GateOutcome {
      * server restarted empty); the engine rebuilds it from the ledger.
      */
     MISSING,
+    /**
+     * Booking for the slot has not opened yet by the gate's clock, with {@link SeatReservation#OPENING_TOLERANCE}
+     * to spare ({@link GateDecision#opensAt()}); the engine answers {@code NotOpenYet} without the database.
+     */
+    NOT_OPEN,
     /** The slot was called off ({@link SeatReservation#close}); the engine asks the database. */
     CLOSED,
     /** The gate cannot be reached in time, or there is none; the engine goes on with the database alone. */

@@ -73,6 +73,30 @@ public interface SeatReservation {
     void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil);
 
     /**
+     * How far ahead of a slot's booking window the gate already lets requests through to the store,
+     * which decides the opening by its own clock: the gate's and the database's clocks may differ by
+     * this much without a request being refused early by the gate.
+     */
+    Duration OPENING_TOLERANCE = Duration.ofSeconds(1);
+
+    /**
+     * {@link #initialize(TenantId, SlotId, int, Instant)} for a slot whose booking opens at
+     * {@code opensAt} (null: open now): until {@code opensAt - OPENING_TOLERANCE} by the gate's clock,
+     * {@link #tryHold} answers {@link GateOutcome#NOT_OPEN} (after CLOSED and MISSING), so a flood that
+     * comes early costs no database work. A gate without windows ignores {@code opensAt}: the store
+     * refuses early requests anyway.
+     */
+    default void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt, Instant keepUntil) {
+        initialize(tenantId, slotId, capacity, keepUntil);
+    }
+
+    /** {@link #reconcile(TenantId, SlotId, int, Collection, Duration, Instant)}, setting the opening as well. */
+    default GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
+                               Collection<GateHolder> truth, Duration inFlightGrace, Instant keepUntil) {
+        return reconcile(tenantId, slotId, capacity, truth, inFlightGrace, keepUntil);
+    }
+
+    /**
      * Converges the slot's state to the ledger's {@code truth} in one atomic step, creating it when
      * missing (or only partly present). A closed slot is never resurrected: the call does nothing and
      * returns {@code GateSync(0, 0, false)}. Otherwise it sets the capacity; adds the truth holders it
@@ -81,7 +105,8 @@ public interface SeatReservation {
      * ({@code expiresAt == null}); never un-pins a holder nor shortens its expiry; and removes holders
      * that the truth does not name (same student and request id) only when they were taken more than
      * {@code inFlightGrace} ago by the gate's clock (a younger one may belong to a transaction still
-     * in flight). {@code added} counts holders that were missing, not expiry updates.
+     * in flight). {@code added} counts holders that were missing, not expiry updates; {@code capacityFixed}
+     * also when the opening changed.
      */
     GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
                        Duration inFlightGrace, Instant keepUntil);

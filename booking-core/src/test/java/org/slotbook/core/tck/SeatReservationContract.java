@@ -84,6 +84,29 @@ public abstract class SeatReservationContract {
     }
 
     @Test
+    void aSlotWhoseBookingOpensLaterIsNotOpenUntilThenByTheGatesClock() {
+        Instant opensAt = gateNow().plus(Duration.ofHours(1)).plus(123, ChronoUnit.MICROS);
+        reservation().initialize(tenant, slot, 2, opensAt, keepUntil);
+        StudentId student = Fixtures.student();
+        assertThat(hold(student, RequestId.random())).isEqualTo(GateDecision.notOpen(opensAt));
+        assertThat(view().holders()).as("nothing held before the opening").isEmpty();
+        assertThat(view().capacity()).isEqualTo(2);
+
+        // within the tolerance for clocks that differ, the gate lets requests through to the store
+        SlotId soon = Fixtures.slot();
+        reservation().initialize(tenant, soon, 2, gateNow().plus(SeatReservation.OPENING_TOLERANCE).minusMillis(300),
+                keepUntil);
+        assertThat(reservation().tryHold(tenant, soon, student, RequestId.random(), TTL)).isEqualTo(GateDecision.HELD);
+
+        // a reconcile carries the opening too: moved earlier, the slot opens
+        assertThat(reservation().reconcile(tenant, slot, 2, gateNow().minusSeconds(5), List.of(), Duration.ZERO,
+                keepUntil).capacityFixed()).isTrue();
+        assertThat(hold(student, RequestId.random())).isEqualTo(GateDecision.HELD);
+        reservation().reconcile(tenant, slot, 2, opensAt, List.of(), Duration.ofMinutes(1), keepUntil);
+        assertThat(hold(Fixtures.student(), RequestId.random())).isEqualTo(GateDecision.notOpen(opensAt));
+    }
+
+    @Test
     void holdsUpToCapacityThenFullWithTheGatesOwnTime() {
         init(3);
         List<GateHolder> expected = new ArrayList<>();

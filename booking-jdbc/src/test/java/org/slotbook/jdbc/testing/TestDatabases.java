@@ -165,7 +165,20 @@ public final class TestDatabases {
         throw new AssertionError("unreachable");
     }
 
+    /**
+     * A database at {@code url} (a server the test started itself), with a pool that gives up on a
+     * connection after {@code connectionTimeoutMillis} (a test that stops the server wants a quick
+     * failure).
+     */
+    public static TestDatabase at(String name, String url, long connectionTimeoutMillis) {
+        return open(name, url, null, connectionTimeoutMillis);
+    }
+
     private static TestDatabase open(String name, String url, DataSource target) {
+        return open(name, url, target, 10_000);
+    }
+
+    private static TestDatabase open(String name, String url, DataSource target, long connectionTimeoutMillis) {
         HikariConfig config = new HikariConfig();
         if (url != null) {
             config.setJdbcUrl(url);
@@ -175,7 +188,7 @@ public final class TestDatabases {
         config.setPoolName("slotbook-test-" + name.replace(' ', '-'));
         config.setMaximumPoolSize(POOL_SIZE);
         config.setMinimumIdle(1);
-        config.setConnectionTimeout(10_000);
+        config.setConnectionTimeout(connectionTimeoutMillis);
         // the store runs at READ COMMITTED; a pool that hands connections out that way saves the switch
         config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         HikariDataSource dataSource;

@@ -845,14 +845,14 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
 
         @Override
         public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                                   Instant now) {
-            return call("confirm", () -> delegate.confirm(tenantId, bookingId, studentId, now));
+                                                   Instant now, org.slotbook.core.spi.Terms terms) {
+            return call("confirm", () -> delegate.confirm(tenantId, bookingId, studentId, now, terms));
         }
 
         @Override
         public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                                 Instant now) {
-            return call("cancel", () -> delegate.cancel(tenantId, bookingId, studentId, now));
+                                                 Instant now, org.slotbook.core.spi.Terms terms) {
+            return call("cancel", () -> delegate.cancel(tenantId, bookingId, studentId, now, terms));
         }
     }
 
@@ -913,8 +913,8 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
 
         @Override
         public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                                 Instant now) {
-            StoreOutcome<CancelResult> out = delegate.cancel(tenantId, bookingId, studentId, now);
+                                                 Instant now, org.slotbook.core.spi.Terms terms) {
+            StoreOutcome<CancelResult> out = delegate.cancel(tenantId, bookingId, studentId, now, terms);
             if (loseNextCancel.getAndSet(false)) {
                 throw new BookingStoreException("connection lost after COMMIT of a cancel", null);
             }

@@ -1,0 +1,304 @@
+package org.slotbook.core.shard;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.slotbook.core.Availability;
+import org.slotbook.core.BookedSession;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.CancelResult;
+import org.slotbook.core.CancelSlotResult;
+import org.slotbook.core.ConfirmResult;
+import org.slotbook.core.HoldResult;
+import org.slotbook.core.LeaveResult;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.ResourceRef;
+import org.slotbook.core.ScheduleResult;
+import org.slotbook.core.Slot;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.WaitlistEntry;
+import org.slotbook.core.internal.Checks;
+import org.slotbook.core.spi.BookingStore;
+import org.slotbook.core.spi.HoldCommand;
+import org.slotbook.core.spi.LiveSlot;
+import org.slotbook.core.spi.StoreOutcome;
+import org.slotbook.core.spi.Terms;
+
+/**
+ * A {@link BookingStore} over several stores (shards, each its own database server) that sends every
+ * call to the shard holding the call's tenant. Every key begins with the tenant and no call spans
+ * tenants, so a tenant lives whole on one shard and each guarantee holds there exactly as on a single
+ * database; the router adds no state, no lock and no round trip.
+ *
+ * <pre>{@code
+ * BookingStore store = TenantRoutedStore.builder()
+ *     .shard("pg-a", JdbcStore.create(dataSourceA))
+ *     .shard("pg-b", JdbcStore.create(dataSourceB))
+ *     // optional: the host's own mapping; default: rendezvous hashing over the shard names
+ *     .mapping(ShardMapping.table(tenantDirectory, ShardMapping.rendezvous(List.of("pg-a", "pg-b"))))
+ *     .build();
+ * BookingEngine engine = BookingEngine.builder().store(store).reservation(gate).build();
+ * }</pre>
+ *
+ * <p>A shard that is down fails the calls of its own tenants with
+ * {@link org.slotbook.core.BookingStoreException} (as that store reports it) and nothing else: the
+ * other shards' tenants are served as usual. Upkeep runs shard by shard ({@link ShardedUpkeep}), so
+ * one shard down never stops the sweep or the reconciliation of the others.
+ *
+ * <p>The one call that spans tenants, {@link #tenants}, merges the shards' pages in tenant id order
+ * and keeps, from each shard, only the tenants the mapping puts there (rows left behind on a former
+ * shard after a move are not listed twice); it fails when any shard fails. Upkeep does not use it:
+ * {@link #tenantsOn(String)} lists one shard.
+ */
+public final class TenantRoutedStore implements BookingStore {
+    private final Map<String, BookingStore> shards;
+    private final ShardMapping mapping;
+
+    private TenantRoutedStore(Map<String, BookingStore> shards, ShardMapping mapping) {
+        this.shards = Collections.unmodifiableMap(new LinkedHashMap<>(shards));
+        this.mapping = mapping;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The shard names, in the order they were added. */
+    public Set<String> shardNames() {
+        return shards.keySet();
+    }
+
+    /** The store of the named shard. */
+    public BookingStore shard(String name) {
+        BookingStore store = shards.get(Checks.notNull("shard", name));
+        if (store == null) {
+            throw new IllegalArgumentException("shard must be one of " + shards.keySet() + ", got '"
+                    + Checks.escape(name) + "'");
+        }
+        return store;
+    }
+
+    /** The name of the shard that holds {@code tenant} now. */
+    public String shardOf(TenantId tenant) {
+        Checks.notNull("tenantId", tenant);
+        String name = mapping.shardOf(tenant);
+        if (name == null || !shards.containsKey(name)) {
+            throw new IllegalStateException("the shard mapping put tenant '" + Checks.escape(tenant.value())
+                    + "' on shard " + (name == null ? "null" : "'" + Checks.escape(name) + "'")
+                    + ", which is not one of " + shards.keySet());
+        }
+        return name;
+    }
+
+    /** The store that holds {@code tenant}: every call of this store is {@code route(tenant).call(...)}. */
+    public BookingStore route(TenantId tenant) {
+        return shards.get(shardOf(tenant));
+    }
+
+    /**
+     * Every tenant that has a slot on the named shard and that the mapping puts there, read page by
+     * page from that shard alone (each call of the supplier reads it again): the tenant list of one
+     * shard's upkeep. Fails when that shard fails, and only then.
+     */
+    public Supplier<List<TenantId>> tenantsOn(String shard) {
+        BookingStore store = shard(shard);
+        int page = 500;
+        return () -> {
+            List<TenantId> all = new ArrayList<>();
+            TenantId after = null;
+            while (true) {
+                List<TenantId> batch = store.tenants(after, page);
+                for (TenantId tenant : batch) {
+                    if (shard.equals(mapping.shardOf(tenant))) {
+                        all.add(tenant);
+                    }
+                }
+                if (batch.size() < page) {
+                    return all;
+                }
+                after = batch.get(batch.size() - 1);
+            }
+        };
+    }
+
+    @Override
+    public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession, ZoneId weekZone) {
+        return route(tenantId).schedule(tenantId, slot, longestSession, weekZone);
+    }
+
+    @Override
+    public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
+        return route(tenantId).hold(tenantId, command);
+    }
+
+    @Override
+    public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
+                                               Instant now, Terms terms) {
+        return route(tenantId).confirm(tenantId, bookingId, studentId, now, terms);
+    }
+
+    @Override
+    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
+                                             Instant now, Terms terms) {
+        return route(tenantId).cancel(tenantId, bookingId, studentId, now, terms);
+    }
+
+    @Override
+    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now) {
+        return route(tenantId).cancelSlot(tenantId, slotId, now);
+    }
+
+    @Override
+    public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms) {
+        return route(tenantId).expireDue(tenantId, now, limit, terms);
+    }
+
+    @Override
+    public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
+                                                   Instant now) {
+        return route(tenantId).leaveWaitlist(tenantId, requestId, studentId, now);
+    }
+
+    @Override
+    public Optional<WaitlistEntry> findWaiter(TenantId tenantId, RequestId requestId) {
+        return route(tenantId).findWaiter(tenantId, requestId);
+    }
+
+    @Override
+    public List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit) {
+        return route(tenantId).waitlist(tenantId, slotId, offset, limit);
+    }
+
+    @Override
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, Instant now, int offset, int limit) {
+        return route(tenantId).roster(tenantId, slotId, now, offset, limit);
+    }
+
+    @Override
+    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now,
+                                               boolean upcoming, int offset, int limit) {
+        return route(tenantId).studentBookings(tenantId, studentId, now, upcoming, offset, limit);
+    }
+
+    @Override
+    public List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit) {
+        return route(tenantId).timetable(tenantId, resource, range, offset, limit);
+    }
+
+    @Override
+    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now) {
+        return route(tenantId).availability(tenantId, slotId, now);
+    }
+
+    @Override
+    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now) {
+        return route(tenantId).liveSlot(tenantId, slotId, now);
+    }
+
+    @Override
+    public Optional<Booking> findBooking(TenantId tenantId, BookingId bookingId) {
+        return route(tenantId).findBooking(tenantId, bookingId);
+    }
+
+    @Override
+    public Optional<Booking> findByRequest(TenantId tenantId, RequestId requestId) {
+        return route(tenantId).findByRequest(tenantId, requestId);
+    }
+
+    @Override
+    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
+        return route(tenantId).slots(tenantId, after, limit);
+    }
+
+    /**
+     * Up to {@code limit} tenants of all shards in tenant id order after {@code after}: each shard's
+     * page (only the tenants the mapping puts on it), merged. Fails when any shard fails.
+     */
+    @Override
+    public List<TenantId> tenants(TenantId after, int limit) {
+        Checks.positive("limit", limit);
+        List<TenantId> merged = new ArrayList<>();
+        for (Map.Entry<String, BookingStore> shard : shards.entrySet()) {
+            merged.addAll(ownPage(shard.getKey(), shard.getValue(), after, limit));
+        }
+        merged.sort(null);
+        return List.copyOf(merged.subList(0, Math.min(limit, merged.size())));
+    }
+
+    /** Up to {@code limit} tenants after {@code after} that the shard holds and the mapping puts there. */
+    private List<TenantId> ownPage(String name, BookingStore store, TenantId after, int limit) {
+        List<TenantId> own = new ArrayList<>();
+        TenantId from = after;
+        while (own.size() < limit) {
+            List<TenantId> page = store.tenants(from, limit);
+            for (TenantId tenant : page) {
+                if (own.size() < limit && name.equals(mapping.shardOf(tenant))) {
+                    own.add(tenant);
+                }
+            }
+            if (page.size() < limit) {
+                break;
+            }
+            from = page.get(page.size() - 1);
+        }
+        return own;
+    }
+
+    @Override
+    public String toString() {
+        return "TenantRoutedStore" + shards.keySet();
+    }
+
+    /** Builds a {@link TenantRoutedStore}. */
+    public static final class Builder {
+        private final Map<String, BookingStore> shards = new LinkedHashMap<>();
+        private ShardMapping mapping;
+
+        private Builder() {
+        }
+
+        /** Adds a shard: a name every node agrees on (the default mapping hashes it) and its store. */
+        public Builder shard(String name, BookingStore store) {
+            Checks.id("shard", name);
+            Checks.notNull("store", store);
+            if (store instanceof TenantRoutedStore) {
+                throw new IllegalArgumentException("store of shard '" + Checks.escape(name)
+                        + "' must be a single store, got a TenantRoutedStore");
+            }
+            if (shards.putIfAbsent(name, store) != null) {
+                throw new IllegalArgumentException("shard must be a new name, got '" + Checks.escape(name)
+                        + "' twice");
+            }
+            return this;
+        }
+
+        /**
+         * The host's mapping from tenant to shard name; default {@link ShardMapping#rendezvous} over
+         * the shard names.
+         */
+        public Builder mapping(ShardMapping mapping) {
+            this.mapping = Checks.notNull("mapping", mapping);
+            return this;
+        }
+
+        public TenantRoutedStore build() {
+            if (shards.isEmpty()) {
+                throw new IllegalArgumentException("shards must hold at least one shard, got none");
+            }
+            ShardMapping m = mapping != null ? mapping : ShardMapping.rendezvous(shards.keySet());
+            return new TenantRoutedStore(shards, m);
+        }
+    }
+}

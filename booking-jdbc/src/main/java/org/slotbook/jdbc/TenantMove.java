@@ -1,0 +1,257 @@
+package org.slotbook.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.TenantId;
+import org.slotbook.jdbc.internal.Tables;
+
+/**
+ * Copies one tenant's rows from one shard's database to another's with plain SQL
+ * ({@code SELECT * ... WHERE tenant_id = ?} on the source, batched {@code INSERT} on the target), the
+ * data step of moving a tenant between the shards of a
+ * {@link org.slotbook.core.shard.TenantRoutedStore}. The whole procedure, in this order:
+ *
+ * <ol>
+ *   <li>stop the tenant's traffic (the host refuses its calls for the few seconds of the move);</li>
+ *   <li>{@link #copy}: every row of the tenant, table by table, read in one snapshot of the source and
+ *       written in one transaction of the target; refused when the target already holds a row of the
+ *       tenant; the row counts are checked on both sides before the target commits;</li>
+ *   <li>switch the host's mapping so that the tenant's next call goes to the target shard;</li>
+ *   <li>reconcile the gate for the tenant ({@code engine.reconcileAll(tenant)}), so Redis agrees with
+ *       the ledger it now reads from;</li>
+ *   <li>let the tenant's traffic in again, and once it runs on the target, {@link #deleteFromSource}.</li>
+ * </ol>
+ *
+ * Both databases run the shipped schema under the given prefixes, of the same dialect (a copy between
+ * dialects is not supported: column types differ). Generated keys are not copied (the
+ * {@code occupancy.id} identity; the target numbers those rows itself, and nothing refers to them).
+ * Tables added to the schema later are named with {@link Builder#table}.
+ */
+public final class TenantMove {
+    /** The shipped tables, parents first. */
+    private static final List<String> TABLES = List.of("slot", "slot_seat", "booking", "occupancy", "resource_lock",
+            "waiter");
+    /** Columns the database fills itself, left out of the copy. */
+    private static final Map<String, Set<String>> GENERATED = Map.of("occupancy", Set.of("id"), "waiter", Set.of("seq"));
+    /** Tables whose rows are copied in an order the target's generated column must keep (the waitlist's line). */
+    private static final Map<String, String> ORDER = Map.of("waiter", " ORDER BY seq");
+    private static final int BATCH = 500;
+
+    private final DataSource source;
+    private final DataSource target;
+    private final String sourcePrefix;
+    private final String targetPrefix;
+    private final List<String> tables;
+
+    private TenantMove(Builder b) {
+        this.source = b.source;
+        this.target = b.target;
+        this.sourcePrefix = b.sourcePrefix;
+        this.targetPrefix = b.targetPrefix;
+        this.tables = List.copyOf(b.tables);
+    }
+
+    /** A move from the database of {@code source} to that of {@code target}, both with the default prefix. */
+    public static Builder builder(DataSource source, DataSource target) {
+        return new Builder(source, target);
+    }
+
+    /**
+     * Copies every row of {@code tenant} from the source to the target in one target transaction and
+     * answers the rows copied per table. The tenant's traffic must be stopped first.
+     *
+     * @throws IllegalStateException  when the target already holds rows of the tenant (nothing written)
+     * @throws BookingStoreException when a database fails (nothing written on the target)
+     */
+    public Map<String, Integer> copy(TenantId tenant) {
+        if (tenant == null) {
+            throw new IllegalArgumentException("tenantId must not be null");
+        }
+        try (Connection from = source.getConnection(); Connection to = target.getConnection()) {
+            from.setAutoCommit(false);
+            from.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            from.setReadOnly(true);
+            to.setAutoCommit(false);
+            try {
+                Map<String, Integer> before = counts(to, targetPrefix, tenant);
+                if (before.values().stream().anyMatch(n -> n > 0)) {
+                    throw new IllegalStateException("the target already holds rows of tenant '" + tenant.value()
+                            + "' " + before + "; nothing was copied");
+                }
+                Map<String, Integer> copied = new LinkedHashMap<>();
+                for (String table : tables) {
+                    copied.put(table, copyTable(from, to, table, tenant));
+                }
+                Map<String, Integer> expected = counts(from, sourcePrefix, tenant);
+                Map<String, Integer> written = counts(to, targetPrefix, tenant);
+                if (!expected.equals(written) || !expected.equals(copied)) {
+                    throw new IllegalStateException("copy of tenant '" + tenant.value() + "' does not add up: source "
+                            + expected + ", target " + written + "; nothing was copied");
+                }
+                to.commit();
+                from.commit();
+                return Collections.unmodifiableMap(copied);
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(to);
+                rollbackQuietly(from);
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new BookingStoreException("copy of tenant '" + tenant.value() + "' failed: " + e.getMessage(), e,
+                    true, false);
+        }
+    }
+
+    /** Deletes every row of {@code tenant} from the source (children first) in one transaction; answers the rows deleted. */
+    public int deleteFromSource(TenantId tenant) {
+        if (tenant == null) {
+            throw new IllegalArgumentException("tenantId must not be null");
+        }
+        try (Connection c = source.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                int deleted = 0;
+                List<String> reversed = new ArrayList<>(tables);
+                Collections.reverse(reversed);
+                for (String table : reversed) {
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "DELETE FROM " + sourcePrefix + table + " WHERE tenant_id = ?")) {
+                        ps.setString(1, tenant.value());
+                        deleted += ps.executeUpdate();
+                    }
+                }
+                c.commit();
+                return deleted;
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(c);
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new BookingStoreException("delete of tenant '" + tenant.value() + "' failed: " + e.getMessage(), e,
+                    true, false);
+        }
+    }
+
+    private int copyTable(Connection from, Connection to, String table, TenantId tenant) throws SQLException {
+        Set<String> skip = GENERATED.getOrDefault(table, Set.of());
+        try (PreparedStatement select = from.prepareStatement(
+                "SELECT * FROM " + sourcePrefix + table + " WHERE tenant_id = ?" + ORDER.getOrDefault(table, ""))) {
+            select.setString(1, tenant.value());
+            try (ResultSet rs = select.executeQuery()) {
+                ResultSetMetaData meta = rs.getMetaData();
+                List<Integer> columns = new ArrayList<>();
+                List<String> names = new ArrayList<>();
+                for (int i = 1; i <= meta.getColumnCount(); i++) {
+                    String name = meta.getColumnLabel(i).toLowerCase(Locale.ROOT);
+                    if (!skip.contains(name)) {
+                        columns.add(i);
+                        names.add(name);
+                    }
+                }
+                String insert = "INSERT INTO " + targetPrefix + table + " (" + String.join(", ", names) + ") VALUES ("
+                        + String.join(", ", Collections.nCopies(names.size(), "?")) + ")";
+                int rows = 0;
+                try (PreparedStatement ps = to.prepareStatement(insert)) {
+                    int pending = 0;
+                    while (rs.next()) {
+                        for (int k = 0; k < columns.size(); k++) {
+                            ps.setObject(k + 1, rs.getObject(columns.get(k)));
+                        }
+                        ps.addBatch();
+                        rows++;
+                        if (++pending == BATCH) {
+                            ps.executeBatch();
+                            pending = 0;
+                        }
+                    }
+                    if (pending > 0) {
+                        ps.executeBatch();
+                    }
+                }
+                return rows;
+            }
+        }
+    }
+
+    private Map<String, Integer> counts(Connection c, String prefix, TenantId tenant) throws SQLException {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String table : tables) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT COUNT(*) FROM " + prefix + table + " WHERE tenant_id = ?")) {
+                ps.setString(1, tenant.value());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    counts.put(table, rs.getInt(1));
+                }
+            }
+        }
+        return counts;
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException ignored) {
+            // the connection is being closed anyway
+        }
+    }
+
+    /** Builds a {@link TenantMove}. */
+    public static final class Builder {
+        private final DataSource source;
+        private final DataSource target;
+        private String sourcePrefix = Tables.DEFAULT_PREFIX;
+        private String targetPrefix = Tables.DEFAULT_PREFIX;
+        private final List<String> tables = new ArrayList<>(TABLES);
+
+        private Builder(DataSource source, DataSource target) {
+            if (source == null) {
+                throw new IllegalArgumentException("source must not be null");
+            }
+            if (target == null) {
+                throw new IllegalArgumentException("target must not be null");
+            }
+            this.source = source;
+            this.target = target;
+        }
+
+        /** The table prefix on the source database (default {@code slotbook_}). */
+        public Builder sourcePrefix(String prefix) {
+            this.sourcePrefix = Tables.checkPrefix(prefix);
+            return this;
+        }
+
+        /** The table prefix on the target database (default {@code slotbook_}). */
+        public Builder targetPrefix(String prefix) {
+            this.targetPrefix = Tables.checkPrefix(prefix);
+            return this;
+        }
+
+        /** One more table (name without prefix, with a {@code tenant_id} column) to copy after the shipped ones. */
+        public Builder table(String name) {
+            if (name == null || !name.matches("[a-z_][a-z0-9_]{0,39}")) {
+                throw new IllegalArgumentException("table must be a-z, 0-9 and _, got '" + name + "'");
+            }
+            if (!tables.contains(name)) {
+                tables.add(name);
+            }
+            return this;
+        }
+
+        public TenantMove build() {
+            return new TenantMove(this);
+        }
+    }
+}
