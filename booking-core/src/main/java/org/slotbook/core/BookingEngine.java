@@ -50,11 +50,13 @@ public final class BookingEngine {
     private final Reconciler reconciler;
     private final HoldFlow holds;
     private final Function<TenantId, BookingRules> rules;
+    private final Observed observed;
 
     private BookingEngine(Builder b) {
         this.rules = b.rules;
         this.store = b.store;
-        this.guard = new GateGuard(b.reservation);
+        this.observed = new Observed(b.observer);
+        this.guard = new GateGuard(b.reservation, observed);
         this.policy = b.holdPolicy;
         this.clock = new EngineClock(b.clock == null ? Clock.systemUTC() : b.clock, b.clock != null);
         this.maxSessionDuration = b.maxSessionDuration;
@@ -79,6 +81,10 @@ public final class BookingEngine {
             throw new IllegalArgumentException("time: a session of " + spec.time().duration()
                     + " is longer than maxSessionDuration " + maxSessionDuration + " (slotId '" + spec.slotId() + "')");
         }
+        return observed.operation("schedule", () -> scheduleChecked(tenantId, spec));
+    }
+
+    private ScheduleResult scheduleChecked(TenantId tenantId, SlotSpec spec) {
         ScheduleResult result = store.schedule(tenantId, Slot.open(tenantId, spec),
                 maxSessionDuration.plus(SlotSpec.MAX_BUFFER), rulesOf(tenantId).zone());
         if (result instanceof Scheduled scheduled) {
@@ -102,14 +108,14 @@ public final class BookingEngine {
     public HoldResult hold(TenantId tenantId, HoldRequest request) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("request", request);
-        return holds.acquire(tenantId, request, BookingStatus.HELD);
+        return observed.operation("hold", () -> holds.acquire(tenantId, request, BookingStatus.HELD));
     }
 
     /** Hold and confirm in one step. Idempotent per request id. */
     public HoldResult book(TenantId tenantId, HoldRequest request) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("request", request);
-        return holds.acquire(tenantId, request, BookingStatus.CONFIRMED);
+        return observed.operation("book", () -> holds.acquire(tenantId, request, BookingStatus.CONFIRMED));
     }
 
     /**
@@ -121,7 +127,8 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
-        return settle(tenantId, store.confirm(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId)));
+        return observed.operation("confirm", () -> settle(tenantId,
+                store.confirm(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId))));
     }
 
     /**
@@ -133,7 +140,8 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
-        return settle(tenantId, store.cancel(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId)));
+        return observed.operation("cancel", () -> settle(tenantId,
+                store.cancel(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId))));
     }
 
     /**
@@ -144,7 +152,8 @@ public final class BookingEngine {
     public CancelResult cancelByStaff(TenantId tenantId, BookingId bookingId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
-        return settle(tenantId, store.cancel(tenantId, bookingId, null, clock.storeNow(), terms(tenantId)));
+        return observed.operation("cancelByStaff",
+                () -> settle(tenantId, store.cancel(tenantId, bookingId, null, clock.storeNow(), terms(tenantId))));
     }
 
     /**
@@ -155,7 +164,8 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("requestId", requestId);
         Checks.notNull("studentId", studentId);
-        return store.leaveWaitlist(tenantId, requestId, studentId, clock.storeNow()).result();
+        return observed.operation("leaveWaitlist",
+                () -> store.leaveWaitlist(tenantId, requestId, studentId, clock.storeNow()).result());
     }
 
     /** The waitlist entry of a request, as it is now (its position among those still waiting). */
@@ -240,6 +250,10 @@ public final class BookingEngine {
     public CancelSlotResult cancelSlot(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
+        return observed.operation("cancelSlot", () -> cancelSlotChecked(tenantId, slotId));
+    }
+
+    private CancelSlotResult cancelSlotChecked(TenantId tenantId, SlotId slotId) {
         StoreOutcome<CancelSlotResult> outcome = store.cancelSlot(tenantId, slotId, clock.storeNow());
         if (outcome.result() instanceof SlotCancelled cancelled) {
             guard.call("close", () -> guard.gate().close(tenantId, slotId, reconciler.keepUntil(cancelled.slot())));
@@ -280,8 +294,8 @@ public final class BookingEngine {
     public AvailabilityResult availability(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
-        return store.availability(tenantId, slotId, clock.storeNow()).<AvailabilityResult>map(a -> a)
-                .orElseGet(NotFound::new);
+        return observed.operation("availability", () -> store.availability(tenantId, slotId, clock.storeNow())
+                .<AvailabilityResult>map(a -> a).orElseGet(NotFound::new));
     }
 
     /**
@@ -292,6 +306,12 @@ public final class BookingEngine {
     public int sweepExpired(TenantId tenantId, int batchSize) {
         Checks.notNull("tenantId", tenantId);
         Checks.between("batchSize", batchSize, 1, 10_000);
+        int expired = observed.operation("sweepExpired", () -> sweep(tenantId, batchSize));
+        observed.swept(tenantId, expired);
+        return expired;
+    }
+
+    private int sweep(TenantId tenantId, int batchSize) {
         Instant now = clock.storeNow();
         Terms terms = terms(tenantId);
         int total = 0;
@@ -316,7 +336,9 @@ public final class BookingEngine {
     public ReconcileReport reconcile(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
-        return reconciler.reconcile(tenantId, slotId);
+        ReconcileReport report = observed.operation("reconcile", () -> reconciler.reconcile(tenantId, slotId));
+        observed.reconciled(tenantId, report);
+        return report;
     }
 
     /**
@@ -325,7 +347,9 @@ public final class BookingEngine {
      */
     public ReconcileReport reconcileAll(TenantId tenantId) {
         Checks.notNull("tenantId", tenantId);
-        return reconciler.reconcileAll(tenantId);
+        ReconcileReport report = observed.operation("reconcileAll", () -> reconciler.reconcileAll(tenantId));
+        observed.reconciled(tenantId, report);
+        return report;
     }
 
     /**
@@ -360,6 +384,7 @@ public final class BookingEngine {
         private Duration maxSessionDuration = Duration.ofHours(24);
         private BookingListener listener = BookingListener.NONE;
         private Function<TenantId, BookingRules> rules = tenant -> BookingRules.defaults();
+        private EngineObserver observer = EngineObserver.NONE;
 
         private Builder() {
         }
@@ -424,6 +449,12 @@ public final class BookingEngine {
         /** Told about holds, confirms, cancels and expiries after they committed. */
         public Builder listener(BookingListener listener) {
             this.listener = Checks.notNull("listener", listener);
+            return this;
+        }
+
+        /** Told how long each operation took and how it ended, and what the gate, sweeps and reconciles did (metrics). */
+        public Builder observer(EngineObserver observer) {
+            this.observer = Checks.notNull("observer", observer);
             return this;
         }
 

@@ -27,10 +27,12 @@ final class GateGuard {
     final LongAdder orphansReleased = new LongAdder();
     final LongAdder rebuilds = new LongAdder();
     private final AtomicLong lastLog = new AtomicLong(Long.MIN_VALUE);
+    private final Observed observed;
 
-    GateGuard(SeatReservation gate) {
+    GateGuard(SeatReservation gate, Observed observed) {
         this.gate = gate == null ? SeatReservation.none() : gate;
         this.present = this.gate != SeatReservation.none();
+        this.observed = observed;
     }
 
     boolean present() {
@@ -57,6 +59,7 @@ final class GateGuard {
             failed("tryHold", null);
             return GateDecision.UNAVAILABLE;
         }
+        observed.gateDecision(decision.outcome());
         return decision;
     }
 
@@ -87,6 +90,10 @@ final class GateGuard {
 
     void failed(String what, RuntimeException e) {
         unavailable.increment();
+        if (what.equals("tryHold")) {
+            observed.gateDecision(GateOutcome.UNAVAILABLE);
+        }
+        observed.gateUnavailable(what);
         log(what, e);
     }
 

@@ -21,12 +21,14 @@ import org.slotbook.core.SlotSpec;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
+import org.slotbook.core.Waitlisted;
 import org.slotbook.core.memory.InMemorySeatReservation;
 import org.slotbook.core.memory.InMemoryStore;
 
 /**
  * The README's quick start, step by step: schedule, hold, confirm, a refused double booking, a
- * back-to-back booking that is allowed, a double cancel that gives back one seat, a reconcile.
+ * back-to-back booking that is allowed, a double cancel that gives back one seat, a waitlisted student
+ * promoted when a seat comes free, a reconcile.
  */
 public final class QuickStart {
     private QuickStart() {
@@ -79,9 +81,25 @@ public final class QuickStart {
                 + (engine.availability(gym, SlotId.of("yoga-9am")) instanceof Availability seats
                         ? seats.remaining() + " of 10" : "unexpected: no such slot"));
 
-        say("5. Reconcile the gate with the ledger: " + engine.reconcileAll(gym));
+        engine.schedule(gym, new SlotSpec(SlotId.of("boxing-6pm"), CoachId.of("max"), RoomId.of("ring"),
+                TimeRange.of(nine.plus(Duration.ofHours(9)), Duration.ofHours(1)), 1));
+        HoldResult kim = engine.book(gym, HoldRequest.of(RequestId.random(), SlotId.of("boxing-6pm"),
+                StudentId.of("kim")));
+        HoldRequest leeAsks = HoldRequest.of(RequestId.random(), SlotId.of("boxing-6pm"), StudentId.of("lee"))
+                .orWaitlist();
+        HoldResult lee = engine.hold(gym, leeAsks);
+        Booking kims = ((Held) kim).booking();
+        engine.cancel(gym, kims.bookingId(), kims.studentId());
+        Booking promoted = engine.hold(gym, leeAsks) instanceof Held h ? h.booking() : null;
+        say("5. boxing at 18:00 has one seat, kim has it; lee asks to wait: "
+                + (lee instanceof Waitlisted w ? "waitlisted at position " + w.entry().position() : "unexpected " + lee)
+                + "; kim cancels and lee is promoted in the same step: "
+                + (promoted != null ? promoted.status() + ", to confirm before " + promoted.heldUntil() : "no"));
+
+        say("6. Reconcile the gate with the ledger: " + engine.reconcileAll(gym));
         say("Done. " + (result instanceof Held && next instanceof Held && clash instanceof Conflict
-                && second instanceof AlreadyCancelled ? "Every step behaved." : "Something was off."));
+                && second instanceof AlreadyCancelled && lee instanceof Waitlisted && promoted != null
+                ? "Every step behaved." : "Something was off."));
     }
 
     private static void say(String line) {

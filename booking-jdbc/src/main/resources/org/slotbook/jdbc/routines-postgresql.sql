@@ -21,12 +21,312 @@
 -- change the result columns of an existing function: a release that changes them drops it first.
 -- ------------------------------------------------------------------------------------------------
 
+-- Versions before the booking rules took fewer parameters: drop them, so that no call can reach one.
+DROP FUNCTION IF EXISTS ${prefix}schedule(VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, BIGINT);
+DROP FUNCTION IF EXISTS ${prefix}hold(VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT, BIGINT,
+                                      BOOLEAN);
+DROP FUNCTION IF EXISTS ${prefix}confirm(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ);
+DROP FUNCTION IF EXISTS ${prefix}cancel(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ);
+DROP FUNCTION IF EXISTS ${prefix}expire_due(VARCHAR, TIMESTAMPTZ, INTEGER);
+
+-- ------------------------------------------------------------------------------------------------
+-- Helpers, called from the decision functions inside their one call.
+-- ------------------------------------------------------------------------------------------------
+
+-- Locks a student's lock row, creating it on first use.
+CREATE OR REPLACE FUNCTION ${prefix}lock_student(p_tenant VARCHAR, p_student VARCHAR)
+RETURNS VOID
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM 1 FROM ${prefix}resource_lock l
+        WHERE l.tenant_id = p_tenant AND l.resource_kind = 'STUDENT' AND l.resource_id = p_student
+        FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id)
+            VALUES (p_tenant, 'STUDENT', p_student) ON CONFLICT DO NOTHING;
+        PERFORM 1 FROM ${prefix}resource_lock l
+            WHERE l.tenant_id = p_tenant AND l.resource_kind = 'STUDENT' AND l.resource_id = p_student
+            FOR UPDATE;
+    END IF;
+END;
+$$;
+
+-- A booking as a fact row tagged p_tag (res_kind = p_kind).
+CREATE OR REPLACE FUNCTION ${prefix}booking_row(p_tenant VARCHAR, p_tag VARCHAR, p_booking VARCHAR, p_kind VARCHAR)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+LANGUAGE sql
+AS $$
+    SELECT p_tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,
+           b.created_at, b.updated_at, p_kind, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR,
+           NULL::VARCHAR, NULL::INTEGER
+    FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking
+$$;
+
+-- A waitlist entry as a fact row tagged p_tag: seat = its position while it waits (else 0),
+-- created_at = when it joined, res_kind = why it was skipped.
+CREATE OR REPLACE FUNCTION ${prefix}waiter_row(p_tenant VARCHAR, p_tag VARCHAR, p_request VARCHAR)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+LANGUAGE sql
+AS $$
+    SELECT p_tag, w.booking_id, w.request_id, w.slot_id, w.student_id,
+           (CASE WHEN w.status = 'WAITING' THEN
+                (SELECT COUNT(*) FROM ${prefix}waiter o
+                 WHERE o.tenant_id = w.tenant_id AND o.slot_id = w.slot_id AND o.status = 'WAITING'
+                   AND o.seq <= w.seq)
+            ELSE 0 END)::INTEGER,
+           w.status, NULL::TIMESTAMPTZ, w.joined_at, w.updated_at, w.reason, NULL::VARCHAR, NULL::TIMESTAMPTZ,
+           NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+    FROM ${prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request
+$$;
+
+-- A slot as a fact row tagged p_tag, with its rules: held_until = opens_at, created_at = closes_at,
+-- seat = buffer seconds, res_kind = cancel policy, res_id = cancel cutoff seconds.
+CREATE OR REPLACE FUNCTION ${prefix}slot_row(p_tenant VARCHAR, p_tag VARCHAR, p_slot VARCHAR)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+LANGUAGE sql
+AS $$
+    SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, s.slot_id, NULL::VARCHAR, s.buffer_seconds, s.status, s.opens_at,
+           s.closes_at, NULL::TIMESTAMPTZ, s.cancel_policy, s.cancel_cutoff_seconds::VARCHAR, s.starts_at,
+           s.ends_at, s.coach_id, s.room_id, s.capacity
+    FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot
+$$;
+
+-- The event rows of (tag, id) pairs in order: EV_SKIPPED ids are request ids of waitlist entries,
+-- the others booking ids.
+CREATE OR REPLACE FUNCTION ${prefix}event_rows(p_tenant VARCHAR, p_tags VARCHAR[], p_ids VARCHAR[])
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    FOR i IN 1 .. COALESCE(array_length(p_tags, 1), 0) LOOP
+        IF p_tags[i] = 'EV_SKIPPED' THEN
+            RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, p_tags[i], p_ids[i]);
+        ELSE
+            RETURN QUERY SELECT * FROM ${prefix}booking_row(p_tenant, p_tags[i], p_ids[i], NULL);
+        END IF;
+    END LOOP;
+END;
+$$;
+
+-- The student limit a new live booking would break: 'UPCOMING' when p_max_upcoming > 0 and the
+-- student has that many live bookings of sessions not over yet, 'WEEKLY' when p_max_week > 0 and
+-- he has that many live bookings of sessions starting in [p_week_start, p_week_end); else NULL.
+-- Counted over his active occupations, read in the order only the overlap index serves, whose
+-- booking is read by key (a dead hold counts nothing).
+CREATE OR REPLACE FUNCTION ${prefix}limit_reached(
+    p_tenant VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_longest_micros BIGINT, p_max_upcoming INTEGER,
+    p_max_week INTEGER, p_week_start TIMESTAMPTZ, p_week_end TIMESTAMPTZ)
+RETURNS VARCHAR
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_count BIGINT;
+BEGIN
+    IF COALESCE(p_max_upcoming, 0) > 0 THEN
+        SELECT COUNT(*) INTO v_count
+            FROM (SELECT o.booking_id FROM ${prefix}occupancy o
+                  WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+                    AND o.active AND o.ends_at > p_now
+                    AND o.starts_at > p_now - p_longest_micros * INTERVAL '1 microsecond'
+                  ORDER BY o.resource_kind, o.resource_id, o.starts_at OFFSET 0) o
+            CROSS JOIN LATERAL (SELECT d.status, d.held_until FROM ${prefix}booking d
+                                WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d
+            WHERE d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > p_now);
+        IF v_count >= p_max_upcoming THEN
+            RETURN 'UPCOMING';
+        END IF;
+    END IF;
+    IF COALESCE(p_max_week, 0) > 0 AND p_week_start IS NOT NULL AND p_week_end IS NOT NULL THEN
+        SELECT COUNT(*) INTO v_count
+            FROM (SELECT o.booking_id FROM ${prefix}occupancy o
+                  WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+                    AND o.active AND o.starts_at >= p_week_start AND o.starts_at < p_week_end
+                  ORDER BY o.resource_kind, o.resource_id, o.starts_at OFFSET 0) o
+            CROSS JOIN LATERAL (SELECT d.status, d.held_until FROM ${prefix}booking d
+                                WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d
+            WHERE d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > p_now);
+        IF v_count >= p_max_week THEN
+            RETURN 'WEEKLY';
+        END IF;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+
+-- Ends a booking whose seat row the caller has locked and checked: the seat is FREE again, the
+-- booking gets p_status, its occupation is released.
+CREATE OR REPLACE FUNCTION ${prefix}release(
+    p_tenant VARCHAR, p_slot VARCHAR, p_seq INTEGER, p_booking VARCHAR, p_status VARCHAR, p_now TIMESTAMPTZ)
+RETURNS VOID
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    UPDATE ${prefix}slot_seat s
+        SET status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL
+        WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.seq = p_seq;
+    UPDATE ${prefix}booking b SET status = p_status, updated_at = p_now
+        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+    UPDATE ${prefix}occupancy o SET active = FALSE
+        WHERE o.tenant_id = p_tenant AND o.booking_id = p_booking AND o.active IS NOT FALSE;
+END;
+$$;
+
+-- Promotion: a seat of slot p_slot was freed in this transaction, whose caller holds the slot row's
+-- lock (taken before the seat's). While the slot is open and before its waitlist cutoff, the first
+-- WAITING entry (join order) that can take the seat gets it as a HELD booking (its own booking id and
+-- request id, held for p_hold_micros) and turns PROMOTED; those before it that cannot turn SKIPPED
+-- with the reason: ALREADY_BOOKED (a HELD or CONFIRMED booking of the slot, live or not), CONFLICT (a
+-- live booking overlapping the slot), LIMIT (a student limit, against the slot's week). Each
+-- waiter's student lock is taken (after the slot row's: the one exception to the lock order; a
+-- deadlock is retried by the caller). Answers the events in order: ('EV_SKIPPED', request id) per
+-- entry passed over, then ('EV_PROMOTED', booking id). Nobody able to take it: the seat stays FREE.
+CREATE OR REPLACE FUNCTION ${prefix}promote(
+    p_tenant VARCHAR, p_slot VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT, p_longest_micros BIGINT,
+    p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT)
+RETURNS TABLE (ev_tag VARCHAR, ev_id VARCHAR)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_status     VARCHAR;
+    v_start      TIMESTAMPTZ;
+    v_end        TIMESTAMPTZ;
+    v_week_start TIMESTAMPTZ;
+    v_week_end   TIMESTAMPTZ;
+    v_lowest     TIMESTAMPTZ;
+    v_until      TIMESTAMPTZ := p_now + p_hold_micros * INTERVAL '1 microsecond';
+    v_seq        INTEGER;
+    v_reason     VARCHAR;
+    v_waiter_status VARCHAR;
+    w            RECORD;
+BEGIN
+    SELECT s.status, s.starts_at, s.ends_at, s.week_start, s.week_end
+        INTO v_status, v_start, v_end, v_week_start, v_week_end
+        FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
+    IF v_status IS DISTINCT FROM 'OPEN'
+            OR p_now >= v_start - COALESCE(p_waitlist_cutoff_micros, 0) * INTERVAL '1 microsecond' THEN
+        RETURN;
+    END IF;
+    PERFORM 1 FROM ${prefix}waiter x
+        WHERE x.tenant_id = p_tenant AND x.slot_id = p_slot AND x.status = 'WAITING'
+        ORDER BY x.seq LIMIT 1;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    -- the first free seat: the one the caller freed (locked by this transaction), unless one before it
+    -- is free too
+    SELECT s.seq INTO v_seq FROM ${prefix}slot_seat s
+        WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'FREE'
+        ORDER BY s.seq LIMIT 1 FOR UPDATE SKIP LOCKED;
+    IF v_seq IS NULL THEN
+        RETURN;
+    END IF;
+    v_lowest := v_start - p_longest_micros * INTERVAL '1 microsecond';
+    FOR w IN SELECT x.request_id, x.student_id, x.booking_id FROM ${prefix}waiter x
+             WHERE x.tenant_id = p_tenant AND x.slot_id = p_slot AND x.status = 'WAITING'
+             ORDER BY x.seq
+    LOOP
+        PERFORM ${prefix}lock_student(p_tenant, w.student_id);
+        -- still waiting: a leave may have come first (locked by key, then checked)
+        SELECT x.status INTO v_waiter_status FROM ${prefix}waiter x
+            WHERE x.tenant_id = p_tenant AND x.request_id = w.request_id FOR UPDATE;
+        IF v_waiter_status IS DISTINCT FROM 'WAITING' THEN
+            CONTINUE;
+        END IF;
+        v_reason := NULL;
+        PERFORM 1 FROM ${prefix}booking b
+            WHERE b.tenant_id = p_tenant AND b.slot_id = p_slot AND b.student_id = w.student_id
+              AND b.status IN ('HELD', 'CONFIRMED')
+            LIMIT 1;
+        IF FOUND THEN
+            v_reason := 'ALREADY_BOOKED';
+        ELSE
+            PERFORM 1 FROM ${prefix}occupancy o
+                LEFT JOIN LATERAL (SELECT d.status, d.held_until FROM ${prefix}booking d
+                                   WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d ON TRUE
+                WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = w.student_id
+                  AND o.active AND o.starts_at < v_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+                  AND NOT COALESCE(d.status = 'HELD' AND d.held_until <= p_now, FALSE)
+                ORDER BY o.resource_kind, o.resource_id, o.starts_at
+                LIMIT 1;
+            IF FOUND THEN
+                v_reason := 'CONFLICT';
+            ELSIF ${prefix}limit_reached(p_tenant, w.student_id, p_now, p_longest_micros, p_max_upcoming,
+                                         p_max_week, v_week_start, v_week_end) IS NOT NULL THEN
+                v_reason := 'LIMIT';
+            END IF;
+        END IF;
+        IF v_reason IS NOT NULL THEN
+            UPDATE ${prefix}waiter x SET status = 'SKIPPED', reason = v_reason, updated_at = p_now
+                WHERE x.tenant_id = p_tenant AND x.request_id = w.request_id;
+            ev_tag := 'EV_SKIPPED';
+            ev_id := w.request_id;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        UPDATE ${prefix}slot_seat s
+            SET status = 'HELD', booking_id = w.booking_id, student_id = w.student_id, held_until = v_until
+            WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.seq = v_seq;
+        INSERT INTO ${prefix}booking (tenant_id, booking_id, request_id, slot_id, student_id, seat, status,
+                                      held_until, created_at, updated_at)
+            VALUES (p_tenant, w.booking_id, w.request_id, p_slot, w.student_id, v_seq, 'HELD', v_until, p_now, p_now);
+        INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
+                                        booking_id, active)
+            VALUES (p_tenant, 'STUDENT', w.student_id, v_start, v_end, p_slot, w.booking_id, TRUE);
+        UPDATE ${prefix}waiter x SET status = 'PROMOTED', updated_at = p_now
+            WHERE x.tenant_id = p_tenant AND x.request_id = w.request_id;
+        ev_tag := 'EV_PROMOTED';
+        ev_id := w.booking_id;
+        RETURN NEXT;
+        RETURN;
+    END LOOP;
+END;
+$$;
+
+-- A replay of request p_request: its booking (REPLAY) or its waitlist entry (WAITLISTED_REPLAY), or no row.
+CREATE OR REPLACE FUNCTION ${prefix}replay(p_tenant VARCHAR, p_request VARCHAR)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
+            b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
+            NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+        FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request);
+    END IF;
+END;
+$$;
+
+-- ------------------------------------------------------------------------------------------------
+-- The decisions.
+-- ------------------------------------------------------------------------------------------------
+
 -- Schedules a slot: locks coach and room, answers EXISTS (the stored slot, nothing written) or
--- CONFLICT rows (nothing written), else writes the slot, its seats and the coach and room
--- occupations and answers SCHEDULED.
+-- CONFLICT rows (nothing written), else writes the slot (with its rules and week), its seats and the
+-- coach and room occupations over [p_start, p_end + buffer) and answers SCHEDULED.
 CREATE OR REPLACE FUNCTION ${prefix}schedule(
     p_tenant VARCHAR, p_slot VARCHAR, p_coach VARCHAR, p_room VARCHAR,
-    p_start TIMESTAMPTZ, p_end TIMESTAMPTZ, p_capacity INTEGER, p_longest_micros BIGINT)
+    p_start TIMESTAMPTZ, p_end TIMESTAMPTZ, p_capacity INTEGER, p_longest_micros BIGINT,
+    p_opens_at TIMESTAMPTZ, p_closes_at TIMESTAMPTZ, p_buffer_seconds INTEGER, p_cancel_policy VARCHAR,
+    p_cancel_cutoff_seconds INTEGER, p_week_start TIMESTAMPTZ, p_week_end TIMESTAMPTZ)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
@@ -36,6 +336,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
     v_lowest   TIMESTAMPTZ := p_start - p_longest_micros * INTERVAL '1 microsecond';
+    v_padded   TIMESTAMPTZ := p_end + COALESCE(p_buffer_seconds, 0) * INTERVAL '1 second';
     v_kinds    VARCHAR[] := ARRAY['COACH', 'ROOM'];
     v_ids      VARCHAR[] := ARRAY[p_coach, p_room];
     v_clashes  BOOLEAN := FALSE;
@@ -56,23 +357,20 @@ BEGIN
     END LOOP;
 
     -- 2. scheduled before: the stored slot, the caller compares it with its spec
-    RETURN QUERY SELECT 'EXISTS'::VARCHAR, NULL::VARCHAR, NULL::VARCHAR, s.slot_id, NULL::VARCHAR,
-            NULL::INTEGER, s.status, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR,
-            NULL::VARCHAR, s.starts_at, s.ends_at, s.coach_id, s.room_id, s.capacity
-        FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
+    RETURN QUERY SELECT * FROM ${prefix}slot_row(p_tenant, 'EXISTS', p_slot);
     IF FOUND THEN
         RETURN;
     END IF;
 
-    -- 3. active occupations of the coach, then of the room, overlapping [p_start, p_end): one statement
-    -- each, ordered by start, which only the overlap index serves (COACH sorts before ROOM)
+    -- 3. active occupations of the coach, then of the room, overlapping the padded [p_start, p_end +
+    -- buffer): one statement each, ordered by start, which only the overlap index serves
     FOR i IN 1 .. 2 LOOP
         RETURN QUERY SELECT 'CONFLICT'::VARCHAR, o.booking_id, NULL::VARCHAR, o.slot_id, NULL::VARCHAR,
                 NULL::INTEGER, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,
                 o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
             FROM ${prefix}occupancy o
             WHERE o.tenant_id = p_tenant AND o.resource_kind = v_kinds[i] AND o.resource_id = v_ids[i]
-              AND o.active AND o.starts_at < p_end AND o.ends_at > p_start AND o.starts_at > v_lowest
+              AND o.active AND o.starts_at < v_padded AND o.ends_at > p_start AND o.starts_at > v_lowest
             ORDER BY o.resource_kind, o.resource_id, o.starts_at;
         v_clashes := v_clashes OR FOUND;
     END LOOP;
@@ -82,8 +380,11 @@ BEGIN
 
     -- 4. the slot (a concurrent schedule of the same id that committed first: answer it), its seats,
     -- the coach's and the room's occupations
-    INSERT INTO ${prefix}slot (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity, status)
-        VALUES (p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, 'OPEN')
+    INSERT INTO ${prefix}slot (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity, status,
+                               opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds,
+                               week_start, week_end)
+        VALUES (p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, 'OPEN', p_opens_at, p_closes_at,
+                COALESCE(p_buffer_seconds, 0), p_cancel_policy, p_cancel_cutoff_seconds, p_week_start, p_week_end)
         ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_inserted = ROW_COUNT;
     IF v_inserted = 1 THEN
@@ -91,24 +392,24 @@ BEGIN
             SELECT p_tenant, p_slot, g, 'FREE' FROM generate_series(1, p_capacity) AS g;
         INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
                                         booking_id, active)
-            VALUES (p_tenant, 'COACH', p_coach, p_start, p_end, p_slot, NULL, TRUE),
-                   (p_tenant, 'ROOM', p_room, p_start, p_end, p_slot, NULL, TRUE);
+            VALUES (p_tenant, 'COACH', p_coach, p_start, v_padded, p_slot, NULL, TRUE),
+                   (p_tenant, 'ROOM', p_room, p_start, v_padded, p_slot, NULL, TRUE);
     END IF;
-    RETURN QUERY SELECT (CASE WHEN v_inserted = 1 THEN 'SCHEDULED' ELSE 'EXISTS' END)::VARCHAR, NULL::VARCHAR,
-            NULL::VARCHAR, s.slot_id, NULL::VARCHAR, NULL::INTEGER, s.status, NULL::TIMESTAMPTZ,
-            NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, s.starts_at, s.ends_at,
-            s.coach_id, s.room_id, s.capacity
-        FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
+    RETURN QUERY SELECT * FROM ${prefix}slot_row(p_tenant,
+            (CASE WHEN v_inserted = 1 THEN 'SCHEDULED' ELSE 'EXISTS' END)::VARCHAR, p_slot);
 END;
 $$;
 
 -- Holds (p_status 'HELD') or books (p_status 'CONFIRMED') a seat for a student. Answers HELD (plus
--- EV_HELD or EV_CONFIRMED, and EV_EXPIRED for every dead hold it retired or took over), REPLAY,
--- ALREADY, CONFLICT rows, FULL, NOT_OPEN or NOT_FOUND. A request id used by another student, or a
--- seat the student got concurrently, fails with the unique violation (SQLSTATE 23505).
+-- EV_HELD or EV_CONFIRMED), REPLAY, WAITLISTED, WAITLISTED_REPLAY, ALREADY, CONFLICT rows, LIMIT, FULL,
+-- NOT_OPEN_YET, BOOKING_CLOSED, NOT_OPEN or NOT_FOUND; before the new booking's event come the events
+-- of what it did on the way: EV_EXPIRED for every dead hold it retired or took over, EV_PROMOTED and
+-- EV_SKIPPED for the waitlists of the seats the retired holds freed. A request id used by another
+-- student, or a seat the student got concurrently, fails with the unique violation (SQLSTATE 23505).
 CREATE OR REPLACE FUNCTION ${prefix}hold(
     p_tenant VARCHAR, p_booking VARCHAR, p_request VARCHAR, p_slot VARCHAR, p_student VARCHAR,
-    p_status VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT, p_longest_micros BIGINT, p_gate_held BOOLEAN)
+    p_status VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT, p_longest_micros BIGINT, p_gate_held BOOLEAN,
+    p_waitlist BOOLEAN, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
@@ -122,14 +423,23 @@ DECLARE
     v_start       TIMESTAMPTZ;
     v_end         TIMESTAMPTZ;
     v_slot_status VARCHAR;
+    v_opens_at    TIMESTAMPTZ;
+    v_closes_at   TIMESTAMPTZ;
+    v_week_start  TIMESTAMPTZ;
+    v_week_end    TIMESTAMPTZ;
     v_lowest      TIMESTAMPTZ;
     v_seq         INTEGER;
     v_displaced   VARCHAR;
-    v_expired     VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_waiting     BOOLEAN;
+    v_limit       VARCHAR;
+    v_tags        VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_ids         VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_more_tags   VARCHAR[];
+    v_more_ids    VARCHAR[];
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
     v_seat_until   TIMESTAMPTZ;
-    v_id          VARCHAR;
+    v_waiter      VARCHAR;
     r             RECORD;
 BEGIN
     IF p_status IS NULL OR p_status NOT IN ('HELD', 'CONFIRMED') THEN
@@ -139,7 +449,8 @@ BEGIN
     v_held_until := v_now + p_hold_micros * INTERVAL '1 microsecond';
 
     -- 1. the slot
-    SELECT s.starts_at, s.ends_at, s.status INTO v_start, v_end, v_slot_status
+    SELECT s.starts_at, s.ends_at, s.status, s.opens_at, s.closes_at, s.week_start, s.week_end
+        INTO v_start, v_end, v_slot_status, v_opens_at, v_closes_at, v_week_start, v_week_end
         FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
     IF NOT FOUND THEN
         tag := 'NOT_FOUND';
@@ -148,32 +459,37 @@ BEGIN
     END IF;
     v_lowest := v_start - p_longest_micros * INTERVAL '1 microsecond';
 
-    -- 2. cancelled or over: only a replay of this request has an answer
-    IF v_slot_status <> 'OPEN' OR v_now >= v_end THEN
-        RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-                b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-            FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
-        IF NOT FOUND THEN
-            tag := 'NOT_OPEN';
-            slot_id := p_slot;
-            status := v_slot_status;
-            RETURN NEXT;
+    -- 2. cancelled or over, 3. outside its booking window: only a replay of this request has an answer
+    IF v_slot_status <> 'OPEN' OR v_now >= v_end
+            OR (v_opens_at IS NOT NULL AND v_now < v_opens_at)
+            OR (v_closes_at IS NOT NULL AND v_now >= v_closes_at) THEN
+        RETURN QUERY SELECT * FROM ${prefix}replay(p_tenant, p_request);
+        IF FOUND THEN
+            RETURN;
         END IF;
+        slot_id := p_slot;
+        IF v_slot_status <> 'OPEN' OR v_now >= v_end THEN
+            tag := 'NOT_OPEN';
+            status := v_slot_status;
+        ELSIF v_opens_at IS NOT NULL AND v_now < v_opens_at THEN
+            tag := 'NOT_OPEN_YET';
+            held_until := v_opens_at;
+        ELSE
+            tag := 'BOOKING_CLOSED';
+            held_until := v_closes_at;
+        END IF;
+        RETURN NEXT;
         RETURN;
     END IF;
 
-    -- 3. full by committed seats (no lock taken): a replay, the student's live booking, or FULL
-    IF NOT COALESCE(p_gate_held, FALSE)
+    -- 4. full by committed seats (no lock taken): a replay, the student's live booking, or FULL
+    IF NOT COALESCE(p_gate_held, FALSE) AND NOT COALESCE(p_waitlist, FALSE)
             AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat f
                             WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status = 'FREE')
             AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat h
                             WHERE h.tenant_id = p_tenant AND h.slot_id = p_slot AND h.status = 'HELD'
                               AND h.held_until <= v_now) THEN
-        RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-                b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-            FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
+        RETURN QUERY SELECT * FROM ${prefix}replay(p_tenant, p_request);
         IF FOUND THEN
             RETURN;
         END IF;
@@ -192,28 +508,16 @@ BEGIN
         RETURN;
     END IF;
 
-    -- 4. everything about this student is decided under his lock (created on first use)
-    PERFORM 1 FROM ${prefix}resource_lock l
-        WHERE l.tenant_id = p_tenant AND l.resource_kind = 'STUDENT' AND l.resource_id = p_student
-        FOR UPDATE;
-    IF NOT FOUND THEN
-        INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id)
-            VALUES (p_tenant, 'STUDENT', p_student) ON CONFLICT DO NOTHING;
-        PERFORM 1 FROM ${prefix}resource_lock l
-            WHERE l.tenant_id = p_tenant AND l.resource_kind = 'STUDENT' AND l.resource_id = p_student
-            FOR UPDATE;
-    END IF;
+    -- 5. everything about this student is decided under his lock (created on first use)
+    PERFORM ${prefix}lock_student(p_tenant, p_student);
 
-    -- 5. a replay of this request (any status, any slot: the caller refuses a mismatch)
-    RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-            b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-            NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-        FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
+    -- 6. a replay of this request (any status, any slot: the caller refuses a mismatch)
+    RETURN QUERY SELECT * FROM ${prefix}replay(p_tenant, p_request);
     IF FOUND THEN
         RETURN;
     END IF;
 
-    -- 6. the student's live booking of this slot (a dead one is retired in step 8)
+    -- 7. the student's live booking of this slot (a dead one is retired in step 10)
     RETURN QUERY SELECT 'ALREADY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
             b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
             NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
@@ -225,7 +529,7 @@ BEGIN
         RETURN;
     END IF;
 
-    -- 7. the student's active occupations overlapping the slot; a dead hold blocks nothing. (The
+    -- 8. the student's active occupations overlapping the slot; a dead hold blocks nothing. (The
     -- booking of each is read by primary key: OFFSET 0 keeps the lookup a separate, keyed scan.)
     RETURN QUERY SELECT 'CONFLICT'::VARCHAR, o.booking_id, NULL::VARCHAR, o.slot_id, NULL::VARCHAR,
             NULL::INTEGER, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,
@@ -241,8 +545,20 @@ BEGIN
         RETURN;
     END IF;
 
-    -- 8. retire the student's dead holds: the one of this slot, then those overlapping it. Each
-    -- seat row is locked, then checked: a sweeper or a takeover may have been first.
+    -- 9. the student's limits (upcoming first, then this slot's week)
+    v_limit := ${prefix}limit_reached(p_tenant, p_student, v_now, p_longest_micros, p_max_upcoming, p_max_week,
+                                      v_week_start, v_week_end);
+    IF v_limit IS NOT NULL THEN
+        tag := 'LIMIT';
+        res_kind := v_limit;
+        seat := CASE WHEN v_limit = 'UPCOMING' THEN p_max_upcoming ELSE p_max_week END;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+
+    -- 10. retire the student's dead holds: the one of this slot, then those overlapping it. Each slot
+    -- row, then seat row is locked, then checked: a sweeper or a takeover may have been first. Each
+    -- freed seat goes to its slot's waitlist.
     FOR r IN SELECT m.booking_id AS id, m.slot_id AS slot, m.seat AS seq
                FROM (SELECT l.booking_id, l.slot_id, l.seat, l.status, l.held_until FROM ${prefix}booking l
                      WHERE l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
@@ -259,89 +575,124 @@ BEGIN
                                    WHERE k.tenant_id = p_tenant AND k.booking_id = o.booking_id OFFSET 0) d
                WHERE d.status = 'HELD' AND d.held_until <= v_now
     LOOP
+        PERFORM 1 FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot FOR UPDATE;
         SELECT s.status, s.booking_id, s.held_until INTO v_seat_status, v_seat_booking, v_seat_until
             FROM ${prefix}slot_seat s
             WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot AND s.seq = r.seq FOR UPDATE;
         IF v_seat_status = 'HELD' AND v_seat_booking = r.id AND v_seat_until <= v_now THEN
-            UPDATE ${prefix}slot_seat s
-                SET status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL
-                WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot AND s.seq = r.seq;
-            UPDATE ${prefix}booking b SET status = 'EXPIRED', updated_at = v_now
-                WHERE b.tenant_id = p_tenant AND b.booking_id = r.id;
-            UPDATE ${prefix}occupancy o SET active = FALSE
-                WHERE o.tenant_id = p_tenant AND o.booking_id = r.id AND o.active IS NOT FALSE;
-            v_expired := v_expired || r.id;
+            PERFORM ${prefix}release(p_tenant, r.slot, r.seq, r.id, 'EXPIRED', v_now);
+            v_tags := v_tags || 'EV_EXPIRED'::VARCHAR;
+            v_ids := v_ids || r.id;
+            SELECT array_agg(e.ev_tag ORDER BY e.n), array_agg(e.ev_id ORDER BY e.n) INTO v_more_tags, v_more_ids
+                FROM ${prefix}promote(p_tenant, r.slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
+                                      p_max_week, p_waitlist_cutoff_micros) WITH ORDINALITY AS e (ev_tag, ev_id, n);
+            v_tags := v_tags || COALESCE(v_more_tags, ARRAY[]::VARCHAR[]);
+            v_ids := v_ids || COALESCE(v_more_ids, ARRAY[]::VARCHAR[]);
         END IF;
     END LOOP;
 
-    -- 9. claim: the first free seat, else the oldest dead hold's seat, skipping seats other claims
-    -- have locked; then both again waiting for them (such a claim may yet roll back)
+    -- 11. claim: the first free seat, else (only while nobody waits for the slot) the oldest dead
+    -- hold's seat, skipping seats other claims have locked; then both again waiting for them (such a
+    -- claim may yet roll back)
     SELECT s.seq INTO v_seq FROM ${prefix}slot_seat s
         WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'FREE'
         ORDER BY s.seq LIMIT 1 FOR UPDATE SKIP LOCKED;
     IF v_seq IS NULL THEN
-        SELECT s.seq, s.booking_id INTO v_seq, v_displaced FROM ${prefix}slot_seat s
-            WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'HELD' AND s.held_until <= v_now
-            ORDER BY s.held_until LIMIT 1 FOR UPDATE SKIP LOCKED;
+        v_waiting := EXISTS (SELECT 1 FROM ${prefix}waiter x
+                             WHERE x.tenant_id = p_tenant AND x.slot_id = p_slot AND x.status = 'WAITING');
+        IF NOT v_waiting THEN
+            SELECT s.seq, s.booking_id INTO v_seq, v_displaced FROM ${prefix}slot_seat s
+                WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'HELD' AND s.held_until <= v_now
+                ORDER BY s.held_until LIMIT 1 FOR UPDATE SKIP LOCKED;
+        END IF;
+        IF v_seq IS NULL THEN
+            SELECT s.seq INTO v_seq FROM ${prefix}slot_seat s
+                WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'FREE'
+                ORDER BY s.seq LIMIT 1 FOR UPDATE;
+        END IF;
+        IF v_seq IS NULL AND NOT v_waiting THEN
+            SELECT s.seq, s.booking_id INTO v_seq, v_displaced FROM ${prefix}slot_seat s
+                WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'HELD' AND s.held_until <= v_now
+                ORDER BY s.held_until LIMIT 1 FOR UPDATE;
+        END IF;
     END IF;
-    IF v_seq IS NULL THEN
+
+    -- 12. no seat: the waitlist, when asked for and before its cutoff. Under the slot row's lock (which
+    -- every seat freeing takes before promoting), a seat freed meanwhile is claimed instead.
+    IF v_seq IS NULL AND COALESCE(p_waitlist, FALSE)
+            AND v_now < v_start - COALESCE(p_waitlist_cutoff_micros, 0) * INTERVAL '1 microsecond' THEN
+        SELECT s.status INTO v_slot_status FROM ${prefix}slot s
+            WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot FOR UPDATE;
+        IF v_slot_status <> 'OPEN' THEN
+            tag := 'NOT_OPEN';
+            slot_id := p_slot;
+            status := v_slot_status;
+            RETURN NEXT;
+            RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
+            RETURN;
+        END IF;
         SELECT s.seq INTO v_seq FROM ${prefix}slot_seat s
             WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'FREE'
             ORDER BY s.seq LIMIT 1 FOR UPDATE;
+        IF v_seq IS NULL THEN
+            SELECT x.request_id INTO v_waiter FROM ${prefix}waiter x
+                WHERE x.tenant_id = p_tenant AND x.slot_id = p_slot AND x.student_id = p_student
+                  AND x.status = 'WAITING'
+                LIMIT 1;
+            IF FOUND THEN
+                RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', v_waiter);
+            ELSE
+                INSERT INTO ${prefix}waiter (tenant_id, request_id, slot_id, student_id, booking_id, status,
+                                             joined_at, updated_at)
+                    VALUES (p_tenant, p_request, p_slot, p_student, p_booking, 'WAITING', v_now, v_now);
+                RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED', p_request);
+            END IF;
+            RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
+            RETURN;
+        END IF;
     END IF;
-    IF v_seq IS NULL THEN
-        SELECT s.seq, s.booking_id INTO v_seq, v_displaced FROM ${prefix}slot_seat s
-            WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'HELD' AND s.held_until <= v_now
-            ORDER BY s.held_until LIMIT 1 FOR UPDATE;
-    END IF;
+
     IF v_seq IS NULL THEN
         -- no seat; dead holds retired above stay retired
         tag := 'FULL';
         RETURN NEXT;
-    ELSE
-        -- the seat row is locked by the statement that found it, and was checked by it
-        UPDATE ${prefix}slot_seat s
-            SET status = p_status, booking_id = p_booking, student_id = p_student, held_until = v_held_until
-            WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.seq = v_seq;
-        IF v_displaced IS NOT NULL THEN
-            UPDATE ${prefix}booking b SET status = 'EXPIRED', updated_at = v_now
-                WHERE b.tenant_id = p_tenant AND b.booking_id = v_displaced;
-            UPDATE ${prefix}occupancy o SET active = FALSE
-                WHERE o.tenant_id = p_tenant AND o.booking_id = v_displaced AND o.active IS NOT FALSE;
-            v_expired := v_expired || v_displaced;
-        END IF;
+        RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
+        RETURN;
+    END IF;
 
-        -- 10. the booking and the student's occupation
-        INSERT INTO ${prefix}booking (tenant_id, booking_id, request_id, slot_id, student_id, seat, status,
-                                      held_until, created_at, updated_at)
-            VALUES (p_tenant, p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now, v_now);
-        INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
-                                        booking_id, active)
-            VALUES (p_tenant, 'STUDENT', p_student, v_start, v_end, p_slot, p_booking, TRUE);
-        RETURN QUERY SELECT 'HELD'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-                b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-            FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+    -- the seat row is locked by the statement that found it, and was checked by it
+    UPDATE ${prefix}slot_seat s
+        SET status = p_status, booking_id = p_booking, student_id = p_student, held_until = v_held_until
+        WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.seq = v_seq;
+    IF v_displaced IS NOT NULL THEN
+        UPDATE ${prefix}booking b SET status = 'EXPIRED', updated_at = v_now
+            WHERE b.tenant_id = p_tenant AND b.booking_id = v_displaced;
+        UPDATE ${prefix}occupancy o SET active = FALSE
+            WHERE o.tenant_id = p_tenant AND o.booking_id = v_displaced AND o.active IS NOT FALSE;
+        v_tags := v_tags || 'EV_EXPIRED'::VARCHAR;
+        v_ids := v_ids || v_displaced;
     END IF;
-    FOREACH v_id IN ARRAY v_expired LOOP
-        RETURN QUERY SELECT 'EV_EXPIRED'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-                b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-            FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = v_id;
-    END LOOP;
-    IF v_seq IS NOT NULL THEN
-        RETURN QUERY SELECT ('EV_' || p_status)::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id,
-                b.seat, b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-            FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
-    END IF;
+
+    -- 13. the booking and the student's occupation
+    INSERT INTO ${prefix}booking (tenant_id, booking_id, request_id, slot_id, student_id, seat, status,
+                                  held_until, created_at, updated_at)
+        VALUES (p_tenant, p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now, v_now);
+    INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
+                                    booking_id, active)
+        VALUES (p_tenant, 'STUDENT', p_student, v_start, v_end, p_slot, p_booking, TRUE);
+    v_tags := v_tags || ('EV_' || p_status)::VARCHAR;
+    v_ids := v_ids || p_booking;
+    RETURN QUERY SELECT * FROM ${prefix}booking_row(p_tenant, 'HELD', p_booking, NULL);
+    RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
 END;
 $$;
 
 -- Confirms the student's hold: CONFIRMED (plus EV_CONFIRMED when this call confirmed it),
--- HOLD_EXPIRED (plus EV_EXPIRED when this call expired it), ALREADY_CANCELLED or NOT_FOUND.
+-- HOLD_EXPIRED (plus EV_EXPIRED when this call expired it, then the promotion's events),
+-- ALREADY_CANCELLED or NOT_FOUND.
 CREATE OR REPLACE FUNCTION ${prefix}confirm(
-    p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ)
+    p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT,
+    p_longest_micros BIGINT, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
@@ -356,16 +707,21 @@ DECLARE
     v_status VARCHAR;
     v_until  TIMESTAMPTZ;
     v_tag    VARCHAR;
-    v_event  VARCHAR;
+    v_tags   VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_ids    VARCHAR[] := ARRAY[]::VARCHAR[];
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
 BEGIN
-    SELECT b.slot_id, b.seat INTO v_slot, v_seq FROM ${prefix}booking b
+    SELECT b.slot_id, b.seat, b.status, b.held_until INTO v_slot, v_seq, v_status, v_until FROM ${prefix}booking b
         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking AND b.student_id = p_student;
     IF NOT FOUND THEN
         tag := 'NOT_FOUND';
         RETURN NEXT;
         RETURN;
+    END IF;
+    -- a hold that ran out frees its seat: the slot row first (a hold's deadline never moves)
+    IF v_status = 'HELD' AND v_now >= v_until THEN
+        PERFORM 1 FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = v_slot FOR UPDATE;
     END IF;
     -- the seat row first: every change of a booking goes through it
     SELECT s.status, s.booking_id INTO v_seat_status, v_seat_booking FROM ${prefix}slot_seat s
@@ -389,35 +745,35 @@ BEGIN
         UPDATE ${prefix}booking b SET status = 'CONFIRMED', updated_at = v_now
             WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
         v_tag := 'CONFIRMED';
-        v_event := 'EV_CONFIRMED';
+        v_tags := ARRAY['EV_CONFIRMED']::VARCHAR[];
+        v_ids := ARRAY[p_booking];
     ELSE
         IF v_seat_status IS DISTINCT FROM 'HELD' OR v_seat_booking IS DISTINCT FROM p_booking THEN
             RAISE EXCEPTION 'ledger rows disagree: booking % is HELD, its seat is not', p_booking;
         END IF;
-        UPDATE ${prefix}slot_seat s
-            SET status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL
-            WHERE s.tenant_id = p_tenant AND s.slot_id = v_slot AND s.seq = v_seq;
-        UPDATE ${prefix}booking b SET status = 'EXPIRED', updated_at = v_now
-            WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
-        UPDATE ${prefix}occupancy o SET active = FALSE
-            WHERE o.tenant_id = p_tenant AND o.booking_id = p_booking AND o.active IS NOT FALSE;
+        PERFORM ${prefix}release(p_tenant, v_slot, v_seq, p_booking, 'EXPIRED', v_now);
         v_tag := 'HOLD_EXPIRED';
-        v_event := 'EV_EXPIRED';
+        SELECT ARRAY['EV_EXPIRED']::VARCHAR[] || COALESCE(array_agg(e.ev_tag ORDER BY e.n), ARRAY[]::VARCHAR[]),
+               ARRAY[p_booking] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
+            INTO v_tags, v_ids
+            FROM ${prefix}promote(p_tenant, v_slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
+                                  p_max_week, p_waitlist_cutoff_micros) WITH ORDINALITY AS e (ev_tag, ev_id, n);
     END IF;
-    RETURN QUERY SELECT t.tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status,
-            b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR, NULL::TIMESTAMPTZ,
-            NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-        FROM ${prefix}booking b
-        CROSS JOIN (VALUES (1, v_tag), (2, v_event)) AS t (n, tag)
-        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking AND t.tag IS NOT NULL
-        ORDER BY t.n;
+    RETURN QUERY SELECT * FROM ${prefix}booking_row(p_tenant, v_tag, p_booking, NULL);
+    RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
 END;
 $$;
 
--- Cancels the student's booking: CANCELLED plus EV_CANCELLED; ALREADY_CANCELLED with the booking
--- (plus EV_EXPIRED when this call retired a hold that had run out); NOT_FOUND.
+-- Cancels a booking, the student's own (p_student) or, for staff (p_student NULL), any of the tenant:
+-- CANCELLED (res_kind 'LATE' after the cutoff) plus EV_CANCELLED or EV_LATE_CANCELLED, then the
+-- promotion's events; TOO_LATE (held_until = the cutoff) when the policy refuses a student's late
+-- cancel; ALREADY_CANCELLED with the booking (plus EV_EXPIRED and the promotion's events when this
+-- call retired a hold that had run out); NOT_FOUND. The policy is the slot's own when it has one,
+-- else p_cancel_policy with p_cancel_cutoff_micros (NULL: never late).
 CREATE OR REPLACE FUNCTION ${prefix}cancel(
-    p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ)
+    p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_cancel_policy VARCHAR,
+    p_cancel_cutoff_micros BIGINT, p_hold_micros BIGINT, p_longest_micros BIGINT, p_max_upcoming INTEGER,
+    p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
@@ -429,21 +785,35 @@ DECLARE
     v_now    TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
     v_slot   VARCHAR;
     v_seq    INTEGER;
+    v_owner  VARCHAR;
     v_status VARCHAR;
     v_until  TIMESTAMPTZ;
     v_tag    VARCHAR;
+    v_kind   VARCHAR;
     v_event  VARCHAR;
+    v_tags   VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_ids    VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_start  TIMESTAMPTZ;
+    v_policy VARCHAR;
+    v_slot_policy VARCHAR;
+    v_slot_cutoff INTEGER;
+    v_cutoff_at   TIMESTAMPTZ;
+    v_late   BOOLEAN;
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
 BEGIN
-    SELECT b.slot_id, b.seat INTO v_slot, v_seq FROM ${prefix}booking b
-        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking AND b.student_id = p_student;
-    IF NOT FOUND THEN
+    SELECT b.slot_id, b.seat, b.student_id, b.status INTO v_slot, v_seq, v_owner, v_status FROM ${prefix}booking b
+        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+    IF NOT FOUND OR (p_student IS NOT NULL AND v_owner <> p_student) THEN
         tag := 'NOT_FOUND';
         RETURN NEXT;
         RETURN;
     END IF;
-    -- the seat row first: every change of a booking goes through it
+    -- an active booking frees its seat: the slot row first, then the seat row, then the booking again
+    IF v_status IN ('HELD', 'CONFIRMED') THEN
+        SELECT s.starts_at, s.cancel_policy, s.cancel_cutoff_seconds INTO v_start, v_slot_policy, v_slot_cutoff
+            FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = v_slot FOR UPDATE;
+    END IF;
     SELECT s.status, s.booking_id INTO v_seat_status, v_seat_booking FROM ${prefix}slot_seat s
         WHERE s.tenant_id = p_tenant AND s.slot_id = v_slot AND s.seq = v_seq FOR UPDATE;
     SELECT b.status, b.held_until INTO v_status, v_until FROM ${prefix}booking b
@@ -455,41 +825,53 @@ BEGIN
         IF v_seat_status IS DISTINCT FROM 'HELD' OR v_seat_booking IS DISTINCT FROM p_booking THEN
             RAISE EXCEPTION 'ledger rows disagree: booking % is HELD, its seat is not', p_booking;
         END IF;
-        UPDATE ${prefix}slot_seat s
-            SET status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL
-            WHERE s.tenant_id = p_tenant AND s.slot_id = v_slot AND s.seq = v_seq;
-        UPDATE ${prefix}booking b SET status = 'EXPIRED', updated_at = v_now
-            WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
-        UPDATE ${prefix}occupancy o SET active = FALSE
-            WHERE o.tenant_id = p_tenant AND o.booking_id = p_booking AND o.active IS NOT FALSE;
+        PERFORM ${prefix}release(p_tenant, v_slot, v_seq, p_booking, 'EXPIRED', v_now);
         v_tag := 'ALREADY_CANCELLED';
         v_event := 'EV_EXPIRED';
     ELSE
         IF v_seat_status IS DISTINCT FROM v_status OR v_seat_booking IS DISTINCT FROM p_booking THEN
             RAISE EXCEPTION 'ledger rows disagree: booking % is %, its seat is not', p_booking, v_status;
         END IF;
-        UPDATE ${prefix}slot_seat s
-            SET status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL
-            WHERE s.tenant_id = p_tenant AND s.slot_id = v_slot AND s.seq = v_seq;
-        UPDATE ${prefix}booking b SET status = 'CANCELLED', updated_at = v_now
-            WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
-        UPDATE ${prefix}occupancy o SET active = FALSE
-            WHERE o.tenant_id = p_tenant AND o.booking_id = p_booking AND o.active IS NOT FALSE;
+        IF v_slot_policy IS NOT NULL THEN
+            v_policy := v_slot_policy;
+            v_cutoff_at := v_start - v_slot_cutoff * INTERVAL '1 second';
+        ELSE
+            v_policy := COALESCE(p_cancel_policy, 'FREE');
+            v_cutoff_at := v_start - p_cancel_cutoff_micros * INTERVAL '1 microsecond';
+        END IF;
+        v_late := v_cutoff_at IS NOT NULL AND v_now >= v_cutoff_at;
+        IF v_late AND v_policy = 'REFUSE' AND p_student IS NOT NULL THEN
+            tag := 'TOO_LATE';
+            booking_id := p_booking;
+            held_until := v_cutoff_at;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        PERFORM ${prefix}release(p_tenant, v_slot, v_seq, p_booking, 'CANCELLED', v_now);
+        IF v_late THEN
+            UPDATE ${prefix}booking b SET late_cancel = TRUE
+                WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+            v_kind := 'LATE';
+            v_event := 'EV_LATE_CANCELLED';
+        ELSE
+            v_event := 'EV_CANCELLED';
+        END IF;
         v_tag := 'CANCELLED';
-        v_event := 'EV_CANCELLED';
     END IF;
-    RETURN QUERY SELECT t.tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status,
-            b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR, NULL::TIMESTAMPTZ,
-            NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-        FROM ${prefix}booking b
-        CROSS JOIN (VALUES (1, v_tag), (2, v_event)) AS t (n, tag)
-        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking AND t.tag IS NOT NULL
-        ORDER BY t.n;
+    IF v_event IS NOT NULL THEN
+        SELECT ARRAY[v_event] || COALESCE(array_agg(e.ev_tag ORDER BY e.n), ARRAY[]::VARCHAR[]),
+               ARRAY[p_booking] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
+            INTO v_tags, v_ids
+            FROM ${prefix}promote(p_tenant, v_slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
+                                  p_max_week, p_waitlist_cutoff_micros) WITH ORDINALITY AS e (ev_tag, ev_id, n);
+    END IF;
+    RETURN QUERY SELECT * FROM ${prefix}booking_row(p_tenant, v_tag, p_booking, v_kind);
+    RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
 END;
 $$;
 
 -- Calls a slot off: SLOT_CANCELLED (the slot) plus one EV_CANCELLED per booking it cancelled, by
--- seat; ALREADY_CANCELLED; NOT_FOUND.
+-- seat; ALREADY_CANCELLED; NOT_FOUND. Nobody is promoted; the waitlist stays as it is.
 CREATE OR REPLACE FUNCTION ${prefix}cancel_slot(p_tenant VARCHAR, p_slot VARCHAR, p_now TIMESTAMPTZ)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
@@ -514,10 +896,7 @@ BEGIN
     UPDATE ${prefix}slot_seat s
         SET status = 'CLOSED', booking_id = NULL, student_id = NULL, held_until = NULL
         WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status <> 'CLOSED';
-    RETURN QUERY SELECT 'SLOT_CANCELLED'::VARCHAR, NULL::VARCHAR, NULL::VARCHAR, s.slot_id, NULL::VARCHAR,
-            NULL::INTEGER, s.status, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR,
-            NULL::VARCHAR, s.starts_at, s.ends_at, s.coach_id, s.room_id, s.capacity
-        FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
+    RETURN QUERY SELECT * FROM ${prefix}slot_row(p_tenant, 'SLOT_CANCELLED', p_slot);
     -- every live booking, each reported as it is after this update
     RETURN QUERY WITH c AS (
             UPDATE ${prefix}booking b SET status = 'CANCELLED', updated_at = v_now
@@ -534,8 +913,11 @@ END;
 $$;
 
 -- Expires up to p_limit holds of the tenant that ran out (oldest deadline first): one EV_EXPIRED row
--- per booking this call expired. Safe on several nodes at once: the conditional seat update decides.
-CREATE OR REPLACE FUNCTION ${prefix}expire_due(p_tenant VARCHAR, p_now TIMESTAMPTZ, p_limit INTEGER)
+-- per booking this call expired, each followed by the events of its seat's promotion. Safe on several
+-- nodes at once: the seat row, locked after its slot row and checked, decides.
+CREATE OR REPLACE FUNCTION ${prefix}expire_due(
+    p_tenant VARCHAR, p_now TIMESTAMPTZ, p_limit INTEGER, p_hold_micros BIGINT, p_longest_micros BIGINT,
+    p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
@@ -548,6 +930,8 @@ DECLARE
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
     v_seat_until   TIMESTAMPTZ;
+    v_tags         VARCHAR[];
+    v_ids          VARCHAR[];
     r              RECORD;
 BEGIN
     IF p_limit IS NULL OR p_limit <= 0 THEN
@@ -557,23 +941,53 @@ BEGIN
              WHERE d.tenant_id = p_tenant AND d.status = 'HELD' AND d.held_until <= v_now
              ORDER BY d.held_until LIMIT p_limit
     LOOP
-        -- lock the seat, then check it: another sweeper or a takeover may have been first
+        -- lock the slot, then the seat, then check it: another sweeper or a takeover may have been first
+        PERFORM 1 FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot FOR UPDATE;
         SELECT s.status, s.booking_id, s.held_until INTO v_seat_status, v_seat_booking, v_seat_until
             FROM ${prefix}slot_seat s
             WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot AND s.seq = r.seq FOR UPDATE;
         IF v_seat_status = 'HELD' AND v_seat_booking = r.id AND v_seat_until <= v_now THEN
-            UPDATE ${prefix}slot_seat s
-                SET status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL
-                WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot AND s.seq = r.seq;
-            UPDATE ${prefix}booking b SET status = 'EXPIRED', updated_at = v_now
-                WHERE b.tenant_id = p_tenant AND b.booking_id = r.id;
-            UPDATE ${prefix}occupancy o SET active = FALSE
-                WHERE o.tenant_id = p_tenant AND o.booking_id = r.id AND o.active IS NOT FALSE;
-            RETURN QUERY SELECT 'EV_EXPIRED'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id,
-                    b.seat, b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-                    NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-                FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = r.id;
+            PERFORM ${prefix}release(p_tenant, r.slot, r.seq, r.id, 'EXPIRED', v_now);
+            SELECT ARRAY['EV_EXPIRED']::VARCHAR[] || COALESCE(array_agg(e.ev_tag ORDER BY e.n), ARRAY[]::VARCHAR[]),
+                   ARRAY[r.id] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
+                INTO v_tags, v_ids
+                FROM ${prefix}promote(p_tenant, r.slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
+                                      p_max_week, p_waitlist_cutoff_micros) WITH ORDINALITY AS e (ev_tag, ev_id, n);
+            RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
         END IF;
     END LOOP;
+END;
+$$;
+
+-- Takes a student's entry off a slot's waitlist: LEFT (the entry, now LEFT), NOT_WAITING (the entry,
+-- promoted, skipped or left before), NOT_FOUND (no entry of this request, or another student's).
+CREATE OR REPLACE FUNCTION ${prefix}leave_waitlist(
+    p_tenant VARCHAR, p_request VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_now     TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
+    v_student VARCHAR;
+    v_status  VARCHAR;
+BEGIN
+    SELECT w.student_id, w.status INTO v_student, v_status FROM ${prefix}waiter w
+        WHERE w.tenant_id = p_tenant AND w.request_id = p_request FOR UPDATE;
+    IF NOT FOUND OR v_student <> p_student THEN
+        tag := 'NOT_FOUND';
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    IF v_status = 'WAITING' THEN
+        UPDATE ${prefix}waiter w SET status = 'LEFT', updated_at = v_now
+            WHERE w.tenant_id = p_tenant AND w.request_id = p_request;
+        RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, 'LEFT', p_request);
+    ELSE
+        RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, 'NOT_WAITING', p_request);
+    END IF;
 END;
 $$;

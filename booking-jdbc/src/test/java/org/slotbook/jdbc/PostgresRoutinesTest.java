@@ -76,7 +76,7 @@ class PostgresRoutinesTest {
         List<Fact> facts = schedule(t, "yoga", "ana", "studio", T0, T0.plusHours(1), 3);
         assertThat(facts).hasSize(1);
         Fact f = facts.get(0);
-        assertThat(f).isEqualTo(new Fact("SCHEDULED", null, null, "yoga", null, null, "OPEN", null, null, null, null,
+        assertThat(f).isEqualTo(new Fact("SCHEDULED", null, null, "yoga", null, 0, "OPEN", null, null, null, null,
                 null, T0, T0.plusHours(1), "ana", "studio", 3));
         assertThat(longs("SELECT seq FROM " + p + "slot_seat WHERE tenant_id = ? AND slot_id = 'yoga' AND status = 'FREE'"
                 + " AND booking_id IS NULL ORDER BY seq", t)).containsExactly(1L, 2L, 3L);
@@ -86,7 +86,7 @@ class PostgresRoutinesTest {
         assertThat(longs("SELECT COUNT(*) FROM " + p + "resource_lock WHERE tenant_id = ?", t)).containsExactly(2L);
 
         assertThat(schedule(t, "yoga", "ana", "studio", T0, T0.plusHours(1), 3))
-                .containsExactly(new Fact("EXISTS", null, null, "yoga", null, null, "OPEN", null, null, null, null,
+                .containsExactly(new Fact("EXISTS", null, null, "yoga", null, 0, "OPEN", null, null, null, null,
                         null, T0, T0.plusHours(1), "ana", "studio", 3));
         // the same id with another spec answers the stored slot too; the caller compares
         assertThat(schedule(t, "yoga", "bo", "hall", T0, T0.plusHours(2), 9)).extracting(Fact::tag, Fact::coachId)
@@ -286,7 +286,7 @@ class PostgresRoutinesTest {
         hold(t, "b2", "q2", "s", "mo", "CONFIRMED", NOW, false);
         OffsetDateTime at = NOW.plusMinutes(1);
         List<Fact> facts = cancelSlot(t, "s", at);
-        assertThat(facts.get(0)).isEqualTo(new Fact("SLOT_CANCELLED", null, null, "s", null, null, "CANCELLED", null,
+        assertThat(facts.get(0)).isEqualTo(new Fact("SLOT_CANCELLED", null, null, "s", null, 0, "CANCELLED", null,
                 null, null, null, null, T0, T0.plusHours(1), "c", "r", 3));
         assertThat(facts.subList(1, facts.size())).extracting(Fact::tag, Fact::bookingId, Fact::seat, Fact::status)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("EV_CANCELLED", "b1", 1, "CANCELLED"),
@@ -496,6 +496,42 @@ class PostgresRoutinesTest {
                     + " AND l.resource_kind = 'STUDENT' AND l.resource_id = $2 FOR UPDATE", "varchar", "varchar");
             expectIndex(c, f + "slot_pk", "SELECT s.starts_at FROM " + f + "slot s WHERE s.tenant_id = $1"
                     + " AND s.slot_id = $2", "varchar", "varchar");
+            // the booking rules: the slot lock of every seat freeing, the waitlist, the student limits
+            expectIndex(c, f + "slot_pk", "SELECT 1 FROM " + f + "slot s WHERE s.tenant_id = $1 AND s.slot_id = $2"
+                    + " FOR UPDATE", "varchar", "varchar");
+            expectIndex(c, f + "waiter_waiting_ix", "SELECT x.request_id, x.student_id, x.booking_id FROM " + f
+                    + "waiter x WHERE x.tenant_id = $1 AND x.slot_id = $2 AND x.status = 'WAITING' ORDER BY x.seq",
+                    "varchar", "varchar");
+            expectIndex(c, f + "waiter_waiting_ix", "SELECT COUNT(*) FROM " + f + "waiter o WHERE o.tenant_id = $1"
+                    + " AND o.slot_id = $2 AND o.status = 'WAITING' AND o.seq <= $3", "varchar", "varchar", "int");
+            expectIndex(c, f + "waiter_waiting_ix", "SELECT x.request_id FROM " + f + "waiter x WHERE x.tenant_id = $1"
+                    + " AND x.slot_id = $2 AND x.student_id = $3 AND x.status = 'WAITING' LIMIT 1",
+                    "varchar", "varchar", "varchar");
+            expectIndex(c, f + "waiter_pk", "SELECT x.status FROM " + f + "waiter x WHERE x.tenant_id = $1"
+                    + " AND x.request_id = $2 FOR UPDATE", "varchar", "varchar");
+            expectIndex(c, f + "booking_live_ix", "SELECT 1 FROM " + f + "booking b WHERE b.tenant_id = $1"
+                    + " AND b.slot_id = $2 AND b.student_id = $3 AND b.status IN ('HELD', 'CONFIRMED') LIMIT 1",
+                    "varchar", "varchar", "varchar");
+            String upcoming = "SELECT COUNT(*) FROM (SELECT o.booking_id FROM " + f + "occupancy o"
+                    + " WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2"
+                    + " AND o.active AND o.ends_at > $3 AND o.starts_at > $4"
+                    + " ORDER BY o.resource_kind, o.resource_id, o.starts_at OFFSET 0) o CROSS JOIN LATERAL"
+                    + " (SELECT d.status, d.held_until FROM " + f + "booking d WHERE d.tenant_id = $1"
+                    + " AND d.booking_id = o.booking_id OFFSET 0) d"
+                    + " WHERE d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > $3)";
+            String[] upcomingTypes = {"varchar", "varchar", "timestamptz", "timestamptz"};
+            expectIndex(c, f + "occupancy_overlap_ix", upcoming, upcomingTypes);
+            expectIndex(c, f + "booking_pk", upcoming, upcomingTypes);
+            String weekly = "SELECT COUNT(*) FROM (SELECT o.booking_id FROM " + f + "occupancy o"
+                    + " WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2"
+                    + " AND o.active AND o.starts_at >= $4 AND o.starts_at < $5"
+                    + " ORDER BY o.resource_kind, o.resource_id, o.starts_at OFFSET 0) o CROSS JOIN LATERAL"
+                    + " (SELECT d.status, d.held_until FROM " + f + "booking d WHERE d.tenant_id = $1"
+                    + " AND d.booking_id = o.booking_id OFFSET 0) d"
+                    + " WHERE d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > $3)";
+            String[] weeklyTypes = {"varchar", "varchar", "timestamptz", "timestamptz", "timestamptz"};
+            expectIndex(c, f + "occupancy_overlap_ix", weekly, weeklyTypes);
+            expectIndex(c, f + "booking_pk", weekly, weeklyTypes);
         }
     }
 
@@ -534,8 +570,9 @@ class PostgresRoutinesTest {
 
     private static List<Fact> schedule(String t, String slot, String coach, String room, OffsetDateTime start,
                                        OffsetDateTime end, int capacity) throws SQLException {
-        return call("SELECT * FROM " + p + "schedule(?, ?, ?, ?, ?, ?, ?, ?)", t, slot, coach, room, start, end,
-                capacity, LONGEST_MICROS);
+        return call("SELECT * FROM " + p + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, slot, coach,
+                room, start, end, capacity, LONGEST_MICROS, null, null, 0, new Null(Types.VARCHAR),
+                new Null(Types.INTEGER), null, null);
     }
 
     private static List<Fact> hold(String t, String booking, String request, String slot, String student,
@@ -546,16 +583,18 @@ class PostgresRoutinesTest {
     private static List<Fact> hold(String t, String booking, String request, String slot, String student,
                                    String status, OffsetDateTime now, boolean gateHeld, long holdMicros)
             throws SQLException {
-        return call("SELECT * FROM " + p + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, request, slot, student,
-                status, now, holdMicros, LONGEST_MICROS, gateHeld);
+        return call("SELECT * FROM " + p + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, request, slot,
+                student, status, now, holdMicros, LONGEST_MICROS, gateHeld, false, 0, 0, 0L);
     }
 
     private static List<Fact> confirm(String t, String booking, String student, OffsetDateTime now) throws SQLException {
-        return call("SELECT * FROM " + p + "confirm(?, ?, ?, ?)", t, booking, student, now);
+        return call("SELECT * FROM " + p + "confirm(?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, student, now, HOLD_MICROS,
+                LONGEST_MICROS, 0, 0, 0L);
     }
 
     private static List<Fact> cancel(String t, String booking, String student, OffsetDateTime now) throws SQLException {
-        return call("SELECT * FROM " + p + "cancel(?, ?, ?, ?)", t, booking, student, now);
+        return call("SELECT * FROM " + p + "cancel(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, student, now, "FREE",
+                new Null(Types.BIGINT), HOLD_MICROS, LONGEST_MICROS, 0, 0, 0L);
     }
 
     private static List<Fact> cancelSlot(String t, String slot, OffsetDateTime now) throws SQLException {
@@ -563,7 +602,12 @@ class PostgresRoutinesTest {
     }
 
     private static List<Fact> expireDue(String t, OffsetDateTime now, int limit) throws SQLException {
-        return call("SELECT * FROM " + p + "expire_due(?, ?, ?)", t, now, limit);
+        return call("SELECT * FROM " + p + "expire_due(?, ?, ?, ?, ?, ?, ?, ?)", t, now, limit, HOLD_MICROS,
+                LONGEST_MICROS, 0, 0, 0L);
+    }
+
+    /** A NULL argument of another type than timestamptz. */
+    record Null(int sqlType) {
     }
 
     /** One call in autocommit mode, as the store makes it; a null argument is a NULL timestamptz. */
@@ -573,6 +617,8 @@ class PostgresRoutinesTest {
             for (int i = 0; i < args.length; i++) {
                 if (args[i] == null) {
                     ps.setNull(i + 1, Types.TIMESTAMP_WITH_TIMEZONE);
+                } else if (args[i] instanceof Null n) {
+                    ps.setNull(i + 1, n.sqlType());
                 } else {
                     ps.setObject(i + 1, args[i]);
                 }

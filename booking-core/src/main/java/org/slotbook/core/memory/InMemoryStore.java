@@ -277,6 +277,10 @@ public final class InMemoryStore implements BookingStore {
         if (mine != null && mine.isLive(now)) {
             return StoreOutcome.of(new AlreadyBooked(mine));
         }
+        if (!cmd.gateHeld() && !request.waitlist() && row.free.isEmpty() && oldestDeadHold(t, row, now) == null) {
+            // the cheap pre-check of a full slot, before the student's rules (as the database routines do)
+            return StoreOutcome.of(new Full(slot.slotId()));
+        }
         List<ResourceConflict> clashes = studentClashes(t, request.studentId(), slot.time(), now);
         if (!clashes.isEmpty()) {
             return StoreOutcome.of(new Conflict(clashes));
@@ -290,13 +294,13 @@ public final class InMemoryStore implements BookingStore {
         Terms terms = cmd.terms();
         // the student's dead holds: the one of this slot, then those overlapping it
         if (mine != null) {
-            retire(t, mine, now, terms, events, skipped);
+            retire(t, mine, now, terms, events, skipped, request.studentId());
         }
         for (Occupied o : List.copyOf(t.of(ResourceRef.of(request.studentId())))) {
             if (o.time().overlaps(slot.time())) {
                 Booking b = t.bookings.get(o.bookingId());
                 if (b != null && b.status() == BookingStatus.HELD && !b.isLive(now)) {
-                    retire(t, b, now, terms, events, skipped);
+                    retire(t, b, now, terms, events, skipped, request.studentId());
                 }
             }
         }
@@ -464,9 +468,18 @@ public final class InMemoryStore implements BookingStore {
     /** Expires a dead hold and offers its seat to the slot's waiters. */
     private static Booking retire(Tenant t, Booking dead, Instant now, Terms terms, List<BookingEvent> events,
                                   List<WaitlistEntry> skipped) {
+        return retire(t, dead, now, terms, events, skipped, null);
+    }
+
+    /**
+     * Expires a dead hold and offers its seat to the slot's waiters; {@code holding} (the student of a
+     * hold in progress, or null) is not promoted: that student is taking a seat of his own right now.
+     */
+    private static Booking retire(Tenant t, Booking dead, Instant now, Terms terms, List<BookingEvent> events,
+                                  List<WaitlistEntry> skipped, StudentId holding) {
         Booking expired = end(t, dead, BookingStatus.EXPIRED, now);
         events.add(new BookingEvent(Kind.EXPIRED, expired));
-        promote(t, t.slots.get(dead.slotId()), now, terms, events, skipped);
+        promote(t, t.slots.get(dead.slotId()), now, terms, events, skipped, holding);
         return expired;
     }
 
@@ -476,6 +489,11 @@ public final class InMemoryStore implements BookingStore {
      */
     private static void promote(Tenant t, SlotRow row, Instant now, Terms terms, List<BookingEvent> events,
                                 List<WaitlistEntry> skipped) {
+        promote(t, row, now, terms, events, skipped, null);
+    }
+
+    private static void promote(Tenant t, SlotRow row, Instant now, Terms terms, List<BookingEvent> events,
+                                List<WaitlistEntry> skipped, StudentId holding) {
         Slot slot = row.slot;
         if (slot.status() != SlotStatus.OPEN || row.free.isEmpty()
                 || !now.isBefore(promotionCutoff(slot, terms.rules()))) {
@@ -483,7 +501,7 @@ public final class InMemoryStore implements BookingStore {
         }
         for (Waiter w : waiting(row)) {
             WaitlistEntry.SkipReason reason = null;
-            if (activeBooking(t, slot.slotId(), w.studentId) != null) {
+            if (activeBooking(t, slot.slotId(), w.studentId) != null || w.studentId.equals(holding)) {
                 reason = WaitlistEntry.SkipReason.ALREADY_BOOKED;
             } else if (!studentClashes(t, w.studentId, slot.time(), now).isEmpty()) {
                 reason = WaitlistEntry.SkipReason.CONFLICT;

@@ -41,7 +41,8 @@ public final class TestDatabases {
     public static final String REQUIRE_SERVICES = "SLOTBOOK_TEST_REQUIRE_SERVICES";
     public static final int POOL_SIZE = 16;
 
-    private static final List<String> TABLES = List.of("occupancy", "resource_lock", "booking", "slot_seat", "slot");
+    private static final List<String> TABLES = List.of("waiter", "occupancy", "resource_lock", "booking", "slot_seat",
+            "slot");
     /** The decision routines of routines-<dialect>.sql, dropped with the tables. */
     private static final List<String> ROUTINES =
             List.of("schedule", "hold", "confirm", "cancel", "cancel_slot", "expire_due");
@@ -89,6 +90,25 @@ public final class TestDatabases {
             };
             for (String routine : ROUTINES) {
                 statement.execute(drop + prefix + routine);
+            }
+            // every other routine and table of the prefix (helpers of the routines, tables added later)
+            String routines = switch (dialect) {
+                case H2 -> null; // an in-memory database, dropped with its last connection
+                case MARIADB -> "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()"
+                        + " AND LEFT(ROUTINE_NAME, " + prefix.length() + ") = '" + prefix + "'";
+                case POSTGRESQL -> "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE LEFT(p.proname, "
+                        + prefix.length() + ") = '" + prefix + "'";
+            };
+            java.util.List<String> more = new java.util.ArrayList<>();
+            if (routines != null) {
+                try (java.sql.ResultSet rs = statement.executeQuery(routines)) {
+                    while (rs.next()) {
+                        more.add(rs.getString(1));
+                    }
+                }
+            }
+            for (String routine : more) {
+                statement.execute(drop + routine);
             }
             for (String table : TABLES) {
                 statement.execute("DROP TABLE IF EXISTS " + prefix + table);

@@ -1,0 +1,102 @@
+package org.slotbook.examples.service;
+
+import java.time.Duration;
+import java.time.Instant;
+import org.slotbook.core.AvailabilityResult;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.CancelResult;
+import org.slotbook.core.CoachId;
+import org.slotbook.core.ConfirmResult;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.HoldResult;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.RoomId;
+import org.slotbook.core.ScheduleResult;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotSpec;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * A small booking API on Slotbook's Spring Boot starter. It holds no Slotbook wiring: the starter
+ * provides the engine on the application's DataSource (and the Redis gate when
+ * {@code slotbook.redis.url} is set), runs the migrations, the upkeep, the metrics and the health
+ * check. Settings are in {@code application.properties}; run it with
+ * {@code mvn -q -pl booking-examples -am package -DskipTests exec:java -Dexec.mainClass=org.slotbook.examples.service.BookingService}.
+ */
+@SpringBootApplication
+public class BookingService {
+
+    public static void main(String[] args) {
+        SpringApplication.run(BookingService.class, args);
+    }
+
+    /** What a client sends to schedule a session. */
+    public record NewSlot(String slotId, String coachId, String roomId, Instant start, int minutes, int capacity) {
+    }
+
+    /** What a client sends to hold or book a seat; {@code requestId} makes a retry safe. */
+    public record NewHold(String requestId, String studentId) {
+    }
+
+    @RestController
+    static class Api {
+        private final BookingEngine engine;
+
+        Api(BookingEngine engine) {
+            this.engine = engine;
+        }
+
+        @PostMapping("/tenants/{tenant}/slots")
+        ScheduleResult schedule(@PathVariable("tenant") String tenant, @RequestBody NewSlot slot) {
+            return engine.schedule(TenantId.of(tenant), new SlotSpec(SlotId.of(slot.slotId()),
+                    CoachId.of(slot.coachId()), RoomId.of(slot.roomId()),
+                    TimeRange.of(slot.start(), Duration.ofMinutes(slot.minutes())), slot.capacity()));
+        }
+
+        @GetMapping("/tenants/{tenant}/slots/{slot}")
+        AvailabilityResult availability(@PathVariable("tenant") String tenant, @PathVariable("slot") String slot) {
+            return engine.availability(TenantId.of(tenant), SlotId.of(slot));
+        }
+
+        @PostMapping("/tenants/{tenant}/slots/{slot}/holds")
+        HoldResult hold(@PathVariable("tenant") String tenant, @PathVariable("slot") String slot,
+                        @RequestBody NewHold hold) {
+            return engine.hold(TenantId.of(tenant), request(slot, hold));
+        }
+
+        @PostMapping("/tenants/{tenant}/slots/{slot}/bookings")
+        HoldResult book(@PathVariable("tenant") String tenant, @PathVariable("slot") String slot,
+                        @RequestBody NewHold hold) {
+            return engine.book(TenantId.of(tenant), request(slot, hold));
+        }
+
+        @PostMapping("/tenants/{tenant}/bookings/{booking}/confirm")
+        ConfirmResult confirm(@PathVariable("tenant") String tenant, @PathVariable("booking") String booking,
+                              @RequestParam("student") String student) {
+            return engine.confirm(TenantId.of(tenant), BookingId.of(booking), StudentId.of(student));
+        }
+
+        @DeleteMapping("/tenants/{tenant}/bookings/{booking}")
+        CancelResult cancel(@PathVariable("tenant") String tenant, @PathVariable("booking") String booking,
+                            @RequestParam("student") String student) {
+            return engine.cancel(TenantId.of(tenant), BookingId.of(booking), StudentId.of(student));
+        }
+
+        private static HoldRequest request(String slot, NewHold hold) {
+            RequestId requestId = hold.requestId() == null ? RequestId.random() : RequestId.of(hold.requestId());
+            return HoldRequest.of(requestId, SlotId.of(slot), StudentId.of(hold.studentId()));
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package org.slotbook.examples.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The booking service on PostgreSQL (and Redis): 200 students send a hold for a 10-seat slot at the
+ * same moment, over HTTP; the database then holds exactly 10 live bookings, on 10 different seats.
+ */
+@SpringBootTest(classes = BookingService.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class BookingServiceTest {
+    private static final String RUN = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    private static final String PREFIX = "svc" + RUN + "_";
+
+    @DynamicPropertySource
+    static void servers(DynamicPropertyRegistry registry) {
+        String postgres = System.getenv("SLOTBOOK_TEST_POSTGRES_URL");
+        boolean required = "true".equals(System.getenv("SLOTBOOK_TEST_REQUIRE_SERVICES"));
+        if (postgres == null && required) {
+            throw new IllegalStateException("SLOTBOOK_TEST_REQUIRE_SERVICES is set but SLOTBOOK_TEST_POSTGRES_URL is not");
+        }
+        Assumptions.assumeTrue(postgres != null, "needs SLOTBOOK_TEST_POSTGRES_URL");
+        registry.add("spring.datasource.url", () -> postgres);
+        registry.add("slotbook.jdbc.table-prefix", () -> PREFIX);
+        String redis = System.getenv("SLOTBOOK_TEST_REDIS_URL");
+        if (redis != null) {
+            registry.add("slotbook.redis.url", () -> redis);
+            registry.add("slotbook.redis.key-prefix", () -> "svc" + RUN + ":");
+        }
+    }
+
+    @LocalServerPort
+    int port;
+    @Autowired
+    JdbcTemplate jdbc;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    private HttpResponse<String> post(String path, String json) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void twoHundredConcurrentHoldsForTenSeatsMakeTenBookings() throws Exception {
+        String tenant = "gym-" + RUN;
+        Instant start = Instant.now().plus(Duration.ofDays(7)).truncatedTo(ChronoUnit.HOURS);
+        HttpResponse<String> scheduled = post("/tenants/" + tenant + "/slots", "{\"slotId\":\"spin\",\"coachId\":\"ana\","
+                + "\"roomId\":\"studio-1\",\"start\":\"" + start + "\",\"minutes\":45,\"capacity\":10}");
+        assertThat(scheduled.statusCode()).isEqualTo(200);
+        assertThat(scheduled.body()).contains("\"type\":\"Scheduled\"");
+
+        int students = 200;
+        ExecutorService pool = Executors.newFixedThreadPool(students);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<HttpResponse<String>>> calls = new ArrayList<>();
+        try {
+            for (int i = 0; i < students; i++) {
+                String body = "{\"studentId\":\"student-" + i + "\"}";
+                calls.add(pool.submit(() -> {
+                    go.await();
+                    return post("/tenants/" + tenant + "/slots/spin/holds", body);
+                }));
+            }
+            go.countDown();
+            int held = 0;
+            int full = 0;
+            for (Future<HttpResponse<String>> call : calls) {
+                HttpResponse<String> response = call.get(120, TimeUnit.SECONDS);
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                held += response.body().contains("\"type\":\"Held\"") ? 1 : 0;
+                full += response.body().contains("\"type\":\"Full\"") ? 1 : 0;
+            }
+            assertThat(held + full).isEqualTo(students);
+        } finally {
+            pool.shutdownNow();
+        }
+
+        // the database is the judge: exactly 10 live bookings, each on its own seat
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + PREFIX + "booking WHERE tenant_id = ? AND slot_id = 'spin'"
+                + " AND status IN ('HELD', 'CONFIRMED')", Integer.class, tenant)).isEqualTo(10);
+        assertThat(jdbc.queryForObject("SELECT COUNT(DISTINCT seat) FROM " + PREFIX + "booking WHERE tenant_id = ?"
+                + " AND slot_id = 'spin' AND status IN ('HELD', 'CONFIRMED')", Integer.class, tenant)).isEqualTo(10);
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + PREFIX + "slot_seat WHERE tenant_id = ? AND slot_id = 'spin'"
+                + " AND status = 'FREE'", Integer.class, tenant)).isZero();
+        HttpResponse<String> availability = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/tenants/" + tenant + "/slots/spin")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(availability.body()).contains("\"type\":\"Availability\"").contains("\"remaining\":0");
+    }
+}

@@ -1,0 +1,137 @@
+package org.slotbook.spring;
+
+import java.util.List;
+import javax.sql.DataSource;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.BookingListener;
+import org.slotbook.core.EngineObserver;
+import org.slotbook.core.HoldPolicy;
+import org.slotbook.core.ReconcileReport;
+import org.slotbook.core.ReconciliationJob;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.spi.BookingStore;
+import org.slotbook.core.spi.SeatReservation;
+import org.slotbook.jdbc.JdbcDialect;
+import org.slotbook.jdbc.JdbcSchema;
+import org.slotbook.jdbc.JdbcStore;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Slotbook on the application's DataSource: the store ({@link JdbcStore}, refusing calls inside a
+ * host transaction, see {@link HostTransactionGuard}), the Redis gate when one is configured, the
+ * engine, and the scheduled upkeep over every tenant of the store. Every bean backs off when the
+ * application defines its own.
+ */
+@AutoConfiguration(after = DataSourceAutoConfiguration.class,
+        afterName = {"org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration",
+                "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration"})
+@ConditionalOnClass({BookingEngine.class, JdbcStore.class, TransactionAwareDataSourceProxy.class})
+@ConditionalOnBean(DataSource.class)
+@ConditionalOnProperty(prefix = "slotbook", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(SlotbookProperties.class)
+@Import(SlotbookRedisConfiguration.class)
+public class SlotbookAutoConfiguration {
+
+    /**
+     * The JDBC store on the application's DataSource (a {@link TransactionAwareDataSourceProxy} is
+     * unwrapped: the store commits each decision on a connection of its own). Runs Slotbook's
+     * migrations first when {@code slotbook.flyway.enabled}, and checks the schema.
+     */
+    @Bean
+    @ConditionalOnMissingBean(BookingStore.class)
+    public HostTransactionGuard slotbookStore(DataSource dataSource, SlotbookProperties properties) {
+        DataSource target = unwrap(dataSource);
+        SlotbookProperties.Jdbc jdbc = properties.getJdbc();
+        JdbcDialect dialect = JdbcSchema.detect(target);
+        if (properties.getFlyway().isEnabled()) {
+            if (!ClassUtils.isPresent("org.flywaydb.core.Flyway", getClass().getClassLoader())) {
+                throw new IllegalStateException("slotbook.flyway.enabled is true but Flyway is not on the class path:"
+                        + " add org.flywaydb:flyway-core (and flyway-database-postgresql or flyway-mysql)");
+            }
+            SlotbookMigrations.migrate(target, dialect, jdbc.getTablePrefix());
+        }
+        if (jdbc.isValidateSchema()) {
+            SlotbookSchema.validate(target, dialect, jdbc.getTablePrefix());
+        }
+        JdbcStore store = JdbcStore.builder(target).dialect(dialect).tablePrefix(jdbc.getTablePrefix())
+                .maxRetries(jdbc.getMaxRetries()).build();
+        return new HostTransactionGuard(store);
+    }
+
+    static DataSource unwrap(DataSource dataSource) {
+        DataSource current = dataSource;
+        while (current instanceof TransactionAwareDataSourceProxy proxy && proxy.getTargetDataSource() != null) {
+            current = proxy.getTargetDataSource();
+        }
+        return current;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public BookingEngine slotbookEngine(BookingStore store, SlotbookProperties properties,
+                                        ObjectProvider<SeatReservation> gate,
+                                        ObjectProvider<EngineObserver> observers,
+                                        ObjectProvider<BookingListener> listener) {
+        BookingEngine.Builder builder = BookingEngine.builder()
+                .store(store)
+                .holdPolicy(HoldPolicy.ofDefaults().withHoldTtl(properties.getHoldTtl()))
+                .maxSessionDuration(properties.getMaxSessionDuration());
+        gate.ifUnique(builder::reservation);
+        listener.ifUnique(builder::listener);
+        List<EngineObserver> all = observers.orderedStream().toList();
+        if (!all.isEmpty()) {
+            builder.observer(all.size() == 1 ? all.get(0) : new Observers(all));
+        }
+        return builder.build();
+    }
+
+    /** Sweeps expired holds and reconciles the gate, for every tenant of the store, every {@code slotbook.upkeep.interval}. */
+    @Bean(initMethod = "start", destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(prefix = "slotbook.upkeep", name = "enabled", matchIfMissing = true)
+    public ReconciliationJob slotbookUpkeep(BookingEngine engine, SlotbookProperties properties) {
+        return ReconciliationJob.builder(engine)
+                .interval(properties.getUpkeep().getInterval())
+                .sweepBatch(properties.getUpkeep().getSweepBatch())
+                .build();
+    }
+
+    /** Several observers, each told in turn. */
+    private record Observers(List<EngineObserver> all) implements EngineObserver {
+        @Override
+        public void operationFinished(String operation, String outcome, long nanos) {
+            all.forEach(o -> o.operationFinished(operation, outcome, nanos));
+        }
+
+        @Override
+        public void gateDecision(org.slotbook.core.spi.GateOutcome outcome) {
+            all.forEach(o -> o.gateDecision(outcome));
+        }
+
+        @Override
+        public void gateUnavailable(String call) {
+            all.forEach(o -> o.gateUnavailable(call));
+        }
+
+        @Override
+        public void reconciled(TenantId tenantId, ReconcileReport report) {
+            all.forEach(o -> o.reconciled(tenantId, report));
+        }
+
+        @Override
+        public void swept(TenantId tenantId, int expired) {
+            all.forEach(o -> o.swept(tenantId, expired));
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package org.slotbook.spring;
+
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import java.io.IOException;
+import java.util.function.Function;
+import org.slotbook.core.AvailabilityResult;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.CancelResult;
+import org.slotbook.core.CancelSlotResult;
+import org.slotbook.core.CoachId;
+import org.slotbook.core.ConfirmResult;
+import org.slotbook.core.HoldResult;
+import org.slotbook.core.LeaveResult;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.RoomId;
+import org.slotbook.core.ScheduleResult;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+
+/**
+ * Jackson support for Slotbook's types: every id ({@code TenantId}, {@code SlotId}, {@code BookingId},
+ * ...) is written and read as a plain JSON string, and every result carries its type as
+ * {@code "type"} ({@code {"type":"Full","slotId":"s1"}}, {@code {"type":"NotFound"}}), so that
+ * outcomes with the same fields, or none, can be told apart.
+ */
+public final class SlotbookJacksonModule extends SimpleModule {
+    private static final long serialVersionUID = 1L;
+
+    public SlotbookJacksonModule() {
+        super("slotbook");
+        id(TenantId.class, TenantId::value, TenantId::of);
+        id(SlotId.class, SlotId::value, SlotId::of);
+        id(CoachId.class, CoachId::value, CoachId::of);
+        id(RoomId.class, RoomId::value, RoomId::of);
+        id(StudentId.class, StudentId::value, StudentId::of);
+        id(BookingId.class, BookingId::value, BookingId::of);
+        id(RequestId.class, RequestId::value, RequestId::of);
+        for (Class<?> result : new Class<?>[] {HoldResult.class, ConfirmResult.class, CancelResult.class,
+                CancelSlotResult.class, ScheduleResult.class, AvailabilityResult.class, LeaveResult.class}) {
+            setMixInAnnotation(result, TypedResult.class);
+        }
+    }
+
+    private <T> void id(Class<T> type, Function<T, String> value, Function<String, T> parse) {
+        addSerializer(type, new JsonSerializer<T>() {
+            @Override
+            public void serialize(T id, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+                gen.writeString(value.apply(id));
+            }
+        });
+        addDeserializer(type, new JsonDeserializer<T>() {
+            @Override
+            public T deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+                return parse.apply(p.getValueAsString());
+            }
+        });
+    }
+
+    /** Results name their type in a {@code "type"} property: the simple name of the result record. */
+    @JsonTypeInfo(use = JsonTypeInfo.Id.SIMPLE_NAME, include = JsonTypeInfo.As.PROPERTY, property = "type")
+    private interface TypedResult {
+    }
+}

@@ -1,0 +1,240 @@
+package org.slotbook.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.CoachId;
+import org.slotbook.core.Held;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.ReconciliationJob;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.RoomId;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotSpec;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.memory.InMemoryStore;
+import org.slotbook.core.spi.BookingStore;
+import org.slotbook.core.spi.SeatReservation;
+import org.slotbook.jdbc.JdbcSchema;
+import org.slotbook.redis.RedisSeatReservation;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.Status;
+
+/** The auto-configuration's beans, conditions and start-up checks, on H2 in memory. */
+class SlotbookAutoConfigurationTest {
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                    JacksonAutoConfiguration.class, SlotbookAutoConfiguration.class,
+                    SlotbookObservabilityAutoConfiguration.class, SlotbookJacksonAutoConfiguration.class))
+            .withPropertyValues("spring.datasource.url=jdbc:h2:mem:ac-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+                    "slotbook.upkeep.interval=1h");
+
+    @Test
+    void providesStoreEngineAndUpkeepOnTheApplicationsDataSource() {
+        runner.withPropertyValues("slotbook.flyway.enabled=true").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(BookingEngine.class).hasSingleBean(ReconciliationJob.class)
+                    .hasSingleBean(BookingStore.class).doesNotHaveBean(SeatReservation.class);
+            assertThat(context.getBean(BookingStore.class)).isInstanceOf(HostTransactionGuard.class);
+            BookingEngine engine = context.getBean(BookingEngine.class);
+            TenantId tenant = TenantId.of("ac");
+            Instant start = Instant.now().plus(Duration.ofDays(2)).truncatedTo(ChronoUnit.HOURS);
+            engine.schedule(tenant, new SlotSpec(SlotId.of("s"), CoachId.of("c"), RoomId.of("r"),
+                    TimeRange.of(start, Duration.ofHours(1)), 3));
+            assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), SlotId.of("s"), StudentId.of("a"))))
+                    .isInstanceOf(Held.class);
+            // the booking is in the application's database, in the migrated tables
+            JdbcTemplate sql = new JdbcTemplate(context.getBean(DataSource.class));
+            assertThat(sql.queryForObject("SELECT COUNT(*) FROM slotbook_booking WHERE tenant_id = 'ac'",
+                    Integer.class)).isEqualTo(1);
+            assertThat(sql.queryForObject("SELECT MAX(\"version\") FROM \"slotbook_schema_history\"",
+                    String.class)).isEqualTo("1");
+        });
+    }
+
+    @Test
+    void startUpFailsNamingWhatIsMissingFromTheSchema() {
+        runner.run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessageContaining("missing table slotbook_slot")
+                    .hasMessageContaining("routine slotbook_hold")
+                    .hasMessageContaining("slotbook.flyway.enabled=true");
+        });
+    }
+
+    @Test
+    void aDroppedColumnOrRoutineIsNamed() {
+        runner.withPropertyValues("slotbook.jdbc.validate-schema=false").run(context -> {
+            DataSource dataSource = context.getBean(DataSource.class);
+            JdbcSchema.create(dataSource, "chk_");
+            JdbcTemplate sql = new JdbcTemplate(dataSource);
+            sql.execute("ALTER TABLE chk_booking DROP COLUMN updated_at");
+            sql.execute("DROP ALIAS chk_cancel");
+            assertThat(SlotbookSchema.missing(dataSource, org.slotbook.jdbc.JdbcDialect.H2, "chk_"))
+                    .containsExactly("column chk_booking.updated_at", "routine chk_cancel");
+        });
+    }
+
+    @Test
+    void backsOffForTheApplicationsOwnBeans() {
+        InMemoryStore own = InMemoryStore.create();
+        runner.withPropertyValues("slotbook.upkeep.enabled=false")
+                .withBean(BookingStore.class, () -> own)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(ReconciliationJob.class);
+                    assertThat(context.getBean(BookingStore.class)).isSameAs(own);
+                });
+        runner.withPropertyValues("slotbook.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(BookingEngine.class));
+    }
+
+    @Test
+    void buildsTheRedisGateFromItsUrl() {
+        String url = System.getenv().getOrDefault("SLOTBOOK_TEST_REDIS_URL", "redis://127.0.0.1:6379");
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.url=" + url,
+                "slotbook.redis.key-prefix=ac-" + UUID.randomUUID() + ":").run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(RedisSeatReservation.class);
+                    assertThat(context.getBean("slotbookJedis")).isNotNull();
+                });
+    }
+
+    @Test
+    void bindsTheEngineToAMeterRegistry() {
+        runner.withPropertyValues("slotbook.flyway.enabled=true")
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+                    assertThat(context).hasSingleBean(MicrometerEngineObserver.class);
+                    BookingEngine engine = context.getBean(BookingEngine.class);
+                    engine.availability(TenantId.of("m"), SlotId.of("none"));
+                    assertThat(context.getBean(MeterRegistry.class).get("slotbook.engine.calls")
+                            .tag("operation", "availability").tag("outcome", "NotFound").timer().count())
+                            .isEqualTo(1);
+                });
+    }
+
+    @Test
+    void registersTheJacksonModule() {
+        runner.withPropertyValues("slotbook.flyway.enabled=true").run(context -> {
+            ObjectMapper mapper = context.getBean(ObjectMapper.class);
+            assertThat(mapper.writeValueAsString(TenantId.of("t1"))).isEqualTo("\"t1\"");
+        });
+    }
+
+    @Test
+    void healthStaysUpWithTheGateDegradedWhileRedisIsDown() {
+        // nothing listens on port 1: every gate call fails at once
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.url=redis://127.0.0.1:1")
+                .run(context -> {
+                    Health health = context.getBean(SlotbookHealthIndicator.class).health();
+                    assertThat(health.getStatus()).isEqualTo(Status.UP);
+                    assertThat(health.getDetails().get("gate").toString()).contains("status=degraded");
+                    // and booking goes on from the database alone
+                    BookingEngine engine = context.getBean(BookingEngine.class);
+                    TenantId tenant = TenantId.of("down");
+                    Instant start = Instant.now().plus(Duration.ofDays(2)).truncatedTo(ChronoUnit.HOURS);
+                    engine.schedule(tenant, new SlotSpec(SlotId.of("s"), CoachId.of("c"), RoomId.of("r"),
+                            TimeRange.of(start, Duration.ofHours(1)), 1));
+                    assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), SlotId.of("s"),
+                            StudentId.of("a")))).isInstanceOf(Held.class);
+                    assertThat(new JdbcTemplate(context.getBean(DataSource.class)).queryForObject(
+                            "SELECT COUNT(*) FROM slotbook_booking WHERE tenant_id = 'down'", Integer.class))
+                            .isEqualTo(1);
+                });
+    }
+
+    @Test
+    void healthIsDownWhenTheLedgerCannotBeRead() {
+        runner.withPropertyValues("slotbook.jdbc.validate-schema=false").run(context -> {
+            Health health = context.getBean(SlotbookHealthIndicator.class).health();
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(health.getDetails().get("ledger").toString()).contains("status=DOWN");
+        });
+    }
+
+    @Test
+    void aTransactionAwareProxyIsUnwrapped() {
+        DataSource plain = new org.springframework.jdbc.datasource.DriverManagerDataSource("jdbc:h2:mem:x");
+        assertThat(SlotbookAutoConfiguration.unwrap(
+                new org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy(plain))).isSameAs(plain);
+        assertThat(SlotbookAutoConfiguration.unwrap(plain)).isSameAs(plain);
+    }
+
+    @Test
+    void buildsTheRedisGateFromSpringBootsRedisConnectionDetails() {
+        java.net.URI redis = java.net.URI.create(
+                System.getenv().getOrDefault("SLOTBOOK_TEST_REDIS_URL", "redis://127.0.0.1:6379"));
+        org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails details =
+                new org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails() {
+                    @Override
+                    public Standalone getStandalone() {
+                        return Standalone.of(redis.getHost(), redis.getPort());
+                    }
+                };
+        String keyPrefix = "acd-" + UUID.randomUUID() + ":";
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.key-prefix=" + keyPrefix)
+                .withBean(org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails.class, () -> details)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(RedisSeatReservation.class);
+                    BookingEngine engine = context.getBean(BookingEngine.class);
+                    TenantId tenant = TenantId.of("cd");
+                    Instant start = Instant.now().plus(Duration.ofDays(2)).truncatedTo(ChronoUnit.HOURS);
+                    engine.schedule(tenant, new SlotSpec(SlotId.of("s"), CoachId.of("c"), RoomId.of("r"),
+                            TimeRange.of(start, Duration.ofHours(1)), 2));
+                    engine.hold(tenant, HoldRequest.of(RequestId.random(), SlotId.of("s"), StudentId.of("a")));
+                    // the hold is in Redis, under the configured prefix
+                    assertThat(context.getBean(SeatReservation.class).inspect(tenant, SlotId.of("s")).orElseThrow()
+                            .holders()).hasSize(1);
+                    assertThat(context.getBean(RedisSeatReservation.class).keyPrefix()).isEqualTo(keyPrefix);
+                });
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.enabled=false")
+                .withBean(org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails.class, () -> details)
+                .run(context -> assertThat(context).doesNotHaveBean(SeatReservation.class));
+    }
+
+    @Test
+    void theBomNamesEveryPublishedModule() throws Exception {
+        String root = java.nio.file.Files.readString(java.nio.file.Path.of("../pom.xml"));
+        String bom = java.nio.file.Files.readString(java.nio.file.Path.of("../slotbook-bom/pom.xml"));
+        java.util.regex.Matcher module = java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(root);
+        int named = 0;
+        while (module.find()) {
+            String name = module.group(1);
+            if (name.equals("slotbook-bom") || name.equals("booking-examples")) {
+                continue;
+            }
+            assertThat(bom).as("slotbook-bom names " + name).contains("<artifactId>" + name + "</artifactId>");
+            named++;
+        }
+        assertThat(named).isEqualTo(4);
+    }
+
+    @Test
+    void aMigrationNotYetAppliedIsNamed() {
+        runner.withPropertyValues("slotbook.flyway.enabled=true").run(context -> {
+            DataSource dataSource = context.getBean(DataSource.class);
+            assertThat(SlotbookSchema.shippedVersions(org.slotbook.jdbc.JdbcDialect.H2)).startsWith("1");
+            assertThat(SlotbookSchema.missing(dataSource, org.slotbook.jdbc.JdbcDialect.H2, "slotbook_")).isEmpty();
+            // as if the database were one release behind
+            new JdbcTemplate(dataSource).update(
+                    "UPDATE \"slotbook_schema_history\" SET \"version\" = '0.9' WHERE \"version\" = '1'");
+            assertThat(SlotbookSchema.missing(dataSource, org.slotbook.jdbc.JdbcDialect.H2, "slotbook_"))
+                    .containsExactly("migration V1 (slotbook_schema_history is at V0.9)");
+        });
+    }
+}
