@@ -9,3 +9,4 @@ CREATE ALIAS IF NOT EXISTS ${prefix}confirm FOR 'org.slotbook.jdbc.internal.H2Ro
 CREATE ALIAS IF NOT EXISTS ${prefix}cancel FOR 'org.slotbook.jdbc.internal.H2Routines.cancel';
 CREATE ALIAS IF NOT EXISTS ${prefix}cancel_slot FOR 'org.slotbook.jdbc.internal.H2Routines.cancelSlot';
 CREATE ALIAS IF NOT EXISTS ${prefix}expire_due FOR 'org.slotbook.jdbc.internal.H2Routines.expireDue';
+CREATE ALIAS IF NOT EXISTS ${prefix}leave_waitlist FOR 'org.slotbook.jdbc.internal.H2Routines.leaveWaitlist';

@@ -101,8 +101,8 @@ class H2RoutinesTest {
             }
             // the FROM form runs the routine once: one booking, one seat taken
             try (PreparedStatement ps = c.prepareStatement("SELECT tag, seat FROM " + db.prefix()
-                    + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY tag")) {
-                bind(ps, db.prefix(), tenant, "b1", "q1", "s1", "st1", "HELD", at(NOW), HOLD, LONGEST, false);
+                    + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY tag")) {
+                bind(ps, db.prefix(), tenant, "b1", "q1", "s1", "st1", "HELD", at(NOW), HOLD, LONGEST, false, false, 0, 0, 0L);
                 try (ResultSet rs = ps.executeQuery()) {
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getString(1)).isEqualTo("EV_HELD");
@@ -160,12 +160,13 @@ class H2RoutinesTest {
     }
 
     @Test
-    void scheduleLooksBackOnlyAsFarAsTheLongestSession() throws SQLException {
-        schedule("long", "c1", "r1", T0, T0.plus(Duration.ofHours(5)), 1);
-        Instant start = T0.plus(Duration.ofHours(2));
-        // an occupation that started more than "longest" before is not looked at (the caller's bound)
+    void scheduleLooksBackOnlyAsFarAsTheLongestSessionAndTheLongestBuffer() throws SQLException {
+        schedule("long", "c1", "r1", T0, T0.plus(Duration.ofHours(30)), 1);
+        Instant start = T0.plus(Duration.ofHours(26));
+        // an occupation that started more than "longest" + the longest buffer (24 h) before is not looked
+        // at (the caller's bound)
         assertThat(call("schedule", tenant, "s2", "c1", "r2", at(start), at(start.plusSeconds(600)), 1,
-                Duration.ofHours(1).toNanos() / 1000)).extracting(Fact::tag).containsExactly("SCHEDULED");
+                Duration.ofHours(1).toNanos() / 1000, null, null, 0, null, null, null, null)).extracting(Fact::tag).containsExactly("SCHEDULED");
         assertThat(schedule("s3", "c1", "r3", start.plusSeconds(1200), start.plusSeconds(1800), 1))
                 .extracting(Fact::tag).containsExactly("CONFLICT");
     }
@@ -235,7 +236,7 @@ class H2RoutinesTest {
         assertThat(hold("b2", "q1", "s1", "st1", "HELD", later)).containsExactly(held.as("REPLAY"));
         assertThat(hold("b2", "q2", "s1", "st1", "HELD", later)).containsExactly(held.as("ALREADY"));
         // the gate said "a seat": the claim itself finds none
-        assertThat(call("hold", tenant, "b2", "q2", "s1", "st2", "HELD", at(later), HOLD, LONGEST, true))
+        assertThat(call("hold", tenant, "b2", "q2", "s1", "st2", "HELD", at(later), HOLD, LONGEST, true, false, 0, 0, 0L))
                 .containsExactly(Fact.bare("FULL"));
         assertThat(count("booking", "")).isEqualTo(1);
         assertThat(count("occupancy", " AND resource_kind = 'STUDENT'")).isEqualTo(1);
@@ -327,9 +328,9 @@ class H2RoutinesTest {
         assertThatThrownBy(() -> hold("b1", "q1", "s1", "st1", "CANCELLED", NOW))
                 .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22023"))
                 .hasMessageContaining("p_status");
-        assertThatThrownBy(() -> call("expire_due", tenant, at(NOW), 0))
+        assertThatThrownBy(() -> call("expire_due", tenant, at(NOW), 0, HOLD, LONGEST, 0, 0, 0L))
                 .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22023"));
-        assertThatThrownBy(() -> callWithPrefix("Bad-Prefix", db.prefix() + "expire_due", tenant, at(NOW), 1))
+        assertThatThrownBy(() -> callWithPrefix("Bad-Prefix", db.prefix() + "expire_due", tenant, at(NOW), 1, HOLD, LONGEST, 0, 0, 0L))
                 .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22023"))
                 .hasMessageContaining("tablePrefix");
     }
@@ -464,7 +465,7 @@ class H2RoutinesTest {
         Instant start = Instant.now().plus(Duration.ofHours(1));
         schedule("s1", "c1", "r1", start, start.plusSeconds(3600), 2);
         Instant before = Instant.now().truncatedTo(ChronoUnit.MICROS);
-        Fact held = call("hold", tenant, "b1", "q1", "s1", "st1", "HELD", null, HOLD, LONGEST, false).get(0);
+        Fact held = call("hold", tenant, "b1", "q1", "s1", "st1", "HELD", null, HOLD, LONGEST, false, false, 0, 0, 0L).get(0);
         Instant after = Instant.now();
         assertThat(held.tag()).isEqualTo("HELD");
         assertThat(held.createdAt()).isBetween(before, after).isEqualTo(held.updatedAt());
@@ -473,12 +474,12 @@ class H2RoutinesTest {
                 + " WHERE tenant_id = ?", tenant))
                 .containsExactly(List.of(held.createdAt(), held.createdAt(), held.heldUntil()));
 
-        List<Fact> confirmed = call("confirm", tenant, "b1", "st1", null);
+        List<Fact> confirmed = call("confirm", tenant, "b1", "st1", null, HOLD, LONGEST, 0, 0, 0L);
         assertThat(confirmed).extracting(Fact::tag).containsExactly("CONFIRMED", "EV_CONFIRMED");
         assertThat(confirmed.get(0).updatedAt()).isAfterOrEqualTo(held.createdAt()).isBeforeOrEqualTo(Instant.now());
         // a slot that has not started is open by the database clock; the hold has not run out by it
-        assertThat(call("expire_due", tenant, null, 10)).isEmpty();
-        assertThat(call("cancel", tenant, "b1", "st1", null)).extracting(Fact::tag)
+        assertThat(call("expire_due", tenant, null, 10, HOLD, LONGEST, 0, 0, 0L)).isEmpty();
+        assertThat(call("cancel", tenant, "b1", "st1", null, null, null, HOLD, LONGEST, 0, 0, 0L)).extracting(Fact::tag)
                 .containsExactly("CANCELLED", "EV_CANCELLED");
         assertThat(call("cancel_slot", tenant, "s1", null)).extracting(Fact::tag).containsExactly("SLOT_CANCELLED");
     }
@@ -534,14 +535,14 @@ class H2RoutinesTest {
         try (TestDatabase fresh = TestDatabases.h2()) {
             checkPlans(fresh);
             try (Connection c = fresh.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
-                    "CALL " + fresh.prefix() + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-                bind(ps, fresh.prefix(), "t", "s", "c", "r", at(T0), at(T0.plusSeconds(3600)), 2000, LONGEST);
+                    "CALL " + fresh.prefix() + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                bind(ps, fresh.prefix(), "t", "s", "c", "r", at(T0), at(T0.plusSeconds(3600)), 2000, LONGEST, null, null, 0, null, null, null, null);
                 ps.executeQuery().close();
                 for (int i = 0; i < 50; i++) {
                     try (PreparedStatement hold = c.prepareStatement(
-                            "CALL " + fresh.prefix() + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                            "CALL " + fresh.prefix() + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                         bind(hold, fresh.prefix(), "t", "b" + i, "q" + i, "s", "st" + i, "HELD", at(NOW), HOLD,
-                                LONGEST, false);
+                                LONGEST, false, false, 0, 0, 0L);
                         hold.executeQuery().close();
                     }
                 }
@@ -579,7 +580,16 @@ class H2RoutinesTest {
             Map.entry("closeSeats", "PRIMARY_KEY"),
             Map.entry("activeBookingsOfSlot", "BOOKING_SLOT_IX"),
             Map.entry("cancelBookingsOfSlot", "BOOKING_SLOT_IX"),
-            Map.entry("dueHolds", "BOOKING_HELD_IX"));
+            Map.entry("dueHolds", "BOOKING_HELD_IX"),
+            Map.entry("lockSlot", "PRIMARY_KEY"),
+            Map.entry("liveCounts", "OCCUPANCY_OVERLAP_IX"),
+            Map.entry("findWaiter", "PRIMARY_KEY"),
+            Map.entry("lockWaiter", "PRIMARY_KEY"),
+            Map.entry("waitingOfStudent", "WAITER_STUDENT_IX"),
+            Map.entry("waitingOfSlot", "WAITER_SLOT_IX"),
+            Map.entry("firstWaiting", "WAITER_SLOT_IX"),
+            Map.entry("waiterPosition", "WAITER_SLOT_IX"),
+            Map.entry("setWaiter", "PRIMARY_KEY"));
 
     private static final Pattern FIRST_INDEX = Pattern.compile("/\\* PUBLIC\\.(\\S+):");
 
@@ -623,20 +633,20 @@ class H2RoutinesTest {
 
     private List<Fact> schedule(String slot, String coach, String room, Instant start, Instant end, int capacity)
             throws SQLException {
-        return call("schedule", tenant, slot, coach, room, at(start), at(end), capacity, LONGEST);
+        return call("schedule", tenant, slot, coach, room, at(start), at(end), capacity, LONGEST, null, null, 0, null, null, null, null);
     }
 
     private List<Fact> hold(String booking, String request, String slot, String student, String status, Instant now)
             throws SQLException {
-        return call("hold", tenant, booking, request, slot, student, status, at(now), HOLD, LONGEST, false);
+        return call("hold", tenant, booking, request, slot, student, status, at(now), HOLD, LONGEST, false, false, 0, 0, 0L);
     }
 
     private List<Fact> confirm(String booking, String student, Instant now) throws SQLException {
-        return call("confirm", tenant, booking, student, at(now));
+        return call("confirm", tenant, booking, student, at(now), HOLD, LONGEST, 0, 0, 0L);
     }
 
     private List<Fact> cancel(String booking, String student, Instant now) throws SQLException {
-        return call("cancel", tenant, booking, student, at(now));
+        return call("cancel", tenant, booking, student, at(now), null, null, HOLD, LONGEST, 0, 0, 0L);
     }
 
     private List<Fact> cancelSlot(String slot, Instant now) throws SQLException {
@@ -644,7 +654,7 @@ class H2RoutinesTest {
     }
 
     private List<Fact> expireDue(Instant now, int limit) throws SQLException {
-        return call("expire_due", tenant, at(now), limit);
+        return call("expire_due", tenant, at(now), limit, HOLD, LONGEST, 0, 0, 0L);
     }
 
     /** {@code CALL <prefix>routine('<prefix>', args...)} in autocommit, retried on lock timeouts and deadlocks. */
@@ -771,7 +781,7 @@ class H2RoutinesTest {
 
         static Fact slot(String tag, String slotId, String coach, String room, Instant start, Instant end,
                          int capacity, String status) {
-            return new Fact(tag, null, null, slotId, null, null, status, null, null, null, null, null, start, end,
+            return new Fact(tag, null, null, slotId, null, 0, status, null, null, null, null, null, start, end,
                     coach, room, capacity);
         }
 

@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.h2.tools.SimpleResultSet;
 
 /**
- * The six one-call routines of the store on H2 ({@code docs}: the one-call contract), as Java
+ * The seven one-call routines of the store on H2 ({@code docs}: the one-call contract), as Java
  * static methods that {@code schema-h2.sql} registers per table prefix:
  * <pre>{@code
  * CREATE ALIAS IF NOT EXISTS ${prefix}hold FOR 'org.slotbook.jdbc.internal.H2Routines.hold'
@@ -35,7 +35,10 @@ import org.h2.tools.SimpleResultSet;
  * commits, rolls back the transaction, or closes the connection. A unique violation propagates as
  * it came (SQLState 23505), as do lock timeouts and deadlocks (50200, 40001).
  *
- * <p>Lock order everywhere: resource_lock rows (by kind, then id), slot row, seat rows, booking rows.
+ * <p>Lock order everywhere: resource_lock rows (by kind, then id), slot row, seat rows, booking rows. A
+ * routine that frees a seat (cancel, expiry, a retired dead hold) locks the slot row before the seat
+ * row, and the promotion that follows takes each waiter's student lock after the slot row: the one
+ * exception to the order, whose rare deadlock the caller's retry resolves.
  */
 public final class H2Routines {
     /** The contract's fact columns, in order. */
@@ -48,6 +51,8 @@ public final class H2Routines {
     /** Rounds of "lock a candidate seat, then take it by a conditional update" before giving up. */
     private static final int CLAIM_ROUNDS = 8;
     private static final String INVALID_ARGUMENT = "22023";
+    /** The longest buffer a slot may have (SlotSpec.MAX_BUFFER): how much longer than a session an occupation is. */
+    private static final long MAX_BUFFER_SECONDS = 24 * 3600;
     private static final String INCONSISTENT = "XX000";
 
     private static final Map<String, Sql> SQL = new ConcurrentHashMap<>();
@@ -59,12 +64,15 @@ public final class H2Routines {
 
     /**
      * Schedules a slot: lock coach and room, answer {@code EXISTS} for a stored slot, {@code CONFLICT}
-     * rows for clashing coach/room occupations, else insert slot, seats and the two occupations:
-     * {@code SCHEDULED}.
+     * rows for clashing coach/room occupations over the padded time [start, end + buffer), else insert
+     * slot, seats and the two padded occupations: {@code SCHEDULED}.
      */
     public static ResultSet schedule(Connection connection, String prefix, String tenant, String slotId,
                                      String coach, String room, OffsetDateTime start, OffsetDateTime end,
-                                     Integer capacity, Long longestMicros) throws SQLException {
+                                     Integer capacity, Long longestMicros, OffsetDateTime opensAt,
+                                     OffsetDateTime closesAt, Integer bufferSeconds, String cancelPolicy,
+                                     Integer cancelCutoffSeconds, OffsetDateTime weekStart, OffsetDateTime weekEnd)
+            throws SQLException {
         return run(connection, prefix, tenant, null, call -> {
             required("p_slot", slotId);
             required("p_coach", coach);
@@ -72,7 +80,17 @@ public final class H2Routines {
             required("p_capacity", capacity);
             OffsetDateTime from = utcMicros(required("p_start", start));
             OffsetDateTime to = utcMicros(required("p_end", end));
-            OffsetDateTime lowest = from.minus(positive("p_longest_micros", longestMicros), ChronoUnit.MICROS);
+            int buffer = bufferSeconds == null ? 0 : bufferSeconds;
+            if (buffer < 0) {
+                throw invalid("p_buffer_seconds must not be negative, got " + bufferSeconds);
+            }
+            if (cancelPolicy != null && !List.of("FREE", "REFUSE", "LATE").contains(cancelPolicy)) {
+                throw invalid("p_cancel_policy must be 'FREE', 'REFUSE', 'LATE' or NULL, got " + cancelPolicy);
+            }
+            OffsetDateTime padded = to.plusSeconds(buffer);
+            // a stored occupation lasts at most the longest session and its buffer
+            OffsetDateTime lowest = from.minus(positive("p_longest_micros", longestMicros), ChronoUnit.MICROS)
+                    .minusSeconds(MAX_BUFFER_SECONDS);
 
             call.lockResource("COACH", coach);
             call.lockResource("ROOM", room);
@@ -81,13 +99,15 @@ public final class H2Routines {
                 call.facts.slot("EXISTS", stored.get());
                 return;
             }
-            List<Occupation> clashes = new ArrayList<>(call.occupations("COACH", coach, from, to, lowest));
-            clashes.addAll(call.occupations("ROOM", room, from, to, lowest));
+            List<Occupation> clashes = new ArrayList<>(call.occupations("COACH", coach, from, padded, lowest));
+            clashes.addAll(call.occupations("ROOM", room, from, padded, lowest));
             if (!clashes.isEmpty()) {
                 clashes.forEach(call.facts::conflict);
                 return;
             }
-            Slot slot = new Slot(slotId, coach, room, from, to, capacity, "OPEN");
+            Slot slot = new Slot(slotId, coach, room, from, to, capacity, "OPEN", utcOrNull(opensAt),
+                    utcOrNull(closesAt), buffer, cancelPolicy, cancelCutoffSeconds, utcOrNull(weekStart),
+                    utcOrNull(weekEnd));
             if (!call.insertSlot(slot)) {
                 // a concurrent schedule of the same slot id (under another coach or room) was first
                 call.facts.slot("EXISTS", call.findSlot(slotId).orElseThrow(() -> inconsistent(
@@ -95,19 +115,21 @@ public final class H2Routines {
                 return;
             }
             call.update(call.sql.insertSeats, tenant, slotId, capacity);
-            call.update(call.sql.insertOccupation, tenant, "COACH", coach, from, to, slotId, null);
-            call.update(call.sql.insertOccupation, tenant, "ROOM", room, from, to, slotId, null);
+            call.update(call.sql.insertOccupation, tenant, "COACH", coach, from, padded, slotId, null);
+            call.update(call.sql.insertOccupation, tenant, "ROOM", room, from, padded, slotId, null);
             call.facts.slot("SCHEDULED", slot);
         });
     }
 
     /**
-     * Holds (p_status HELD) or books (CONFIRMED) a seat for the student; the steps are numbered as in
-     * the contract.
+     * Holds (p_status HELD) or books (CONFIRMED) a seat for the student, or puts the student on the
+     * slot's waitlist; the steps are numbered as in the contract.
      */
     public static ResultSet hold(Connection connection, String prefix, String tenant, String bookingId,
                                  String requestId, String slotId, String student, String status, OffsetDateTime now,
-                                 Long holdMicros, Long longestMicros, Boolean gateHeld) throws SQLException {
+                                 Long holdMicros, Long longestMicros, Boolean gateHeld, Boolean waitlist,
+                                 Integer maxUpcoming, Integer maxWeek, Long waitlistCutoffMicros)
+            throws SQLException {
         return run(connection, prefix, tenant, now, call -> {
             required("p_booking", bookingId);
             required("p_request", requestId);
@@ -116,8 +138,9 @@ public final class H2Routines {
             if (!"HELD".equals(status) && !"CONFIRMED".equals(status)) {
                 throw invalid("p_status must be 'HELD' or 'CONFIRMED', got " + status);
             }
-            OffsetDateTime heldUntil = call.now.plus(positive("p_hold_micros", holdMicros), ChronoUnit.MICROS);
-            long longest = positive("p_longest_micros", longestMicros);
+            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros);
+            OffsetDateTime heldUntil = call.now.plus(terms.holdMicros(), ChronoUnit.MICROS);
+            boolean joins = Boolean.TRUE.equals(waitlist);
             Facts facts = call.facts;
 
             // 1. the slot
@@ -129,19 +152,27 @@ public final class H2Routines {
             Slot slot = found.get();
             // 2. cancelled or over: only a replay gets an answer with a booking
             if (!"OPEN".equals(slot.status()) || !call.now.isBefore(slot.endsAt())) {
-                Optional<Booking> replay = call.findByRequest(requestId);
-                if (replay.isPresent()) {
-                    facts.booking("REPLAY", replay.get());
-                } else {
+                if (!call.replay(requestId)) {
                     facts.notOpen(slot);
                 }
                 return;
             }
-            // 3. full by committed seats: answer without locking anything
-            if (!Boolean.TRUE.equals(gateHeld) && !call.hasFreeSeat(slotId)) {
-                Optional<Booking> replay = call.findByRequest(requestId);
-                if (replay.isPresent()) {
-                    facts.booking("REPLAY", replay.get());
+            // 3. the booking window
+            if (slot.opensAt() != null && call.now.isBefore(slot.opensAt())) {
+                if (!call.replay(requestId)) {
+                    facts.instant("NOT_OPEN_YET", slot.opensAt());
+                }
+                return;
+            }
+            if (slot.closesAt() != null && !call.now.isBefore(slot.closesAt())) {
+                if (!call.replay(requestId)) {
+                    facts.instant("BOOKING_CLOSED", slot.closesAt());
+                }
+                return;
+            }
+            // 4. full by committed seats: answer without locking anything (not when joining the waitlist)
+            if (!Boolean.TRUE.equals(gateHeld) && !joins && !call.hasFreeSeat(slotId)) {
+                if (call.replay(requestId)) {
                     return;
                 }
                 Optional<Booking> mine = call.findActive(slotId, student);
@@ -152,27 +183,25 @@ public final class H2Routines {
                 }
                 return;
             }
-            // 4. everything about this student is decided under his lock
+            // 5. everything about this student is decided under his lock
             call.lockResource("STUDENT", student);
-            // 5. a replay of this request (any slot, any student: the caller checks the payload)
-            Optional<Booking> replay = call.findByRequest(requestId);
-            if (replay.isPresent()) {
-                facts.booking("REPLAY", replay.get());
+            // 6. a replay of this request (any slot, any student: the caller checks the payload)
+            if (call.replay(requestId)) {
                 return;
             }
-            // 6. the student's own booking of this slot
+            // 7. the student's own booking of this slot
             Optional<Booking> mine = call.findActive(slotId, student);
             if (mine.isPresent() && mine.get().isLive(call.now)) {
                 facts.booking("ALREADY", mine.get());
                 return;
             }
-            // 7. the student's overlapping occupations; a dead hold blocks nothing
-            OffsetDateTime lowest = slot.startsAt().minus(longest, ChronoUnit.MICROS);
+            // 8. the student's overlapping occupations; a dead hold blocks nothing
             Map<String, Booking> deadHolds = new LinkedHashMap<>();
+            mine.ifPresent(dead -> deadHolds.put(dead.bookingId(), dead));
             List<Occupation> clashes = new ArrayList<>();
-            for (Occupation o : call.studentOccupations(student, slot.startsAt(), slot.endsAt(), lowest)) {
+            for (Occupation o : call.studentOccupations(student, slot, terms)) {
                 if (o.booking() != null && o.booking().isDeadHold(call.now)) {
-                    deadHolds.put(o.booking().bookingId(), o.booking());
+                    deadHolds.putIfAbsent(o.booking().bookingId(), o.booking());
                 } else {
                     clashes.add(o);
                 }
@@ -181,23 +210,48 @@ public final class H2Routines {
                 clashes.forEach(facts::conflict);
                 return;
             }
-            // 8. retire the dead holds in the way, the student's own dead hold of this slot included
-            mine.ifPresent(dead -> deadHolds.putIfAbsent(dead.bookingId(), dead));
-            List<Booking> expired = new ArrayList<>();
-            for (Booking dead : deadHolds.values()) {
-                call.expire(dead).ifPresent(expired::add);
-            }
-            // 9. claim a seat: a free one, else one whose hold ran out
-            Optional<Claim> claim = call.claimSeat(slotId, bookingId, student, status, heldUntil);
-            if (claim.isEmpty()) {
-                facts.bare("FULL");
-                expired.forEach(b -> facts.booking("EV_EXPIRED", b));
+            // 9. the student's limits
+            if (call.limitReached(student, slot, terms)) {
                 return;
             }
-            if (claim.get().displaced() != null) {
-                expired.add(call.expireDisplaced(claim.get().displaced()));
+            // 10. retire the dead holds in the way (this slot's first); each freed seat goes to a waiter first
+            for (Booking dead : deadHolds.values()) {
+                call.retire(dead, terms);
             }
-            // 10. the booking and the student's occupation
+            // 11. claim a seat: a free one, else (when nobody waits) one whose hold ran out
+            Optional<Claim> claim = call.claimSeat(slotId, bookingId, student, status, heldUntil,
+                    !call.hasWaiting(slotId));
+            if (claim.isEmpty()) {
+                // 12. the waitlist, or full
+                if (!joins || !call.now.isBefore(terms.promotionCutoff(slot))) {
+                    facts.bare("FULL");
+                    return;
+                }
+                // under the slot's lock: a cancel either freed its seat before (we see it) or sees us waiting
+                Slot locked = call.lockSlot(slotId);
+                if (!"OPEN".equals(locked.status())) {
+                    facts.notOpen(locked);
+                    return;
+                }
+                claim = call.claimSeat(slotId, bookingId, student, status, heldUntil, false);
+                if (claim.isEmpty()) {
+                    Optional<Waiter> waiting = call.waitingOf(slotId, student);
+                    if (waiting.isPresent()) {
+                        facts.waiter("WAITLISTED_REPLAY", waiting.get(), call.position(waiting.get()));
+                        return;
+                    }
+                    call.update(call.sql.insertWaiter, tenant, requestId, slotId, student, bookingId, call.now,
+                            call.now);
+                    Waiter joined = call.findWaiter(requestId).orElseThrow(() -> inconsistent(
+                            "the waitlist entry of request '" + requestId + "' is missing after its insert"));
+                    facts.waiter("WAITLISTED", joined, call.position(joined));
+                    return;
+                }
+            }
+            if (claim.get().displaced() != null) {
+                facts.booking("EV_EXPIRED", call.expireDisplaced(claim.get().displaced()));
+            }
+            // the booking and the student's occupation
             Booking booking = new Booking(bookingId, requestId, slotId, student, claim.get().seq(), status,
                     heldUntil, call.now, call.now);
             call.update(call.sql.insertBooking, tenant, bookingId, requestId, slotId, student, booking.seat(), status,
@@ -205,25 +259,35 @@ public final class H2Routines {
             call.update(call.sql.insertOccupation, tenant, "STUDENT", student, slot.startsAt(), slot.endsAt(),
                     slotId, bookingId);
             facts.booking("HELD", booking);
-            expired.forEach(b -> facts.booking("EV_EXPIRED", b));
             facts.booking("CONFIRMED".equals(status) ? "EV_CONFIRMED" : "EV_HELD", booking);
         });
     }
 
-    /** Confirms the student's live hold; a hold that ran out expires here instead. */
+    /** Confirms the student's live hold; a hold that ran out expires here instead, its seat offered to a waiter. */
     public static ResultSet confirm(Connection connection, String prefix, String tenant, String bookingId,
-                                    String student, OffsetDateTime now) throws SQLException {
+                                    String student, OffsetDateTime now, Long holdMicros, Long longestMicros,
+                                    Integer maxUpcoming, Integer maxWeek, Long waitlistCutoffMicros)
+            throws SQLException {
         return run(connection, prefix, tenant, now, call -> {
             required("p_booking", bookingId);
             required("p_student", student);
+            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros);
             Facts facts = call.facts;
-            for (int attempt = 0; attempt < 2; attempt++) {
-                Optional<Booking> found = call.findAndLockSeat(bookingId, student);
+            for (int attempt = 0; attempt < 3; attempt++) {
+                Optional<Booking> found = call.findOwned(bookingId, student);
                 if (found.isEmpty()) {
                     facts.bare("NOT_FOUND");
                     return;
                 }
                 Booking b = found.get();
+                if (b.isLive(call.now) && "HELD".equals(b.status())) {
+                    // lock the seat, then read the booking again
+                    found = call.lockSeatAndReread(b);
+                    if (found.isEmpty()) {
+                        continue;
+                    }
+                    b = found.get();
+                }
                 switch (b.status()) {
                     case "CONFIRMED" -> {
                         facts.booking("CONFIRMED", b);
@@ -246,29 +310,37 @@ public final class H2Routines {
                                 return;
                             }
                         } else {
-                            Optional<Booking> expired = call.expire(b);
+                            Optional<Booking> expired = call.retire(b, terms);
                             if (expired.isPresent()) {
                                 facts.booking("HOLD_EXPIRED", expired.get());
-                                facts.booking("EV_EXPIRED", expired.get());
                                 return;
                             }
                         }
-                        // changed under us although its seat is locked: read it again
+                        // changed under us: read it again
                     }
                 }
             }
-            throw inconsistent("booking '" + bookingId + "' changed state twice during confirm");
+            throw inconsistent("booking '" + bookingId + "' kept changing state during confirm");
         });
     }
 
-    /** Cancels the student's booking and frees its seat; idempotent. */
+    /**
+     * Cancels a booking (the student's own, or any of the tenant's when p_student is NULL: staff) and
+     * frees its seat for the first waiter who can take it; idempotent. The slot's cancel policy, else
+     * the given one, decides whether the cancel is late, and whether a late one is refused.
+     */
     public static ResultSet cancel(Connection connection, String prefix, String tenant, String bookingId,
-                                   String student, OffsetDateTime now) throws SQLException {
+                                   String student, OffsetDateTime now, String cancelPolicy, Long cancelCutoffMicros,
+                                   Long holdMicros, Long longestMicros, Integer maxUpcoming, Integer maxWeek,
+                                   Long waitlistCutoffMicros) throws SQLException {
         return run(connection, prefix, tenant, now, call -> {
             required("p_booking", bookingId);
-            required("p_student", student);
+            if (cancelPolicy != null && !List.of("FREE", "REFUSE", "LATE").contains(cancelPolicy)) {
+                throw invalid("p_cancel_policy must be 'FREE', 'REFUSE', 'LATE' or NULL, got " + cancelPolicy);
+            }
+            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros);
             Facts facts = call.facts;
-            Optional<Booking> found = call.findAndLockSeat(bookingId, student);
+            Optional<Booking> found = student == null ? call.findBooking(bookingId) : call.findOwned(bookingId, student);
             if (found.isEmpty()) {
                 facts.bare("NOT_FOUND");
                 return;
@@ -278,22 +350,50 @@ public final class H2Routines {
                 facts.booking("ALREADY_CANCELLED", b);
                 return;
             }
+            // lock order: slot row, seat row, then the booking read again
+            Slot slot = call.lockSlot(b.slotId());
+            Optional<Booking> reread = call.lockSeatAndReread(b);
+            if (reread.isEmpty()) {
+                throw inconsistent("booking '" + bookingId + "' disappeared during cancel");
+            }
+            b = reread.get();
+            if (!b.isActive()) {
+                facts.booking("ALREADY_CANCELLED", b);
+                return;
+            }
             if (b.isDeadHold(call.now)) {
                 // the hold already ran out: nothing to cancel, but retire it now
-                Optional<Booking> expired = call.expire(b);
+                Optional<Booking> expired = call.retire(b, slot, terms);
                 facts.booking("ALREADY_CANCELLED", expired.orElse(b));
-                expired.ifPresent(e -> facts.booking("EV_EXPIRED", e));
+                return;
+            }
+            String policy;
+            Long cutoffMicros;
+            if (slot.cancelPolicy() != null) {
+                policy = slot.cancelPolicy();
+                cutoffMicros = slot.cancelCutoffSeconds() == null ? null : slot.cancelCutoffSeconds() * 1_000_000L;
+            } else {
+                policy = cancelPolicy;
+                cutoffMicros = cancelCutoffMicros;
+            }
+            OffsetDateTime cutoff = cutoffMicros == null ? null : slot.startsAt().minus(cutoffMicros, ChronoUnit.MICROS);
+            boolean late = cutoff != null && !call.now.isBefore(cutoff);
+            if (late && "REFUSE".equals(policy) && student != null) {
+                facts.instant("TOO_LATE", cutoff);
                 return;
             }
             if (call.update(call.sql.freeSeatOfActive, tenant, b.slotId(), b.seat(), b.bookingId()) == 0) {
                 facts.booking("ALREADY_CANCELLED", call.findBooking(bookingId).orElse(b));
                 return;
             }
-            call.setBookingStatus(call.sql.cancelBooking, b);
+            if (call.update(call.sql.cancelBooking, call.now, late, tenant, b.bookingId()) != 1) {
+                throw inconsistent("the seat of booking '" + b.bookingId() + "' changed but the booking row did not");
+            }
             call.update(call.sql.releaseBooking, tenant, b.bookingId());
             Booking cancelled = b.with("CANCELLED", call.now);
-            facts.booking("CANCELLED", cancelled);
-            facts.booking("EV_CANCELLED", cancelled);
+            facts.cancelled(cancelled, late);
+            facts.booking(late ? "EV_LATE_CANCELLED" : "EV_CANCELLED", cancelled);
+            call.promote(slot, terms);
         });
     }
 
@@ -323,22 +423,51 @@ public final class H2Routines {
                         + cancelled + " cancelled");
             }
             call.update(call.sql.releaseSlot, tenant, slotId);
-            facts.slot("SLOT_CANCELLED", found.get().withStatus("CANCELLED"));
+            facts.slot("SLOT_CANCELLED", call.findSlot(slotId).orElseThrow(() -> inconsistent(
+                    "slot '" + slotId + "' disappeared during its cancel")));
             active.forEach(b -> facts.booking("EV_CANCELLED", b.with("CANCELLED", call.now)));
         });
     }
 
-    /** Expires up to p_limit holds of the tenant that ran out, oldest deadline first: EV_EXPIRED rows only. */
+    /**
+     * Expires up to p_limit holds of the tenant that ran out, oldest deadline first; each freed seat
+     * goes to the first waiter of its slot who can take it: EV_EXPIRED, then its EV_SKIPPED and
+     * EV_PROMOTED rows.
+     */
     public static ResultSet expireDue(Connection connection, String prefix, String tenant, OffsetDateTime now,
-                                      Integer limit) throws SQLException {
+                                      Integer limit, Long holdMicros, Long longestMicros, Integer maxUpcoming,
+                                      Integer maxWeek, Long waitlistCutoffMicros) throws SQLException {
         return run(connection, prefix, tenant, now, call -> {
             if (limit == null || limit <= 0) {
                 throw invalid("p_limit must be positive, got " + limit);
             }
+            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros);
             for (Booking due : call.query(call.sql.dueHolds, Booking::read, tenant, call.now, limit)) {
                 // another sweeper or a takeover may have been first: the seat decides
-                call.expire(due).ifPresent(b -> call.facts.booking("EV_EXPIRED", b));
+                call.retire(due, terms);
             }
+        });
+    }
+
+    /** Takes the student's waiting entry of request p_request off the waitlist: LEFT, NOT_WAITING or NOT_FOUND. */
+    public static ResultSet leaveWaitlist(Connection connection, String prefix, String tenant, String requestId,
+                                          String student, OffsetDateTime now) throws SQLException {
+        return run(connection, prefix, tenant, now, call -> {
+            required("p_request", requestId);
+            required("p_student", student);
+            Facts facts = call.facts;
+            Optional<Waiter> found = first(call.query(call.sql.lockWaiter, Waiter::read, tenant, requestId));
+            if (found.isEmpty() || !found.get().studentId().equals(student)) {
+                facts.bare("NOT_FOUND");
+                return;
+            }
+            Waiter w = found.get();
+            if (!"WAITING".equals(w.status())) {
+                facts.waiter("NOT_WAITING", w, 0);
+                return;
+            }
+            call.setWaiter(w, "LEFT", null);
+            facts.waiter("LEFT", w.with("LEFT", null), 0);
         });
     }
 
@@ -373,7 +502,7 @@ public final class H2Routines {
             throw e;
         }
         connection.releaseSavepoint(savepoint);
-        return facts.result;
+        return facts.done();
     }
 
     /**
@@ -415,6 +544,10 @@ public final class H2Routines {
         return time.withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
     }
 
+    private static OffsetDateTime utcOrNull(OffsetDateTime time) {
+        return time == null ? null : utcMicros(time);
+    }
+
     /** The state of one routine call: its connection, statements, tenant, clock and answer. */
     private static final class Call {
         final Connection connection;
@@ -452,11 +585,18 @@ public final class H2Routines {
             return first(query(sql.findSlot, Slot::read, tenant, slotId));
         }
 
+        /** Locks the slot row (slot before seats) and answers it as it is now. */
+        Slot lockSlot(String slotId) throws SQLException {
+            return first(query(sql.lockSlot, Slot::read, tenant, slotId)).orElseThrow(() -> inconsistent(
+                    "slot '" + slotId + "' of a booking is missing"));
+        }
+
         /** Inserts the slot row; false when a concurrent insert of the same id was first. */
         boolean insertSlot(Slot s) throws SQLException {
             try {
                 update(sql.insertSlot, tenant, s.slotId(), s.coachId(), s.roomId(), s.startsAt(), s.endsAt(),
-                        s.capacity());
+                        s.capacity(), s.opensAt(), s.closesAt(), s.bufferSeconds(), s.cancelPolicy(),
+                        s.cancelCutoffSeconds(), s.weekStart(), s.weekEnd());
                 return true;
             } catch (SQLException e) {
                 if ("23505".equals(e.getSQLState())) {
@@ -472,10 +612,181 @@ public final class H2Routines {
             return query(sql.overlaps, Occupation::read, tenant, kind, id, to, from, lowest);
         }
 
-        /** Active occupations of the student overlapping [from, to), each with its booking. */
-        List<Occupation> studentOccupations(String student, OffsetDateTime from, OffsetDateTime to,
-                                            OffsetDateTime lowest) throws SQLException {
-            return query(sql.studentOverlaps, Occupation::readWithBooking, tenant, student, to, from, lowest);
+        /** Active occupations of the student overlapping the slot's session, each with its booking. */
+        List<Occupation> studentOccupations(String student, Slot slot, Terms terms) throws SQLException {
+            OffsetDateTime lowest = slot.startsAt().minus(terms.longestMicros(), ChronoUnit.MICROS);
+            return query(sql.studentOverlaps, Occupation::readWithBooking, tenant, student, slot.endsAt(),
+                    slot.startsAt(), lowest);
+        }
+
+        /** Whether the student has a live booking overlapping the slot's session (a dead hold blocks nothing). */
+        boolean hasLiveClash(String student, Slot slot, Terms terms) throws SQLException {
+            for (Occupation o : studentOccupations(student, slot, terms)) {
+                if (o.booking() == null || !o.booking().isDeadHold(now)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * The limit the student has reached for {@code slot} (UPCOMING checked first, then WEEKLY against
+         * the slot's week), counted over the student's live bookings; null when none.
+         */
+        String reachedLimit(String student, Slot slot, Terms terms) throws SQLException {
+            if (terms.maxUpcoming() == 0 && terms.maxWeek() == 0) {
+                return null;
+            }
+            // an upcoming occupation ends after now, so it starts after now - longest; a weekly one in the week
+            OffsetDateTime lowest = now.minus(terms.longestMicros(), ChronoUnit.MICROS);
+            if (slot.weekStart() != null && slot.weekStart().isBefore(lowest)) {
+                lowest = slot.weekStart().minus(1, ChronoUnit.MICROS);
+            }
+            long[] counts = query(sql.liveCounts, rs -> new long[] {rs.getLong(1), rs.getLong(2)}, now,
+                    slot.weekStart(), slot.weekEnd(), tenant, student, lowest, now).get(0);
+            if (terms.maxUpcoming() > 0 && counts[0] >= terms.maxUpcoming()) {
+                return "UPCOMING";
+            }
+            if (terms.maxWeek() > 0 && counts[1] >= terms.maxWeek()) {
+                return "WEEKLY";
+            }
+            return null;
+        }
+
+        /** Answers LIMIT when the student has reached one; false when not. */
+        boolean limitReached(String student, Slot slot, Terms terms) throws SQLException {
+            String kind = reachedLimit(student, slot, terms);
+            if (kind == null) {
+                return false;
+            }
+            facts.limit(kind, "UPCOMING".equals(kind) ? terms.maxUpcoming() : terms.maxWeek());
+            return true;
+        }
+
+        /** Answers REPLAY (the booking of this request) or WAITLISTED_REPLAY (its waitlist entry); false when none. */
+        boolean replay(String requestId) throws SQLException {
+            Optional<Booking> booking = findByRequest(requestId);
+            if (booking.isPresent()) {
+                facts.booking("REPLAY", booking.get());
+                return true;
+            }
+            Optional<Waiter> waiter = findWaiter(requestId);
+            if (waiter.isPresent()) {
+                facts.waiter("WAITLISTED_REPLAY", waiter.get(), position(waiter.get()));
+                return true;
+            }
+            return false;
+        }
+
+        Optional<Waiter> findWaiter(String requestId) throws SQLException {
+            return first(query(sql.findWaiter, Waiter::read, tenant, requestId));
+        }
+
+        /** The student's WAITING entry of the slot. */
+        Optional<Waiter> waitingOf(String slotId, String student) throws SQLException {
+            return first(query(sql.waitingOfStudent, Waiter::read, tenant, slotId, student));
+        }
+
+        boolean hasWaiting(String slotId) throws SQLException {
+            return !query(sql.firstWaiting, rs -> rs.getLong(1), tenant, slotId).isEmpty();
+        }
+
+        /** 1 for the first WAITING entry of its slot; 0 when the entry is not waiting. */
+        int position(Waiter w) throws SQLException {
+            if (!"WAITING".equals(w.status())) {
+                return 0;
+            }
+            return query(sql.waiterPosition, rs -> rs.getInt(1), tenant, w.slotId(), w.seq()).get(0);
+        }
+
+        void setWaiter(Waiter w, String status, String reason) throws SQLException {
+            if (update(sql.setWaiter, status, reason, now, tenant, w.requestId()) != 1) {
+                throw inconsistent("waitlist entry of request '" + w.requestId() + "' could not be updated");
+            }
+        }
+
+        /**
+         * Retires a dead hold: slot row locked first, then the seat freed through its row; EV_EXPIRED and
+         * the seat offered to the slot's waiters. Empty when someone else was first.
+         */
+        Optional<Booking> retire(Booking dead, Terms terms) throws SQLException {
+            if (!dead.isDeadHold(now)) {
+                return Optional.empty();
+            }
+            return retire(dead, lockSlot(dead.slotId()), terms);
+        }
+
+        /** As {@link #retire(Booking, Terms)}, the slot row already locked. */
+        Optional<Booking> retire(Booking dead, Slot slot, Terms terms) throws SQLException {
+            Optional<Booking> expired = expire(dead);
+            if (expired.isPresent()) {
+                facts.booking("EV_EXPIRED", expired.get());
+                promote(slot, terms);
+            }
+            return expired;
+        }
+
+        /**
+         * A seat of {@code slot} was freed in this transaction (its slot row is locked): it goes to the
+         * first WAITING waiter who can take it, those passed over SKIPPED with the reason. Only while the
+         * slot is open and before its waitlist cutoff; nobody eligible: the seat stays FREE.
+         */
+        void promote(Slot slot, Terms terms) throws SQLException {
+            if (!"OPEN".equals(slot.status()) || !now.isBefore(terms.promotionCutoff(slot))) {
+                return;
+            }
+            long after = 0;
+            while (true) {
+                List<Waiter> page = query(sql.waitingOfSlot, Waiter::read, tenant, slot.slotId(), after);
+                for (Waiter listed : page) {
+                    after = listed.seq();
+                    if (offer(slot, listed, terms)) {
+                        return;
+                    }
+                }
+                if (page.size() < CANDIDATES) {
+                    return;
+                }
+            }
+        }
+
+        /** Offers the freed seat to one listed waiter: true when it took the seat, false when passed over. */
+        private boolean offer(Slot slot, Waiter listed, Terms terms) throws SQLException {
+            // the waiter's student lock (after the slot row: the one exception to the lock order)
+            lockResource("STUDENT", listed.studentId());
+            Optional<Waiter> locked = first(query(sql.lockWaiter, Waiter::read, tenant, listed.requestId()));
+            if (locked.isEmpty() || !"WAITING".equals(locked.get().status())) {
+                return false;
+            }
+            Waiter w = locked.get();
+            String reason = null;
+            if (findActive(slot.slotId(), w.studentId()).isPresent()) {
+                reason = "ALREADY_BOOKED";
+            } else if (hasLiveClash(w.studentId(), slot, terms)) {
+                reason = "CONFLICT";
+            } else if (reachedLimit(w.studentId(), slot, terms) != null) {
+                reason = "LIMIT";
+            }
+            if (reason != null) {
+                setWaiter(w, "SKIPPED", reason);
+                facts.waiter("EV_SKIPPED", w.with("SKIPPED", reason), 0);
+                return false;
+            }
+            OffsetDateTime heldUntil = now.plus(terms.holdMicros(), ChronoUnit.MICROS);
+            Optional<Claim> seat = claimSeat(slot.slotId(), w.bookingId(), w.studentId(), "HELD", heldUntil,
+                    false);
+            if (seat.isEmpty()) {
+                throw inconsistent("slot '" + slot.slotId() + "': a freed seat could not be given to a waiter");
+            }
+            Booking booking = new Booking(w.bookingId(), w.requestId(), slot.slotId(), w.studentId(),
+                    seat.get().seq(), "HELD", heldUntil, now, now);
+            update(sql.insertBooking, tenant, booking.bookingId(), booking.requestId(), booking.slotId(),
+                    booking.studentId(), booking.seat(), "HELD", heldUntil, now, now);
+            update(sql.insertOccupation, tenant, "STUDENT", w.studentId(), slot.startsAt(), slot.endsAt(),
+                    slot.slotId(), w.bookingId());
+            setWaiter(w, "PROMOTED", null);
+            facts.booking("EV_PROMOTED", booking);
+            return true;
         }
 
         boolean hasFreeSeat(String slotId) throws SQLException {
@@ -495,17 +806,16 @@ public final class H2Routines {
             return first(query(sql.findActive, Booking::read, tenant, slotId, student));
         }
 
-        /**
-         * The student's booking, read again after its seat row was locked (seat before booking);
-         * empty when there is none or it is another student's.
-         */
-        Optional<Booking> findAndLockSeat(String bookingId, String student) throws SQLException {
+        /** The student's booking; empty when there is none or it is another student's. */
+        Optional<Booking> findOwned(String bookingId, String student) throws SQLException {
             Optional<Booking> found = findBooking(bookingId);
-            if (found.isEmpty() || !found.get().studentId().equals(student)) {
-                return Optional.empty();
-            }
-            query(sql.lockSeat, rs -> rs.getInt(1), tenant, found.get().slotId(), found.get().seat());
-            return findBooking(bookingId);
+            return found.isPresent() && found.get().studentId().equals(student) ? found : Optional.empty();
+        }
+
+        /** The booking, read again after its seat row was locked (seat before booking). */
+        Optional<Booking> lockSeatAndReread(Booking b) throws SQLException {
+            query(sql.lockSeat, rs -> rs.getInt(1), tenant, b.slotId(), b.seat());
+            return findBooking(b.bookingId());
         }
 
         /** HELD and live → CONFIRMED through its seat row; false when the seat row says otherwise. */
@@ -547,15 +857,16 @@ public final class H2Routines {
         }
 
         /**
-         * Takes a seat as JdbcSeatLedger.claimSeat does: first without waiting for seats that other
-         * claims have locked, then, before answering "no seat", once more waiting for them.
+         * Takes a seat: first without waiting for seats that other claims have locked, then, before
+         * answering "no seat", once more waiting for them. A free seat, else, with {@code takeover}, the
+         * seat of the oldest hold that ran out.
          */
         Optional<Claim> claimSeat(String slotId, String bookingId, String student, String status,
-                                  OffsetDateTime heldUntil) throws SQLException {
+                                  OffsetDateTime heldUntil, boolean takeover) throws SQLException {
             for (int round = 0; round < CLAIM_ROUNDS; round++) {
-                Optional<Claim> taken = takeSeat(slotId, bookingId, student, status, heldUntil, true);
+                Optional<Claim> taken = takeSeat(slotId, bookingId, student, status, heldUntil, true, takeover);
                 if (taken.isEmpty()) {
-                    taken = takeSeat(slotId, bookingId, student, status, heldUntil, false);
+                    taken = takeSeat(slotId, bookingId, student, status, heldUntil, false, takeover);
                     if (taken.isEmpty()) {
                         return taken;
                     }
@@ -575,7 +886,8 @@ public final class H2Routines {
          * one of 100,000.
          */
         private Optional<Claim> takeSeat(String slotId, String bookingId, String student, String status,
-                                         OffsetDateTime heldUntil, boolean skipLocked) throws SQLException {
+                                         OffsetDateTime heldUntil, boolean skipLocked, boolean takeover)
+                throws SQLException {
             int after = 0;
             while (true) {
                 List<Integer> candidates = query(sql.freeCandidates, rs -> rs.getInt(1), tenant, slotId, after);
@@ -590,6 +902,9 @@ public final class H2Routines {
                 if (candidates.size() < CANDIDATES) {
                     break;
                 }
+            }
+            if (!takeover) {
+                return Optional.empty();
             }
             List<Claim> expired = query(sql.expiredCandidates, rs -> new Claim(rs.getInt(1), rs.getString(2)),
                     tenant, slotId, now);
@@ -651,6 +966,10 @@ public final class H2Routines {
 
     private static final String BOOKING_COLUMNS =
             "booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at";
+    private static final String SLOT_COLUMNS = "slot_id, coach_id, room_id, starts_at, ends_at, capacity, status,"
+            + " opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds, week_start, week_end";
+    private static final String WAITER_COLUMNS =
+            "request_id, slot_id, student_id, booking_id, seq, status, reason, joined_at";
 
     private record Booking(String bookingId, String requestId, String slotId, String studentId, int seat,
                            String status, OffsetDateTime heldUntil, OffsetDateTime createdAt,
@@ -686,16 +1005,48 @@ public final class H2Routines {
         }
     }
 
+    /** {@link #SLOT_COLUMNS}; the rules: booking window, buffer, cancel policy, the week the limits count in. */
     private record Slot(String slotId, String coachId, String roomId, OffsetDateTime startsAt, OffsetDateTime endsAt,
-                        int capacity, String status) {
+                        int capacity, String status, OffsetDateTime opensAt, OffsetDateTime closesAt,
+                        int bufferSeconds, String cancelPolicy, Integer cancelCutoffSeconds,
+                        OffsetDateTime weekStart, OffsetDateTime weekEnd) {
 
         static Slot read(ResultSet rs) throws SQLException {
+            int cutoff = rs.getInt(12);
+            Integer cutoffSeconds = rs.wasNull() ? null : cutoff;
             return new Slot(rs.getString(1), rs.getString(2), rs.getString(3), time(rs, 4), time(rs, 5), rs.getInt(6),
-                    rs.getString(7));
+                    rs.getString(7), time(rs, 8), time(rs, 9), rs.getInt(10), rs.getString(11), cutoffSeconds,
+                    time(rs, 13), time(rs, 14));
+        }
+    }
+
+    /** {@link #WAITER_COLUMNS}: a waitlist entry. */
+    private record Waiter(String requestId, String slotId, String studentId, String bookingId, long seq,
+                          String status, String reason, OffsetDateTime joinedAt) {
+
+        static Waiter read(ResultSet rs) throws SQLException {
+            return new Waiter(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
+                    rs.getString(6), rs.getString(7), time(rs, 8));
         }
 
-        Slot withStatus(String newStatus) {
-            return new Slot(slotId, coachId, roomId, startsAt, endsAt, capacity, newStatus);
+        Waiter with(String newStatus, String newReason) {
+            return new Waiter(requestId, slotId, studentId, bookingId, seq, newStatus, newReason, joinedAt);
+        }
+    }
+
+    /** What a freed seat's promotion and a hold's limits need from the caller. */
+    private record Terms(long holdMicros, long longestMicros, int maxUpcoming, int maxWeek, long cutoffMicros) {
+
+        static Terms of(Long holdMicros, Long longestMicros, Integer maxUpcoming, Integer maxWeek,
+                        Long waitlistCutoffMicros) throws SQLException {
+            return new Terms(positive("p_hold_micros", holdMicros), positive("p_longest_micros", longestMicros),
+                    notNegative("p_max_upcoming", maxUpcoming), notNegative("p_max_week", maxWeek),
+                    notNegative("p_waitlist_cutoff_micros", waitlistCutoffMicros));
+        }
+
+        /** Waiters are promoted, and join, only before this instant. */
+        OffsetDateTime promotionCutoff(Slot slot) {
+            return slot.startsAt().minus(cutoffMicros, ChronoUnit.MICROS);
         }
     }
 
@@ -729,6 +1080,8 @@ public final class H2Routines {
     /** The fact rows: the contract's 17 columns, unused ones NULL. */
     private static final class Facts {
         final SimpleResultSet result = new SimpleResultSet();
+        private final List<Object[]> answer = new ArrayList<>(2);
+        private final List<Object[]> events = new ArrayList<>(2);
 
         Facts() {
             for (String column : FACT_COLUMNS) {
@@ -741,28 +1094,63 @@ public final class H2Routines {
             }
         }
 
+        /** The answer rows first, then the events in the order they happened. */
+        ResultSet done() {
+            answer.forEach(result::addRow);
+            events.forEach(result::addRow);
+            return result;
+        }
+
+        private void add(Object... row) {
+            (((String) row[0]).startsWith("EV_") ? events : answer).add(row);
+        }
+
         void booking(String tag, Booking b) {
-            result.addRow(tag, b.bookingId(), b.requestId(), b.slotId(), b.studentId(), b.seat(), b.status(),
+            add(tag, b.bookingId(), b.requestId(), b.slotId(), b.studentId(), b.seat(), b.status(),
                     b.heldUntil(), b.createdAt(), b.updatedAt(), null, null, null, null, null, null, null);
         }
 
+        void cancelled(Booking b, boolean late) {
+            add("CANCELLED", b.bookingId(), b.requestId(), b.slotId(), b.studentId(), b.seat(), b.status(),
+                    b.heldUntil(), b.createdAt(), b.updatedAt(), late ? "LATE" : null, null, null, null, null, null,
+                    null);
+        }
+
         void conflict(Occupation o) {
-            result.addRow("CONFLICT", o.bookingId(), null, o.slotId(), null, null, null, null, null, null,
+            add("CONFLICT", o.bookingId(), null, o.slotId(), null, null, null, null, null, null,
                     o.kind(), o.resourceId(), o.startsAt(), o.endsAt(), null, null, null);
         }
 
+        /** A slot and its rules: opens at, closes at, buffer seconds, cancel policy and cutoff seconds. */
         void slot(String tag, Slot s) {
-            result.addRow(tag, null, null, s.slotId(), null, null, s.status(), null, null, null, null, null,
+            add(tag, null, null, s.slotId(), null, s.bufferSeconds(), s.status(), s.opensAt(), s.closesAt(), null,
+                    s.cancelPolicy(), s.cancelCutoffSeconds() == null ? null : s.cancelCutoffSeconds().toString(),
                     s.startsAt(), s.endsAt(), s.coachId(), s.roomId(), s.capacity());
         }
 
+        /** A waitlist entry: seat = its position (0 when not waiting), created_at = joined at, res_kind = reason. */
+        void waiter(String tag, Waiter w, int position) {
+            add(tag, w.bookingId(), w.requestId(), w.slotId(), w.studentId(), position, w.status(), null,
+                    w.joinedAt(), null, w.reason(), null, null, null, null, null, null);
+        }
+
         void notOpen(Slot s) {
-            result.addRow("NOT_OPEN", null, null, s.slotId(), null, null, s.status(), null, null, null, null, null,
+            add("NOT_OPEN", null, null, s.slotId(), null, null, s.status(), null, null, null, null, null,
                     null, null, null, null, null);
         }
 
+        /** NOT_OPEN_YET, BOOKING_CLOSED, TOO_LATE: held_until = the instant. */
+        void instant(String tag, OffsetDateTime at) {
+            add(tag, null, null, null, null, null, null, at, null, null, null, null, null, null, null, null, null);
+        }
+
+        void limit(String kind, int limit) {
+            add("LIMIT", null, null, null, null, limit, null, null, null, null, kind, null, null, null, null, null,
+                    null);
+        }
+
         void bare(String tag) {
-            result.addRow(tag, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+            add(tag, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
                     null, null);
         }
     }
@@ -779,6 +1167,20 @@ public final class H2Routines {
     private static long positive(String parameter, Long value) throws SQLException {
         if (value == null || value <= 0) {
             throw invalid(parameter + " must be positive, got " + value);
+        }
+        return value;
+    }
+
+    private static int notNegative(String parameter, Integer value) throws SQLException {
+        if (value == null || value < 0) {
+            throw invalid(parameter + " must not be negative, got " + value);
+        }
+        return value;
+    }
+
+    private static long notNegative(String parameter, Long value) throws SQLException {
+        if (value == null || value < 0) {
+            throw invalid(parameter + " must not be negative, got " + value);
         }
         return value;
     }
@@ -828,6 +1230,16 @@ public final class H2Routines {
         final String activeBookingsOfSlot;
         final String cancelBookingsOfSlot;
         final String dueHolds;
+        final String lockSlot;
+        final String liveCounts;
+        final String findWaiter;
+        final String lockWaiter;
+        final String waitingOfStudent;
+        final String waitingOfSlot;
+        final String firstWaiting;
+        final String waiterPosition;
+        final String setWaiter;
+        final String insertWaiter;
 
         Sql(Tables t) {
             String slot = t.slot();
@@ -843,10 +1255,11 @@ public final class H2Routines {
                     + " WHERE tenant_id = ? AND booking_id = ? AND %s";
             String overlap = " AND o.active = TRUE AND o.starts_at < ? AND o.ends_at > ? AND o.starts_at > ?";
 
-            findSlot = "SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status FROM " + slot
-                    + " WHERE tenant_id = ? AND slot_id = ?";
+            findSlot = "SELECT " + SLOT_COLUMNS + " FROM " + slot + " WHERE tenant_id = ? AND slot_id = ?";
+            lockSlot = findSlot + " FOR UPDATE";
             insertSlot = "INSERT INTO " + slot + " (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity,"
-                    + " status) VALUES (?, ?, ?, ?, ?, ?, ?, 'OPEN')";
+                    + " status, opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds, week_start,"
+                    + " week_end) VALUES (?, ?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?)";
             insertSeats = "INSERT INTO " + seat + " (tenant_id, slot_id, seq, status)"
                     + " SELECT CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(64)), CAST(X AS INTEGER), 'FREE'"
                     + " FROM SYSTEM_RANGE(1, CAST(? AS INTEGER))";
@@ -900,7 +1313,8 @@ public final class H2Routines {
                     + " AND booking_id = ? AND status IN ('HELD', 'CONFIRMED')";
             freeDeadSeat = "UPDATE " + seat + " SET " + free + seatKey + " AND booking_id = ? AND status = 'HELD'";
             confirmBooking = String.format(setBooking, "CONFIRMED", "status = 'HELD'");
-            cancelBooking = String.format(setBooking, "CANCELLED", "status IN ('HELD', 'CONFIRMED')");
+            cancelBooking = "UPDATE " + booking + " SET status = 'CANCELLED', updated_at = ?, late_cancel = ?"
+                    + " WHERE tenant_id = ? AND booking_id = ? AND status IN ('HELD', 'CONFIRMED')";
             expireBooking = String.format(setBooking, "EXPIRED", "status = 'HELD'");
             releaseBooking = "UPDATE " + occupancy + " SET active = FALSE"
                     + " WHERE tenant_id = ? AND booking_id = ? AND active = TRUE";
@@ -916,6 +1330,31 @@ public final class H2Routines {
                     + " WHERE tenant_id = ? AND slot_id = ? AND status IN ('HELD', 'CONFIRMED')";
             dueHolds = "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                     + " WHERE tenant_id = ? AND status = 'HELD' AND held_until <= ? ORDER BY tenant_id, status, held_until LIMIT ?";
+            String instant = "CAST(? AS TIMESTAMP(6) WITH TIME ZONE)";
+            // the student's live bookings: those ending after now, those starting in the week; bounded from below
+            liveCounts = "SELECT COUNT(CASE WHEN o.ends_at > " + instant + " THEN 1 END),"
+                    + " COUNT(CASE WHEN o.starts_at >= " + instant + " AND o.starts_at < " + instant + " THEN 1 END)"
+                    + " FROM " + occupancy + " o JOIN " + booking
+                    + " b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id"
+                    + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ? AND o.active = TRUE"
+                    + " AND o.starts_at > ? AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND b.held_until > ?))";
+            String waiter = t.waiter();
+            findWaiter = "SELECT " + WAITER_COLUMNS + " FROM " + waiter + " WHERE tenant_id = ? AND request_id = ?";
+            lockWaiter = findWaiter + " FOR UPDATE";
+            waitingOfStudent = "SELECT " + WAITER_COLUMNS + " FROM " + waiter
+                    + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ? AND status = 'WAITING'";
+            // every index column in ORDER BY, so H2 reads the index in order and stops at the LIMIT
+            waitingOfSlot = "SELECT " + WAITER_COLUMNS + " FROM " + waiter
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'WAITING' AND seq > ?"
+                    + " ORDER BY tenant_id, slot_id, status, seq LIMIT " + CANDIDATES;
+            firstWaiting = "SELECT seq FROM " + waiter + " WHERE tenant_id = ? AND slot_id = ? AND status = 'WAITING'"
+                    + " ORDER BY tenant_id, slot_id, status, seq LIMIT 1";
+            waiterPosition = "SELECT COUNT(*) FROM " + waiter
+                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'WAITING' AND seq <= ?";
+            setWaiter = "UPDATE " + waiter + " SET status = ?, reason = ?, updated_at = ?"
+                    + " WHERE tenant_id = ? AND request_id = ?";
+            insertWaiter = "INSERT INTO " + waiter + " (tenant_id, request_id, slot_id, student_id, booking_id, status,"
+                    + " joined_at, updated_at) VALUES (?, ?, ?, ?, ?, 'WAITING', ?, ?)";
         }
     }
 }
