@@ -109,6 +109,8 @@ public final class Bench {
                           int capacityHolds, int capacitySeats, boolean warmup, boolean profile) {
         static final String USAGE = String.join("\n",
                 "usage: Bench [--jdbc URL] [--mariadb URL] [--redis URL | --no-redis] [--only LINE,...]",
+                "       Bench waitlist [flags]   a waitlisted hot slot (WaitlistBench; an unknown flag prints its flags)",
+                "       Bench shards [flags]     the flash sale over one and two shards (ShardBench)",
                 "             [--students N] [--seats N] [--slots N] [--requests N] [--mix-seconds N] [--threads N]",
                 "             [--capacity-holds N] [--capacity-seats N] [--no-warmup] [--no-profile]",
                 "  --jdbc URL         PostgreSQL (jdbc:postgresql:...): the naive line, its single-statement ceiling,",
@@ -287,6 +289,16 @@ public final class Bench {
     // ------------------------------------------------------------------ main
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && (args[0].equals("waitlist") || args[0].equals("shards"))) {
+            // the lines with a driver of their own: a waitlisted hot slot, and the flash sale over shards
+            String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
+            if (args[0].equals("waitlist")) {
+                WaitlistBench.main(rest);
+            } else {
+                ShardBench.main(rest);
+            }
+            return;
+        }
         Options options;
         try {
             options = Options.parse(args);

@@ -1057,7 +1057,8 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         ledger.forEach((key, confirmed) -> {
             Boolean pinned = inGate.get(key);
             v.check(pinned == null || pinned.equals(confirmed), "%s: slot %s: %s is %s in the ledger but %s in the gate",
-                    when, slot, key, confirmed ? "confirmed" : "held", pinned ? "pinned" : "not pinned");
+                    when, slot, key, confirmed ? "confirmed" : "held",
+                    pinned == null ? "absent" : pinned ? "pinned" : "not pinned");
         });
         v.check(view.get().capacity() == capacity, "%s: slot %s: gate capacity %d, slot capacity %d", when, slot,
                 view.get().capacity(), capacity);
