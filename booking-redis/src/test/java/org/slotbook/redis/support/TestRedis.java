@@ -9,6 +9,7 @@ import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -80,7 +81,8 @@ public final class TestRedis {
 
     /** For single connections ({@code Jedis}) that set servers up: RESP2, short timeouts. */
     public static JedisClientConfig adminConfig() {
-        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(2000).socketTimeoutMillis(5000).resp2()
+        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(2000).socketTimeoutMillis(5000)
+                .protocol(RedisProtocol.RESP2)
                 .build();
     }
 
