@@ -115,6 +115,8 @@ final class Backends implements AutoCloseable {
                 pool.setMaxTotal(128);
                 pool.setMaxIdle(128);
                 pool.setMaxWait(Duration.ofMillis(500));
+                // Jedis 7.1 and newer; on Jedis 6.x and 7.0 (Spring Boot 3.5 and 4.0), which have no
+                // RedisClient, the same pooled client is new JedisPooled(pool, hostAndPort, clientConfig)
                 client = RedisClient.builder().hostAndPort(hostAndPort)
                         .clientConfig(DefaultJedisClientConfig.builder()
                                 .connectionTimeoutMillis(300).socketTimeoutMillis(500).build())

@@ -31,8 +31,10 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The seat gate as Redis Lua scripts, over any Jedis {@link UnifiedJedis}: {@code RedisClient} (the
- * pooled standalone client of Jedis 8), {@code RedisClusterClient} or {@code JedisCluster}. The host
- * owns the client (and closes it); this class only borrows it.
+ * pooled standalone client of Jedis 7.1 and newer, the only one in Jedis 8), {@code JedisPooled}
+ * (Jedis 6.x and 7.x), {@code RedisClusterClient} or {@code JedisCluster}. It calls nothing but
+ * {@code evalsha} and {@code eval}, so it runs on Jedis 6.x, 7.x and 8.x alike. The host owns the
+ * client (and closes it); this class only borrows it.
  *
  * <pre>{@code
  * RedisClient redis = RedisClient.builder()
@@ -42,6 +44,7 @@ import redis.clients.jedis.UnifiedJedis;
  *     .build();
  * SeatReservation gate = RedisSeatReservation.create(redis);
  * }</pre>
+ * On Jedis 6.x and 7.0: {@code new JedisPooled(poolConfig, new HostAndPort("127.0.0.1", 6379), clientConfig)}.
  *
  * <h2>Keys</h2>
  * Per slot, {@code <prefix>{<tenant>:<slot>}:holders} (sorted set of students scored by hold expiry
@@ -105,8 +108,8 @@ public final class RedisSeatReservation implements SeatReservation {
 
     /**
      * Settings for a gate over {@code jedis}: any {@link UnifiedJedis} ({@code RedisClient},
-     * {@code RedisClusterClient}, {@code JedisCluster}). The client's timeouts bound how long a hold
-     * waits for a sick Redis.
+     * {@code JedisPooled}, {@code RedisClusterClient}, {@code JedisCluster}). The client's timeouts
+     * bound how long a hold waits for a sick Redis.
      */
     public static Builder builder(UnifiedJedis jedis) {
         Checks.notNull("jedis", jedis);

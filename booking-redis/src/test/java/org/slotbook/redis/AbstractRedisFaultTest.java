@@ -31,11 +31,12 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.tck.MutableClock;
+import org.slotbook.redis.support.JedisClients;
 import org.slotbook.redis.support.RedisProcess;
 import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Flash sales through a {@link BookingEngine} while the Redis behind the gate fails: killed, emptied
@@ -61,7 +62,7 @@ public abstract class AbstractRedisFaultTest {
     private static final HoldPolicy POLICY = HoldPolicy.ofDefaults();
 
     private RedisProcess redis;
-    private RedisClient client;
+    private UnifiedJedis client;
     private BookingStore store;
     private MutableClock clock;
     private RedisSeatReservation gate;
@@ -76,10 +77,9 @@ public abstract class AbstractRedisFaultTest {
         redis = RedisProcess.standalone();
         // a killed server is noticed at once (refused or dropped connections); the timeouts only
         // bound a server that hangs, and are not so short that a loaded build machine trips them
-        client = RedisClient.builder().hostAndPort(redis.hostAndPort())
-                .clientConfig(DefaultJedisClientConfig.builder().connectionTimeoutMillis(1000)
-                        .socketTimeoutMillis(2000).build())
-                .poolConfig(TestRedis.poolConfig(threads() + 4)).build();
+        client = JedisClients.standalone(redis.hostAndPort(),
+                DefaultJedisClientConfig.builder().connectionTimeoutMillis(1000).socketTimeoutMillis(2000).build(),
+                TestRedis.poolConfig(threads() + 4));
         store = store();
     }
 

@@ -8,13 +8,13 @@ import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.BookingEngineContract;
 import org.slotbook.redis.support.TestCluster;
 import org.slotbook.redis.support.TestRedis;
-import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /** The engine contract with the in-memory store behind the Redis gate on a three-master cluster. */
 class ClusterEngineTest extends BookingEngineContract {
     private static final InMemoryStore STORE = InMemoryStore.create();
     private static TestCluster cluster;
-    private static RedisClusterClient client;
+    private static UnifiedJedis client;
     private static RedisSeatReservation gate;
 
     @BeforeAll

@@ -18,14 +18,16 @@ import org.slotbook.redis.support.TestCluster;
 import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
-import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
-/** The same behaviour through {@link RedisClusterClient} on a real three-master cluster. */
+/**
+ * The same behaviour through this build's cluster client ({@code RedisClusterClient}; {@code JedisCluster}
+ * on Jedis 6.x and 7.0) on a real three-master cluster.
+ */
 class ClusterRedisGateTest extends AbstractRedisGateTest {
     private static TestCluster cluster;
-    private static RedisClusterClient client;
+    private static UnifiedJedis client;
 
     @BeforeAll
     static void startCluster() {

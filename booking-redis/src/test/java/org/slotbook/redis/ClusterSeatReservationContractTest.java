@@ -6,12 +6,15 @@ import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.SeatReservationContract;
 import org.slotbook.redis.support.TestCluster;
 import org.slotbook.redis.support.TestRedis;
-import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 
-/** The gate contract through {@link RedisClusterClient} on a three-master cluster. */
+/**
+ * The gate contract through this build's cluster client ({@code RedisClusterClient}; {@code JedisCluster}
+ * on Jedis 6.x and 7.0) on a three-master cluster.
+ */
 class ClusterSeatReservationContractTest extends SeatReservationContract {
     private static TestCluster cluster;
-    private static RedisClusterClient client;
+    private static UnifiedJedis client;
     private static RedisSeatReservation gate;
 
     @BeforeAll

@@ -9,13 +9,13 @@ import org.slotbook.jdbc.JdbcStore;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 import org.slotbook.redis.support.TestRedis;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /** The engine contract with the Postgres store behind the Redis gate on a standalone server. */
 class PostgresEngineRedisTest extends BookingEngineContract {
     private static TestDatabase db;
     private static JdbcStore store;
-    private static RedisClient client;
+    private static UnifiedJedis client;
     private static RedisSeatReservation gate;
 
     @BeforeAll

@@ -15,10 +15,11 @@ import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateView;
+import org.slotbook.redis.support.JedisClients;
 import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisProtocol;
+import redis.clients.jedis.UnifiedJedis;
 
 /** Script replies decode the same whether the client speaks RESP2 or RESP3. */
 class ProtocolVariantsTest {
@@ -26,9 +27,9 @@ class ProtocolVariantsTest {
     @ParameterizedTest
     @EnumSource(RedisProtocol.class)
     void everyScriptReplyDecodes(RedisProtocol protocol) {
-        try (RedisClient client = RedisClient.builder().hostAndPort(TestRedis.standalone())
-                .clientConfig(DefaultJedisClientConfig.builder().protocol(protocol).connectionTimeoutMillis(500)
-                        .socketTimeoutMillis(1000).build()).build()) {
+        try (UnifiedJedis client = JedisClients.standalone(TestRedis.standalone(),
+                DefaultJedisClientConfig.builder().protocol(protocol).connectionTimeoutMillis(500)
+                        .socketTimeoutMillis(1000).build(), TestRedis.poolConfig(8))) {
             RedisSeatReservation gate = RedisSeatReservation.builder(client)
                     .keyPrefix(TestRedis.freshPrefix("protocol-" + protocol)).build();
             TenantId tenant = TenantId.of("t");

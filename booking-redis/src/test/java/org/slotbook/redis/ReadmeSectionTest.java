@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.CoachId;
+import org.slotbook.core.Full;
 import org.slotbook.core.Held;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.RequestId;
@@ -24,86 +25,73 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.memory.InMemoryStore;
+import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.redis.support.TestCluster;
-import org.slotbook.redis.support.TestRedis;
-import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The wiring shown in the README's Redis section, compiled and run here: every {@code java} block of
- * that file must equal one marked region of this class.
+ * The wiring shown in the README's Redis section: every {@code java} block of that section must equal
+ * one marked region of this class or of {@code ReadmeWiringTest}, whose two variants (under
+ * {@code src/test/jedis-client} and {@code src/test/jedis-pooled}) hold the snippets that need the
+ * client classes of one Jedis generation. Each build compiles and runs the variant of its Jedis; the
+ * {@code JedisCluster} snippet, whose constructor every tested Jedis has, runs here in every build.
  */
 class ReadmeSectionTest {
+    private static final Path TESTS = Path.of("src/test");
+    private static final Path PACKAGE = Path.of("org/slotbook/redis");
+
+    /** The README's java blocks in order: the file and the marked region each must equal. */
+    private static final List<List<String>> SNIPPETS = List.of(
+            List.of("jedis-client", "ReadmeWiringTest.java", "standalone"),
+            List.of("jedis-pooled", "ReadmeWiringTest.java", "standalone-pooled"),
+            List.of("jedis-client", "ReadmeWiringTest.java", "cluster"),
+            List.of("java", "ReadmeSectionTest.java", "cluster-jediscluster"));
 
     @Test
-    void standaloneWiringWorks() {
-        HostAndPort server = TestRedis.standalone();
-        String redisHost = server.getHost();
-        int redisPort = server.getPort();
-        InMemoryStore store = InMemoryStore.create();
-        // --- readme: standalone ---
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(64);                          // at least the threads that call the engine
-        pool.setMaxWait(Duration.ofMillis(200));       // an exhausted pool must not stall a hold
-        RedisClient redis = RedisClient.builder()
-                .hostAndPort(redisHost, redisPort)
-                .clientConfig(DefaultJedisClientConfig.builder()
-                        .connectionTimeoutMillis(200)  // a dead server is noticed at once
-                        .socketTimeoutMillis(300)      // a hold script runs in well under a millisecond
-                        .build())
-                .poolConfig(pool)
-                .build();
-        SeatReservation gate = RedisSeatReservation.builder(redis)
-                .keyPrefix("slotbook:")                // default
-                .reclaimBatch(16)                      // default: expired holders reclaimed per hold, at most
-                .build();
-        BookingEngine engine = BookingEngine.builder()
-                .store(store)
-                .reservation(gate)
-                .build();
-        // --- end ---
-        try (redis) {
-            bookOneSeat(engine);
-        }
-    }
-
-    @Test
-    void clusterWiringWorks() {
+    @SuppressWarnings("deprecation") // JedisCluster is deprecated in Jedis 8 (RedisClusterClient), not in 6.x and 7.x
+    void jedisClusterWiringWorks() {
         try (TestCluster testCluster = TestCluster.start()) {
             Set<HostAndPort> seeds = testCluster.seeds();
-            // --- readme: cluster ---
-            RedisClusterClient cluster = RedisClusterClient.builder()
-                    .nodes(seeds)                      // any reachable masters; the client learns the rest
-                    .clientConfig(DefaultJedisClientConfig.builder()
+            // --- readme: cluster-jediscluster ---
+            JedisCluster cluster = new JedisCluster(seeds,
+                    DefaultJedisClientConfig.builder()
                             .connectionTimeoutMillis(200)
                             .socketTimeoutMillis(300)
-                            .build())
-                    .maxAttempts(2)                    // retries multiply the wait when a node is down
-                    .maxTotalRetriesDuration(Duration.ofMillis(500))
-                    .build();
+                            .build(),
+                    2,                                 // maxAttempts
+                    Duration.ofMillis(500));           // maxTotalRetriesDuration
             SeatReservation gate = RedisSeatReservation.create(cluster);
             // --- end ---
             try (cluster) {
                 InMemoryStore store = InMemoryStore.create();
-                bookOneSeat(BookingEngine.builder().store(store).reservation(gate).build());
+                bookOneSeat(BookingEngine.builder().store(store).reservation(gate).build(), cluster);
             }
         }
     }
 
-    private static void bookOneSeat(BookingEngine engine) {
+    /**
+     * Books the one seat of a fresh slot, sees the gate alone refuse the next student, and reads the
+     * gate's keys back through {@code redis}: capacity 1, the first student its only holder.
+     */
+    static void bookOneSeat(BookingEngine engine, UnifiedJedis redis) {
         TenantId tenant = TenantId.of("readme-" + System.nanoTime());
+        SlotId slot = SlotId.of("yoga");
         Instant start = Instant.now().plus(Duration.ofDays(1));
-        engine.schedule(tenant, new SlotSpec(SlotId.of("yoga"), CoachId.of("ana"), RoomId.of("studio"),
+        engine.schedule(tenant, new SlotSpec(slot, CoachId.of("ana"), RoomId.of("studio"),
                 TimeRange.of(start, Duration.ofHours(1)), 1));
-        assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), SlotId.of("yoga"), StudentId.of("sam"))))
+        assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("sam"))))
                 .isInstanceOf(Held.class);
-        assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), SlotId.of("yoga"), StudentId.of("kim"))))
-                .isInstanceOf(org.slotbook.core.Full.class);
+        assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("kim"))))
+                .isInstanceOf(Full.class);
         assertThat(engine.metrics().gateFull()).as("the gate answered Full alone").isEqualTo(1);
+        GateView view = RedisSeatReservation.create(redis).inspect(tenant, slot).orElseThrow();
+        assertThat(view.capacity()).isEqualTo(1);
+        assertThat(view.holders()).extracting(GateHolder::studentId).containsExactly(StudentId.of("sam"));
     }
 
     @Test
@@ -116,11 +104,11 @@ class ReadmeSectionTest {
             int close = readme.indexOf("```", open + 7);
             snippets.add(normalize(readme.substring(open + 7, close).lines().collect(Collectors.toList())));
         }
-        List<String> source = Files.readAllLines(
-                Path.of("src/test/java/org/slotbook/redis/ReadmeSectionTest.java"));
         List<String> regions = new ArrayList<>();
-        for (String name : List.of("standalone", "cluster")) {
-            int from = indexOf(source, "// --- readme: " + name + " ---") + 1;
+        for (List<String> snippet : SNIPPETS) {
+            List<String> source = Files.readAllLines(
+                    TESTS.resolve(snippet.get(0)).resolve(PACKAGE).resolve(snippet.get(1)));
+            int from = indexOf(source, "// --- readme: " + snippet.get(2) + " ---") + 1;
             int to = from;
             while (!source.get(to).contains("// --- end ---")) {
                 to++;

@@ -7,12 +7,12 @@ import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.BookingEngineContract;
 import org.slotbook.redis.support.TestRedis;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /** The engine contract with the in-memory store behind the Redis gate on a standalone server. */
 class StandaloneEngineTest extends BookingEngineContract {
     private static final InMemoryStore STORE = InMemoryStore.create();
-    private static RedisClient client;
+    private static UnifiedJedis client;
     private static RedisSeatReservation gate;
 
     @BeforeAll

@@ -3,11 +3,10 @@ package org.slotbook.redis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.slotbook.redis.support.TestRedis;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 
 class StandaloneRedisGateTest extends AbstractRedisGateTest {
-    private static RedisClient client;
+    private static UnifiedJedis client;
 
     @BeforeAll
     static void connect() {

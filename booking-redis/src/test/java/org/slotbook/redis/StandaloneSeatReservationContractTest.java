@@ -5,11 +5,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.SeatReservationContract;
 import org.slotbook.redis.support.TestRedis;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /** The gate contract on a standalone Redis. */
 class StandaloneSeatReservationContractTest extends SeatReservationContract {
-    private static RedisClient client;
+    private static UnifiedJedis client;
     private static RedisSeatReservation gate;
 
     @BeforeAll

@@ -18,21 +18,21 @@ import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.GateDecision;
+import org.slotbook.redis.support.JedisClients;
 import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /** A gate whose Redis cannot be reached answers UNAVAILABLE within its client's timeouts, and counts it. */
 class UnavailableRedisTest {
     private static final TenantId TENANT = TenantId.of("t");
     private static final SlotId SLOT = SlotId.of("s");
 
-    private static RedisClient client(int port) {
-        return RedisClient.builder().hostAndPort(new HostAndPort("127.0.0.1", port))
-                .clientConfig(DefaultJedisClientConfig.builder().connectionTimeoutMillis(200)
-                        .socketTimeoutMillis(300).build())
-                .poolConfig(TestRedis.poolConfig(4)).build();
+    private static UnifiedJedis client(int port) {
+        return JedisClients.standalone(new HostAndPort("127.0.0.1", port),
+                DefaultJedisClientConfig.builder().connectionTimeoutMillis(200).socketTimeoutMillis(300).build(),
+                TestRedis.poolConfig(4));
     }
 
     private static GateDecision hold(RedisSeatReservation gate) {
@@ -45,7 +45,7 @@ class UnavailableRedisTest {
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             port = probe.getLocalPort();
         }
-        try (RedisClient client = client(port)) {
+        try (UnifiedJedis client = client(port)) {
             RedisSeatReservation gate = RedisSeatReservation.create(client);
             long start = System.nanoTime();
             for (int i = 0; i < 20; i++) {
@@ -77,7 +77,7 @@ class UnavailableRedisTest {
             }, "silent-redis");
             acceptor.setDaemon(true);
             acceptor.start();
-            try (RedisClient client = client(silent.getLocalPort())) {
+            try (UnifiedJedis client = client(silent.getLocalPort())) {
                 RedisSeatReservation gate = RedisSeatReservation.create(client);
                 long start = System.nanoTime();
                 assertThat(hold(gate)).isEqualTo(GateDecision.UNAVAILABLE);

@@ -27,11 +27,12 @@ import org.slotbook.core.tck.MutableClock;
 import org.slotbook.jdbc.JdbcStore;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 import org.slotbook.redis.RedisSeatReservation;
+import org.slotbook.redis.support.JedisClients;
 import org.slotbook.redis.support.RedisProcess;
 import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The bed every fault scenario runs on: a redis-server process this class starts (and kills or
@@ -47,7 +48,7 @@ abstract class FaultSuiteBase {
     static final HoldPolicy POLICY = HoldPolicy.ofDefaults();
 
     RedisProcess redis;
-    RedisClient client;
+    UnifiedJedis client;
     TestDatabase db;
     JdbcStore store;
 
@@ -67,10 +68,9 @@ abstract class FaultSuiteBase {
         db = openDatabase();
         redis = RedisProcess.standalone();
         // short timeouts: a dead server is noticed in milliseconds, not seconds
-        client = RedisClient.builder().hostAndPort(redis.hostAndPort())
-                .clientConfig(DefaultJedisClientConfig.builder().connectionTimeoutMillis(200)
-                        .socketTimeoutMillis(1000).build())
-                .poolConfig(TestRedis.poolConfig(THREADS * 2 + 4)).build();
+        client = JedisClients.standalone(redis.hostAndPort(),
+                DefaultJedisClientConfig.builder().connectionTimeoutMillis(200).socketTimeoutMillis(1000).build(),
+                TestRedis.poolConfig(THREADS * 2 + 4));
         store = db.store();
     }
 

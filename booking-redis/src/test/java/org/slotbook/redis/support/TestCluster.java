@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Set;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
@@ -109,15 +109,13 @@ public final class TestCluster implements AutoCloseable {
         return seeds;
     }
 
-    public RedisClusterClient client() {
+    public UnifiedJedis client() {
         return client(3, Duration.ofSeconds(2));
     }
 
     /** A client whose retries on a dead node end after {@code maxAttempts} or {@code retries}, whichever first. */
-    public RedisClusterClient client(int maxAttempts, Duration retries) {
-        return RedisClusterClient.builder().nodes(seeds()).clientConfig(TestRedis.clientConfig())
-                .poolConfig(TestRedis.poolConfig(48)).maxAttempts(maxAttempts)
-                .maxTotalRetriesDuration(retries).build();
+    public UnifiedJedis client(int maxAttempts, Duration retries) {
+        return JedisClients.cluster(seeds(), TestRedis.clientConfig(), TestRedis.poolConfig(48), maxAttempts, retries);
     }
 
     @Override

@@ -9,7 +9,8 @@ import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisProtocol;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Where the tests find a standalone Redis: {@code SLOTBOOK_TEST_REDIS_URL} first, then Testcontainers
@@ -80,7 +81,8 @@ public final class TestRedis {
 
     /** For single connections ({@code Jedis}) that set servers up: RESP2, short timeouts. */
     public static JedisClientConfig adminConfig() {
-        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(2000).socketTimeoutMillis(5000).resp2()
+        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(2000).socketTimeoutMillis(5000)
+                .protocol(RedisProtocol.RESP2)
                 .build();
     }
 
@@ -92,9 +94,9 @@ public final class TestRedis {
         return pool;
     }
 
-    public static RedisClient client(HostAndPort server) {
-        return RedisClient.builder().hostAndPort(server).clientConfig(clientConfig()).poolConfig(poolConfig(64))
-                .build();
+    /** A pooled client of this build's Jedis ({@link JedisClients#API}). */
+    public static UnifiedJedis client(HostAndPort server) {
+        return JedisClients.standalone(server, clientConfig(), poolConfig(64));
     }
 
     /** A key prefix no other test (or earlier run) uses. */
