@@ -239,7 +239,7 @@ public final class BookingEngine {
     }
 
     private Terms terms(TenantId tenantId) {
-        return new Terms(rulesOf(tenantId), policy.holdTtl(), maxSessionDuration);
+        return new Terms(rulesOf(tenantId), policy.holdTtl(), maxSessionDuration.plus(SlotSpec.MAX_BUFFER));
     }
 
     /**

@@ -83,7 +83,7 @@ final class HoldFlow {
             throw new IllegalStateException("the rules function returned null for a tenant");
         }
         HoldCommand command = new HoldCommand(BookingId.random(), request, status, clock.storeNow(),
-                policy.holdTtl(), longestSession, gateHeld || heldUnder != null, tenantRules);
+                policy.holdTtl(), longestSession.plus(SlotSpec.MAX_BUFFER), gateHeld || heldUnder != null, tenantRules);
         StoreOutcome<HoldResult> outcome;
         try {
             outcome = decide(tenantId, command);

@@ -7,7 +7,7 @@ import org.slotbook.core.internal.Checks;
 /** A scheduled session as stored by the ledger, with the rules of its {@link SlotSpec}. */
 public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                    SlotStatus status, Instant opensAt, Instant closesAt, Duration buffer,
-                   CancellationPolicy cancellation) {
+                   CancellationPolicy cancellation, boolean bufferStudents) {
     public Slot {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
@@ -23,12 +23,18 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
 
     public Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                 SlotStatus status) {
-        this(tenantId, slotId, coachId, roomId, time, capacity, status, null, null, Duration.ZERO, null);
+        this(tenantId, slotId, coachId, roomId, time, capacity, status, null, null, Duration.ZERO, null, false);
+    }
+
+    public Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
+                SlotStatus status, Instant opensAt, Instant closesAt, Duration buffer, CancellationPolicy cancellation) {
+        this(tenantId, slotId, coachId, roomId, time, capacity, status, opensAt, closesAt, buffer, cancellation, false);
     }
 
     public static Slot open(TenantId tenantId, SlotSpec spec) {
         return new Slot(tenantId, spec.slotId(), spec.coachId(), spec.roomId(), spec.time(), spec.capacity(),
-                SlotStatus.OPEN, spec.opensAt(), spec.closesAt(), spec.buffer(), spec.cancellation());
+                SlotStatus.OPEN, spec.opensAt(), spec.closesAt(), spec.buffer(), spec.cancellation(),
+                spec.bufferStudents());
     }
 
     /** True when this slot was scheduled from exactly this spec. */
@@ -37,12 +43,18 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
                 && time.equals(spec.time()) && capacity == spec.capacity()
                 && java.util.Objects.equals(opensAt, spec.opensAt())
                 && java.util.Objects.equals(closesAt, spec.closesAt()) && buffer.equals(spec.buffer())
-                && java.util.Objects.equals(cancellation, spec.cancellation());
+                && java.util.Objects.equals(cancellation, spec.cancellation())
+                && bufferStudents == spec.bufferStudents();
     }
 
     public Slot withStatus(SlotStatus newStatus) {
         return new Slot(tenantId, slotId, coachId, roomId, time, capacity, newStatus, opensAt, closesAt, buffer,
-                cancellation);
+                cancellation, bufferStudents);
+    }
+
+    /** The time a booked student is taken: the session, and its buffer when {@code bufferStudents}. */
+    public TimeRange studentTime() {
+        return bufferStudents ? paddedTime() : time;
     }
 
     /** The time the coach and the room are taken: the session and its buffer after it. */

@@ -17,13 +17,15 @@ import org.slotbook.core.internal.Checks;
  *   <li>{@code buffer}: turnover time of the coach and the room after the session (for example a room
  *       that takes 15 minutes to clean); another session of the same coach or room may start only
  *       after {@code end + buffer}. Students are checked against the session itself. Zero: back to
- *       back is fine;</li>
+ *       back is fine. With {@code bufferStudents}, a student's booking takes the padded time as well
+ *       (another session of the student may start only after {@code end + buffer});</li>
  *   <li>{@code cancellation}: this slot's cancellation policy; null: the tenant's
  *       ({@link BookingRules#cancellation()}).</li>
  * </ul>
  */
 public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
-                       Instant opensAt, Instant closesAt, Duration buffer, CancellationPolicy cancellation) {
+                       Instant opensAt, Instant closesAt, Duration buffer, CancellationPolicy cancellation,
+                       boolean bufferStudents) {
     public static final int MAX_CAPACITY = 100_000;
     /** The longest buffer a slot may have. */
     public static final Duration MAX_BUFFER = Duration.ofHours(24);
@@ -55,12 +57,18 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
     }
 
     public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity) {
-        this(slotId, coachId, roomId, time, capacity, null, null, Duration.ZERO, null);
+        this(slotId, coachId, roomId, time, capacity, null, null, Duration.ZERO, null, false);
+    }
+
+    public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity, Instant opensAt,
+                    Instant closesAt, Duration buffer, CancellationPolicy cancellation) {
+        this(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation, false);
     }
 
     /** This spec with booking open from {@code opensAt} (null: at once) until {@code closesAt} (null: the end). */
     public SlotSpec withBookingWindow(Instant opensAt, Instant closesAt) {
-        return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation);
+        return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation,
+                bufferStudents);
     }
 
     /** This spec with booking opening at {@code opensAt}. */
@@ -77,11 +85,22 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
     /** This spec with {@code buffer} of turnover time for the coach and the room after the session. */
     public SlotSpec withBuffer(Duration turnover) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt,
-                Checks.notNull("buffer", turnover), cancellation);
+                Checks.notNull("buffer", turnover), cancellation, bufferStudents);
+    }
+
+    /**
+     * This spec with {@code buffer} after the session for the coach and the room, and, when
+     * {@code studentsToo}, for each booked student as well (a student's next session may start only
+     * after the turnover too, for example time to shower and change).
+     */
+    public SlotSpec withBuffer(Duration turnover, boolean studentsToo) {
+        return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt,
+                Checks.notNull("buffer", turnover), cancellation, studentsToo);
     }
 
     /** This spec with a cancellation policy of its own (null: the tenant's). */
     public SlotSpec withCancellation(CancellationPolicy policy) {
-        return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, policy);
+        return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, policy,
+                bufferStudents);
     }
 }

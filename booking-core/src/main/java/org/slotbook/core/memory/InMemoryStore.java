@@ -281,7 +281,7 @@ public final class InMemoryStore implements BookingStore {
             // the cheap pre-check of a full slot, before the student's rules (as the database routines do)
             return StoreOutcome.of(new Full(slot.slotId()));
         }
-        List<ResourceConflict> clashes = studentClashes(t, request.studentId(), slot.time(), now);
+        List<ResourceConflict> clashes = studentClashes(t, request.studentId(), slot.studentTime(), now);
         if (!clashes.isEmpty()) {
             return StoreOutcome.of(new Conflict(clashes));
         }
@@ -297,7 +297,7 @@ public final class InMemoryStore implements BookingStore {
             retire(t, mine, now, terms, events, skipped, request.studentId());
         }
         for (Occupied o : List.copyOf(t.of(ResourceRef.of(request.studentId())))) {
-            if (o.time().overlaps(slot.time())) {
+            if (o.time().overlaps(slot.studentTime())) {
                 Booking b = t.bookings.get(o.bookingId());
                 if (b != null && b.status() == BookingStatus.HELD && !b.isLive(now)) {
                     retire(t, b, now, terms, events, skipped, request.studentId());
@@ -445,7 +445,7 @@ public final class InMemoryStore implements BookingStore {
         row.free.remove(booking.seat());
         row.seats[booking.seat() - 1] = booking.bookingId();
         t.put(null, booking);
-        t.occupy(new Occupied(ResourceRef.of(booking.studentId()), row.slot.time(), booking.slotId(),
+        t.occupy(new Occupied(ResourceRef.of(booking.studentId()), row.slot.studentTime(), booking.slotId(),
                 booking.bookingId()));
     }
 
@@ -503,7 +503,7 @@ public final class InMemoryStore implements BookingStore {
             WaitlistEntry.SkipReason reason = null;
             if (activeBooking(t, slot.slotId(), w.studentId) != null || w.studentId.equals(holding)) {
                 reason = WaitlistEntry.SkipReason.ALREADY_BOOKED;
-            } else if (!studentClashes(t, w.studentId, slot.time(), now).isEmpty()) {
+            } else if (!studentClashes(t, w.studentId, slot.studentTime(), now).isEmpty()) {
                 reason = WaitlistEntry.SkipReason.CONFLICT;
             } else if (limitReached(t, w.studentId, row, terms.rules(), now).isPresent()) {
                 reason = WaitlistEntry.SkipReason.LIMIT;

@@ -266,6 +266,29 @@ public interface BookingRulesContract {
     }
 
     @Test
+    default void aBufferForStudentsTooKeepsTheirNextSessionOutUntilItEnds() {
+        BookingEngine engine = rulesEngine(BookingRules.defaults(), BookingListener.NONE);
+        Slot swim = scheduled(engine, spec("swim", range(0, 60), 5).withBuffer(Duration.ofMinutes(20), true));
+        assertThat(swim.bufferStudents()).isTrue();
+        assertThat(swim.studentTime()).isEqualTo(range(0, 80));
+        Slot soon = scheduled(engine, spec("soon", range(70, 30), 5));
+        Slot later = scheduled(engine, spec("later", range(80, 30), 5));
+        Slot before = scheduled(engine, spec("before", range(-30, 30), 5));
+        assertThat(engine.book(testTenant(), req(swim, "s"))).isInstanceOf(Held.class);
+        HoldResult clash = engine.hold(testTenant(), req(soon, "s"));
+        assertThat(clash).as("inside the student's turnover").isInstanceOf(Conflict.class);
+        assertThat(((Conflict) clash).conflicts()).extracting(c -> c.kind(), c -> c.slotId())
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(ResourceKind.STUDENT, swim.slotId()));
+        assertThat(engine.hold(testTenant(), req(later, "s"))).as("after the turnover").isInstanceOf(Held.class);
+        assertThat(engine.hold(testTenant(), req(before, "s"))).as("the buffer is after the session only")
+                .isInstanceOf(Held.class);
+        assertThat(live(soon)).isEmpty();
+        // the other way round: a student in "soon" first cannot take "swim", whose turnover overlaps
+        assertThat(engine.book(testTenant(), req(soon, "t"))).isInstanceOf(Held.class);
+        assertThat(engine.hold(testTenant(), req(swim, "t"))).isInstanceOf(Conflict.class);
+    }
+
+    @Test
     default void withoutABufferBackToBackSessionsBothSchedule() {
         BookingEngine engine = rulesEngine(BookingRules.defaults(), BookingListener.NONE);
         CoachId coach = CoachId.of("busy-" + Fixtures.shortRandom());

@@ -85,7 +85,7 @@ public final class Decisions implements BookingStore {
     public Decisions(StoreCore core) {
         this.core = core;
         this.sql = core.sql();
-        this.schedule = sql.call("schedule", 15);
+        this.schedule = sql.call("schedule", 16);
         this.hold = sql.call("hold", 14);
         this.confirm = sql.call("confirm", 9);
         this.cancel = sql.call("cancel", 11);
@@ -125,7 +125,8 @@ public final class Decisions implements BookingStore {
                 ps.setInt(i++, (int) slot.cancellation().cutoff().toSeconds());
             }
             sql.bindInstant(ps, i++, monday.atStartOfDay(weekZone).toInstant());
-            sql.bindInstant(ps, i, monday.plusWeeks(1).atStartOfDay(weekZone).toInstant());
+            sql.bindInstant(ps, i++, monday.plusWeeks(1).atStartOfDay(weekZone).toInstant());
+            ps.setBoolean(i, slot.bufferStudents());
         }, rs -> Facts.read(rs, sql, tenantId), false);
         Fact answer = facts.answer("schedule");
         return switch (answer.tag()) {
@@ -423,8 +424,8 @@ public final class Decisions implements BookingStore {
             if (slot.status() == SlotStatus.CANCELLED) {
                 return Optional.of(new Availability(slotId, slot.status(), slot.capacity(), 0, 0, 0));
             }
-            int held = rs.getInt(13);
-            int confirmed = rs.getInt(14);
+            int held = rs.getInt(14);
+            int confirmed = rs.getInt(15);
             return Optional.of(new Availability(slotId, slot.status(), slot.capacity(), held, confirmed,
                     Math.max(0, slot.capacity() - held - confirmed)));
         }, false);
@@ -445,11 +446,11 @@ public final class Decisions implements BookingStore {
                 if (slot == null) {
                     slot = slot(tenantId, rs);
                 }
-                String bookingId = rs.getString(13);
+                String bookingId = rs.getString(14);
                 if (bookingId != null) {
-                    live.add(new Booking(tenantId, BookingId.of(bookingId), RequestId.of(rs.getString(14)), slotId,
-                            StudentId.of(rs.getString(15)), rs.getInt(16), BookingStatus.valueOf(rs.getString(17)),
-                            sql.readInstant(rs, 18), sql.readInstant(rs, 19), sql.readInstant(rs, 20)));
+                    live.add(new Booking(tenantId, BookingId.of(bookingId), RequestId.of(rs.getString(15)), slotId,
+                            StudentId.of(rs.getString(16)), rs.getInt(17), BookingStatus.valueOf(rs.getString(18)),
+                            sql.readInstant(rs, 19), sql.readInstant(rs, 20), sql.readInstant(rs, 21)));
                 }
             }
             if (slot == null) {
@@ -524,12 +525,12 @@ public final class Decisions implements BookingStore {
 
     // ---------------------------------------------------------------- mapping
 
-    /** Columns 1-12 in {@link SqlDialect#SLOT_COLUMNS} order. */
+    /** Columns 1-13 in {@link SqlDialect#SLOT_COLUMNS} order. */
     private Slot slot(TenantId tenantId, ResultSet rs) throws SQLException {
         return slot(tenantId, rs, 0);
     }
 
-    /** The 12 {@link SqlDialect#SLOT_COLUMNS} from column {@code from + 1} on. */
+    /** The 13 {@link SqlDialect#SLOT_COLUMNS} from column {@code from + 1} on. */
     private Slot slot(TenantId tenantId, ResultSet rs, int from) throws SQLException {
         long cutoff = rs.getLong(from + 12);
         Long cutoffSeconds = rs.wasNull() ? null : cutoff;
@@ -538,7 +539,7 @@ public final class Decisions implements BookingStore {
                 TimeRange.of(sql.readInstant(rs, from + 4), sql.readInstant(rs, from + 5)), rs.getInt(from + 6),
                 SlotStatus.valueOf(rs.getString(from + 7)), sql.readInstant(rs, from + 8),
                 sql.readInstant(rs, from + 9), Duration.ofSeconds(rs.getInt(from + 10)),
-                Facts.cancellation(rs.getString(from + 11), cutoffSeconds));
+                Facts.cancellation(rs.getString(from + 11), cutoffSeconds), rs.getBoolean(from + 13));
     }
 
     /** Columns 1-7 in {@link SqlDialect#WAITER_COLUMNS} order. */

@@ -37,7 +37,8 @@ import org.slotbook.core.spi.BookingEvent;
  *       booking events): columns 2-10; a late cancel has {@code res_kind = 'LATE'};</li>
  *   <li>a slot (SCHEDULED, EXISTS, SLOT_CANCELLED): slot_id, status, starts_at, ends_at, coach_id,
  *       room_id, capacity, and its rules: held_until = opens_at, created_at = closes_at, seat = buffer in
- *       seconds, res_kind = cancel policy (FREE, REFUSE, LATE or null), res_id = cancel cutoff in seconds;</li>
+ *       seconds, res_kind = cancel policy (FREE, REFUSE, LATE or null), res_id = cancel cutoff in seconds,
+ *       student_id = 'STUDENTS' when the buffer applies to booked students too, else null;</li>
  *   <li>an occupation (CONFLICT): slot_id, booking_id, res_kind, res_id, starts_at, ends_at;</li>
  *   <li>a waitlist entry (WAITLISTED, WAITLISTED_REPLAY, LEFT, NOT_WAITING, EV_SKIPPED): booking_id (the
  *       booking a promotion gives), request_id, slot_id, student_id, seat = position (0 when not waiting),
@@ -98,7 +99,8 @@ final class Facts {
                 : Long.valueOf(f.resId()));
         return new Slot(tenantId, SlotId.of(f.slotId()), CoachId.of(f.coachId()), RoomId.of(f.roomId()),
                 TimeRange.of(f.startsAt(), f.endsAt()), f.capacity(), SlotStatus.valueOf(f.status()), f.heldUntil(),
-                f.createdAt(), Duration.ofSeconds(f.seat() == null ? 0 : f.seat()), cancellation);
+                f.createdAt(), Duration.ofSeconds(f.seat() == null ? 0 : f.seat()), cancellation,
+                "STUDENTS".equals(f.studentId()));
     }
 
     /** A slot's stored cancel policy: FREE, REFUSE or LATE with a cutoff in seconds; null: the tenant's. */

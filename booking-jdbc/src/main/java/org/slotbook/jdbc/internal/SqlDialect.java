@@ -21,9 +21,9 @@ public abstract class SqlDialect {
     /** The booking columns every read and every fact row carries, in this order. */
     static final String BOOKING_COLUMNS =
             "booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at";
-    /** The slot columns every slot read carries, in this order (12). */
+    /** The slot columns every slot read carries, in this order (13). */
     static final String SLOT_COLUMNS = "slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at,"
-            + " closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds";
+            + " closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds, buffer_students";
     /** The waitlist columns of a read, in this order (7), before the position. */
     static final String WAITER_COLUMNS = "booking_id, request_id, slot_id, student_id, status, reason, joined_at";
 
