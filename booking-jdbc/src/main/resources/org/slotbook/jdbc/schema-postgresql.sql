@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}slot (
     cancel_cutoff_seconds INTEGER,
     week_start  TIMESTAMPTZ,
     week_end    TIMESTAMPTZ,
+    buffer_students BOOLEAN NOT NULL DEFAULT FALSE,
     CONSTRAINT ${prefix}slot_pk PRIMARY KEY (tenant_id, slot_id),
     CONSTRAINT ${prefix}slot_time_ck CHECK (starts_at < ends_at),
     CONSTRAINT ${prefix}slot_capacity_ck CHECK (capacity > 0),
@@ -34,6 +35,8 @@ ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS cancel_policy VARCHAR(8)
 ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS cancel_cutoff_seconds INTEGER;
 ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS week_start TIMESTAMPTZ;
 ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS week_end TIMESTAMPTZ;
+-- Schemas created before student buffers: whether the buffer keeps the booked students too.
+ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS buffer_students BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 -- The owner (booking, student) lives on the row, so taking a free or expired seat is one statement.

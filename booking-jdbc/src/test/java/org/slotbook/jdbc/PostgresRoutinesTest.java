@@ -570,9 +570,9 @@ class PostgresRoutinesTest {
 
     private static List<Fact> schedule(String t, String slot, String coach, String room, OffsetDateTime start,
                                        OffsetDateTime end, int capacity) throws SQLException {
-        return call("SELECT * FROM " + p + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, slot, coach,
+        return call("SELECT * FROM " + p + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, slot, coach,
                 room, start, end, capacity, LONGEST_MICROS, null, null, 0, new Null(Types.VARCHAR),
-                new Null(Types.INTEGER), null, null);
+                new Null(Types.INTEGER), null, null, false);
     }
 
     private static List<Fact> hold(String t, String booking, String request, String slot, String student,

@@ -108,6 +108,27 @@ class PostgresRulesTest {
         assertThat(longs("SELECT COUNT(*) FROM " + p + "slot WHERE tenant_id = ?", t.value())).containsExactly(2L);
     }
 
+    @Test
+    void aBufferForStudentsKeepsTheBookedAndThePromotedStudentBusyUntilItEnds() throws SQLException {
+        TenantId t = tenant();
+        Slot swim = new Slot(t, SlotId.of("swim"), CoachId.of("eva"), RoomId.of("pool"),
+                TimeRange.of(T0, Duration.ofHours(1)), 1, SlotStatus.OPEN, null, null, Duration.ofMinutes(20), null,
+                true);
+        assertThat(((Scheduled) store.schedule(t, swim, LONGEST, ZoneOffset.UTC)).slot().bufferStudents()).isTrue();
+        schedule(t, "soon", T0.plus(Duration.ofMinutes(70)), 5);
+        Held ann = (Held) book(t, "swim", "ann", NOW);
+        assertThat(hold(t, "soon", "ann", NOW, BookingRules.defaults(), false)).isInstanceOf(Conflict.class);
+        assertThat(hold(t, "swim", "bob", NOW, BookingRules.defaults(), true)).isInstanceOf(Waitlisted.class);
+        store.cancel(t, ann.booking().bookingId(), StudentId.of("ann"), NOW, terms(BookingRules.defaults()));
+        // the booked (ann, then cancelled) and the promoted (bob) student: [start, end + buffer)
+        assertThat(strings("SELECT resource_id || ':' || active || ':' || (starts_at = ?) || ':' || (ends_at = ?)"
+                + " FROM " + p + "occupancy WHERE tenant_id = ? AND resource_kind = 'STUDENT' ORDER BY resource_id",
+                T0, T0.plus(Duration.ofMinutes(80)), t.value()))
+                .containsExactly("ann:false:true:true", "bob:true:true:true");
+        assertThat(strings("SELECT slot_id || ':' || buffer_students FROM " + p + "slot WHERE tenant_id = ?"
+                + " ORDER BY slot_id", t.value())).containsExactly("soon:false", "swim:true");
+    }
+
     // ------------------------------------------------------------------ window and limits
 
     @Test

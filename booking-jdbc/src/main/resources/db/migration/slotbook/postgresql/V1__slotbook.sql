@@ -23,6 +23,7 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}slot (
     cancel_cutoff_seconds INTEGER,
     week_start  TIMESTAMPTZ,
     week_end    TIMESTAMPTZ,
+    buffer_students BOOLEAN NOT NULL DEFAULT FALSE,
     CONSTRAINT ${slotbook_prefix}slot_pk PRIMARY KEY (tenant_id, slot_id),
     CONSTRAINT ${slotbook_prefix}slot_time_ck CHECK (starts_at < ends_at),
     CONSTRAINT ${slotbook_prefix}slot_capacity_ck CHECK (capacity > 0),
@@ -38,6 +39,8 @@ ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS cancel_policy VARCHA
 ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS cancel_cutoff_seconds INTEGER;
 ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS week_start TIMESTAMPTZ;
 ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS week_end TIMESTAMPTZ;
+-- Schemas created before student buffers: whether the buffer keeps the booked students too.
+ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS buffer_students BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 -- The owner (booking, student) lives on the row, so taking a free or expired seat is one statement.
@@ -198,6 +201,10 @@ DROP FUNCTION IF EXISTS ${slotbook_prefix}hold(VARCHAR, VARCHAR, VARCHAR, VARCHA
 DROP FUNCTION IF EXISTS ${slotbook_prefix}confirm(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ);
 DROP FUNCTION IF EXISTS ${slotbook_prefix}cancel(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ);
 DROP FUNCTION IF EXISTS ${slotbook_prefix}expire_due(VARCHAR, TIMESTAMPTZ, INTEGER);
+-- Versions before student buffers scheduled without p_buffer_students.
+DROP FUNCTION IF EXISTS ${slotbook_prefix}schedule(VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, BIGINT,
+                                          TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, VARCHAR, INTEGER, TIMESTAMPTZ,
+                                          TIMESTAMPTZ);
 
 -- ------------------------------------------------------------------------------------------------
 -- Helpers, called from the decision functions inside their one call.
@@ -257,7 +264,8 @@ AS $$
 $$;
 
 -- A slot as a fact row tagged p_tag, with its rules: held_until = opens_at, created_at = closes_at,
--- seat = buffer seconds, res_kind = cancel policy, res_id = cancel cutoff seconds.
+-- seat = buffer seconds, res_kind = cancel policy, res_id = cancel cutoff seconds, student_id = 'STUDENTS'
+-- when the buffer keeps the booked students too.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}slot_row(p_tenant VARCHAR, p_tag VARCHAR, p_slot VARCHAR)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
@@ -265,7 +273,8 @@ RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARC
                ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
 LANGUAGE sql
 AS $$
-    SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, s.slot_id, NULL::VARCHAR, s.buffer_seconds, s.status, s.opens_at,
+    SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, s.slot_id,
+           (CASE WHEN s.buffer_students THEN 'STUDENTS' END)::VARCHAR, s.buffer_seconds, s.status, s.opens_at,
            s.closes_at, NULL::TIMESTAMPTZ, s.cancel_policy, s.cancel_cutoff_seconds::VARCHAR, s.starts_at,
            s.ends_at, s.coach_id, s.room_id, s.capacity
     FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot
@@ -359,9 +368,9 @@ $$;
 -- WAITING entry (join order) that can take the seat gets it as a HELD booking (its own booking id and
 -- request id, held for p_hold_micros) and turns PROMOTED; those before it that cannot turn SKIPPED
 -- with the reason: ALREADY_BOOKED (a HELD or CONFIRMED booking of the slot, live or not), CONFLICT (a
--- live booking overlapping the slot), LIMIT (a student limit, against the slot's week). Each
--- waiter's student lock is taken (after the slot row's: the one exception to the lock order; a
--- deadlock is retried by the caller). Answers the events in order: ('EV_SKIPPED', request id) per
+-- live booking overlapping the slot's student time), LIMIT (a student limit, against the slot's
+-- week). Each waiter's student lock is taken (after the slot row's: the one exception to the lock
+-- order; a deadlock is retried by the caller). Answers the events in order: ('EV_SKIPPED', request id) per
 -- entry passed over, then ('EV_PROMOTED', booking id). Nobody able to take it: the seat stays FREE.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}promote(
     p_tenant VARCHAR, p_slot VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT, p_longest_micros BIGINT,
@@ -382,7 +391,10 @@ DECLARE
     v_waiter_status VARCHAR;
     w            RECORD;
 BEGIN
-    SELECT s.status, s.starts_at, s.ends_at, s.week_start, s.week_end
+    -- v_end: the end of the student's time, the session's or (buffer_students) its buffer's
+    SELECT s.status, s.starts_at,
+           (CASE WHEN s.buffer_students THEN s.ends_at + s.buffer_seconds * INTERVAL '1 second' ELSE s.ends_at END),
+           s.week_start, s.week_end
         INTO v_status, v_start, v_end, v_week_start, v_week_end
         FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
     IF v_status IS DISTINCT FROM 'OPEN'
@@ -490,13 +502,14 @@ $$;
 -- ------------------------------------------------------------------------------------------------
 
 -- Schedules a slot: locks coach and room, answers EXISTS (the stored slot, nothing written) or
--- CONFLICT rows (nothing written), else writes the slot (with its rules and week), its seats and the
--- coach and room occupations over [p_start, p_end + buffer) and answers SCHEDULED.
+-- CONFLICT rows (nothing written), else writes the slot (with its rules, its week and whether its
+-- buffer keeps the booked students too), its seats and the coach and room occupations over
+-- [p_start, p_end + buffer) and answers SCHEDULED.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}schedule(
     p_tenant VARCHAR, p_slot VARCHAR, p_coach VARCHAR, p_room VARCHAR,
     p_start TIMESTAMPTZ, p_end TIMESTAMPTZ, p_capacity INTEGER, p_longest_micros BIGINT,
     p_opens_at TIMESTAMPTZ, p_closes_at TIMESTAMPTZ, p_buffer_seconds INTEGER, p_cancel_policy VARCHAR,
-    p_cancel_cutoff_seconds INTEGER, p_week_start TIMESTAMPTZ, p_week_end TIMESTAMPTZ)
+    p_cancel_cutoff_seconds INTEGER, p_week_start TIMESTAMPTZ, p_week_end TIMESTAMPTZ, p_buffer_students BOOLEAN)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
@@ -552,9 +565,10 @@ BEGIN
     -- the coach's and the room's occupations
     INSERT INTO ${slotbook_prefix}slot (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity, status,
                                opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds,
-                               week_start, week_end)
+                               week_start, week_end, buffer_students)
         VALUES (p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, 'OPEN', p_opens_at, p_closes_at,
-                COALESCE(p_buffer_seconds, 0), p_cancel_policy, p_cancel_cutoff_seconds, p_week_start, p_week_end)
+                COALESCE(p_buffer_seconds, 0), p_cancel_policy, p_cancel_cutoff_seconds, p_week_start, p_week_end,
+                COALESCE(p_buffer_students, FALSE))
         ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_inserted = ROW_COUNT;
     IF v_inserted = 1 THEN
@@ -592,6 +606,7 @@ DECLARE
     v_held_until  TIMESTAMPTZ;
     v_start       TIMESTAMPTZ;
     v_end         TIMESTAMPTZ;
+    v_student_end TIMESTAMPTZ;
     v_slot_status VARCHAR;
     v_opens_at    TIMESTAMPTZ;
     v_closes_at   TIMESTAMPTZ;
@@ -619,8 +634,10 @@ BEGIN
     v_held_until := v_now + p_hold_micros * INTERVAL '1 microsecond';
 
     -- 1. the slot
-    SELECT s.starts_at, s.ends_at, s.status, s.opens_at, s.closes_at, s.week_start, s.week_end
-        INTO v_start, v_end, v_slot_status, v_opens_at, v_closes_at, v_week_start, v_week_end
+    -- v_student_end: the end of the student's time, the session's or (buffer_students) its buffer's
+    SELECT s.starts_at, s.ends_at, s.status, s.opens_at, s.closes_at, s.week_start, s.week_end,
+           (CASE WHEN s.buffer_students THEN s.ends_at + s.buffer_seconds * INTERVAL '1 second' ELSE s.ends_at END)
+        INTO v_start, v_end, v_slot_status, v_opens_at, v_closes_at, v_week_start, v_week_end, v_student_end
         FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
     IF NOT FOUND THEN
         tag := 'NOT_FOUND';
@@ -699,8 +716,9 @@ BEGIN
         RETURN;
     END IF;
 
-    -- 8. the student's active occupations overlapping the slot; a dead hold blocks nothing. (The
-    -- booking of each is read by primary key: OFFSET 0 keeps the lookup a separate, keyed scan.)
+    -- 8. the student's active occupations overlapping the slot's student time [v_start, v_student_end);
+    -- a dead hold blocks nothing. (The booking of each is read by primary key: OFFSET 0 keeps the
+    -- lookup a separate, keyed scan.)
     RETURN QUERY SELECT 'CONFLICT'::VARCHAR, o.booking_id, NULL::VARCHAR, o.slot_id, NULL::VARCHAR,
             NULL::INTEGER, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,
             o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
@@ -708,7 +726,7 @@ BEGIN
         LEFT JOIN LATERAL (SELECT d.status, d.held_until FROM ${slotbook_prefix}booking d
                            WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d ON TRUE
         WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-          AND o.active AND o.starts_at < v_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+          AND o.active AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
           AND NOT COALESCE(d.status = 'HELD' AND d.held_until <= v_now, FALSE)
         ORDER BY o.resource_kind, o.resource_id, o.starts_at;
     IF FOUND THEN
@@ -738,7 +756,8 @@ BEGIN
              SELECT d.booking_id, d.slot_id, d.seat
                FROM (SELECT o.booking_id FROM ${slotbook_prefix}occupancy o
                      WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-                       AND o.active AND o.starts_at < v_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+                       AND o.active AND o.starts_at < v_student_end AND o.ends_at > v_start
+                       AND o.starts_at > v_lowest
                      ORDER BY o.resource_kind, o.resource_id, o.starts_at) o
                CROSS JOIN LATERAL (SELECT k.booking_id, k.slot_id, k.seat, k.status, k.held_until
                                    FROM ${slotbook_prefix}booking k
@@ -843,13 +862,13 @@ BEGIN
         v_ids := v_ids || v_displaced;
     END IF;
 
-    -- 13. the booking and the student's occupation
+    -- 13. the booking and the student's occupation (over the slot's student time)
     INSERT INTO ${slotbook_prefix}booking (tenant_id, booking_id, request_id, slot_id, student_id, seat, status,
                                   held_until, created_at, updated_at)
         VALUES (p_tenant, p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now, v_now);
     INSERT INTO ${slotbook_prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
                                     booking_id, active)
-        VALUES (p_tenant, 'STUDENT', p_student, v_start, v_end, p_slot, p_booking, TRUE);
+        VALUES (p_tenant, 'STUDENT', p_student, v_start, v_student_end, p_slot, p_booking, TRUE);
     v_tags := v_tags || ('EV_' || p_status)::VARCHAR;
     v_ids := v_ids || p_booking;
     RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, 'HELD', p_booking, NULL);
