@@ -81,6 +81,15 @@ class MariaDbRulesTest {
                 + db.table("slot") + " s ON s.tenant_id = o.tenant_id AND s.slot_id = o.slot_id WHERE o.tenant_id = ?"
                 + " AND o.resource_kind = 'STUDENT' AND o.active AND o.booking_id = 'b4'", t))
                 .containsExactly("1:2030-01-02 11:15:00.000000");
+        // a waiter promoted into such a slot is taken for the padded time as well
+        schedule("s5", "c5", "r5", S10.plusDays(1), S10.plusDays(1).plusHours(1), 1, 600, null, null, true);
+        hold("s5", "b5", "q5", "st5", T0, false, 0, 0);
+        assertThat(tag(hold("s5", "b6", "q6", "st6", T0, true, 0, 0))).isEqualTo("WAITLISTED");
+        assertThat(cancel("b5", "st5", T0.plusMinutes(1), "FREE", null)).extracting(MariaDbRulesTest::tagOf)
+                .containsExactly("CANCELLED", "EV_CANCELLED", "EV_PROMOTED");
+        assertThat(strings("SELECT ends_at FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
+                + " AND resource_kind = 'STUDENT' AND active AND booking_id = 'b6'", t))
+                .containsExactly("2030-01-03 11:10:00.000000");
     }
 
     @Test
