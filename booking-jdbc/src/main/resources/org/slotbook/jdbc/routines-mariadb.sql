@@ -92,6 +92,8 @@ BEGIN
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start, v_end, v_week_start, v_week_end, v_joined DATETIME(6);
     DECLARE v_held_until DATETIME(6) DEFAULT p_now + INTERVAL p_hold_micros MICROSECOND;
+    DECLARE v_buffer INT DEFAULT 0;
+    DECLARE v_buffer_students BOOLEAN DEFAULT FALSE;
     DECLARE v_seat INT;
     DECLARE v_wseq BIGINT;
     DECLARE v_request, v_student, v_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -99,9 +101,13 @@ BEGIN
     DECLARE v_n, v_up, v_week INT DEFAULT 0;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
 
-    SELECT status, starts_at, ends_at, week_start, week_end
-      INTO v_status, v_start, v_end, v_week_start, v_week_end
+    SELECT status, starts_at, ends_at, week_start, week_end, buffer_seconds, buffer_students
+      INTO v_status, v_start, v_end, v_week_start, v_week_end, v_buffer, v_buffer_students
       FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
+    -- the student's time: the session, and its buffer when the slot pads its students too
+    IF v_buffer_students THEN
+        SET v_end = v_end + INTERVAL v_buffer SECOND;
+    END IF;
     walk: BEGIN
         IF v_status IS NULL OR v_status <> 'OPEN'
            OR p_now >= v_start - INTERVAL p_waitlist_cutoff_micros MICROSECOND THEN
@@ -260,7 +266,8 @@ CREATE OR REPLACE PROCEDURE ${prefix}schedule(
     p_cancel_policy VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_cancel_cutoff_seconds INT,
     p_week_start DATETIME(6),
-    p_week_end DATETIME(6))
+    p_week_end DATETIME(6),
+    p_buffer_students BOOLEAN)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_n INT DEFAULT 0;
@@ -305,8 +312,9 @@ BEGIN
 
         -- 2. the slot exists: answer it as stored
         SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at, buffer_seconds,
-               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR)
-          INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res
+               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), IF(buffer_students, 'STUDENTS', NULL)
+          INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res,
+               r_student
           FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF r_slot IS NOT NULL THEN
             SET r_tag = 'EXISTS';
@@ -330,16 +338,17 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR 1062 SET v_dup = 1;
             INSERT INTO ${prefix}slot (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity, status,
                                        opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds,
-                                       week_start, week_end)
+                                       week_start, week_end, buffer_students)
                 VALUES (p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, 'OPEN', p_opens_at, p_closes_at,
                         COALESCE(p_buffer_seconds, 0), p_cancel_policy, p_cancel_cutoff_seconds, p_week_start,
-                        p_week_end);
+                        p_week_end, COALESCE(p_buffer_students, FALSE));
         END;
         IF v_dup = 1 THEN
             SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at,
-                   buffer_seconds, cancel_policy, CAST(cancel_cutoff_seconds AS CHAR)
+                   buffer_seconds, cancel_policy, CAST(cancel_cutoff_seconds AS CHAR),
+                   IF(buffer_students, 'STUDENTS', NULL)
               INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind,
-                   r_res
+                   r_res, r_student
               FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
             SET r_tag = 'EXISTS';
             LEAVE main;
@@ -367,7 +376,8 @@ BEGIN
         SET r_tag = 'SCHEDULED', r_slot = p_slot, r_coach = p_coach, r_room = p_room, r_start = p_start,
             r_end = p_end, r_capacity = p_capacity, r_status = 'OPEN', r_held = p_opens_at, r_created = p_closes_at,
             r_seat = COALESCE(p_buffer_seconds, 0), r_kind = p_cancel_policy,
-            r_res = CAST(p_cancel_cutoff_seconds AS CHAR);
+            r_res = CAST(p_cancel_cutoff_seconds AS CHAR),
+            r_student = IF(COALESCE(p_buffer_students, FALSE), 'STUDENTS', NULL);
     END main;
     COMMIT;
 
@@ -429,7 +439,9 @@ BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
     DECLARE v_held_until DATETIME(6);
     DECLARE v_slot_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_start, v_end, v_lowest, v_opens, v_closes, v_week_start, v_week_end DATETIME(6);
+    DECLARE v_start, v_end, v_lowest, v_opens, v_closes, v_week_start, v_week_end, v_student_end DATETIME(6);
+    DECLARE v_buffer INT DEFAULT 0;
+    DECLARE v_buffer_students BOOLEAN DEFAULT FALSE;
     DECLARE v_n, v_up, v_week INT DEFAULT 0;
     DECLARE v_conf, v_cand LONGTEXT;
     DECLARE v_own_dead, v_old, v_displaced, v_bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -465,13 +477,15 @@ BEGIN
     START TRANSACTION;
     main: BEGIN
         -- 1. the slot
-        SELECT status, starts_at, ends_at, opens_at, closes_at, week_start, week_end
-          INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end
+        SELECT status, starts_at, ends_at, opens_at, closes_at, week_start, week_end, buffer_seconds, buffer_students
+          INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end, v_buffer, v_buffer_students
           FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF v_slot_status IS NULL THEN
             SET r_tag = 'NOT_FOUND';
             LEAVE main;
         END IF;
+        -- the student's time: the session, and its buffer when the slot pads its students too
+        SET v_student_end = IF(v_buffer_students, v_end + INTERVAL v_buffer SECOND, v_end);
 
         -- 2. cancelled or over, 3. outside the booking window, 4. full by committed seats (answered
         --    without locking anything; skipped when the gate counted this request or it may wait; the
@@ -565,13 +579,13 @@ BEGIN
             SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL;
         END IF;
 
-        -- 8. the student's overlapping occupations; a hold that ran out blocks nothing
+        -- 8. the student's occupations overlapping his time in this slot; a hold that ran out blocks nothing
         SET v_lowest = v_start - INTERVAL p_longest_micros MICROSECOND;
         SELECT COUNT(*), JSON_ARRAYAGG(JSON_ARRAY(o.resource_kind, o.resource_id, o.slot_id, o.booking_id, o.starts_at, o.ends_at))
           INTO v_n, v_conf
           FROM ${prefix}occupancy o
          WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student AND o.active = TRUE
-           AND o.starts_at < v_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+           AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
            AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
                             WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
                               AND b.status = 'HELD' AND b.held_until <= v_now);
@@ -618,7 +632,7 @@ BEGIN
                   FROM ${prefix}occupancy o
                   JOIN ${prefix}booking b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id
                  WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-                   AND o.active = TRUE AND o.starts_at < v_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+                   AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
                    AND b.status = 'HELD' AND b.held_until <= v_now
                    AND b.booking_id <> COALESCE(v_own_dead, '')) c;
         WHILE v_cand IS NOT NULL AND v_i < JSON_LENGTH(v_cand) DO
@@ -747,7 +761,7 @@ BEGIN
                                       created_at, updated_at)
             VALUES (p_tenant, p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now, v_now);
         INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id, booking_id, active)
-            VALUES (p_tenant, 'STUDENT', p_student, v_start, v_end, p_slot, p_booking, TRUE);
+            VALUES (p_tenant, 'STUDENT', p_student, v_start, v_student_end, p_slot, p_booking, TRUE);
         SET r_tag = 'HELD', r_booking = p_booking, r_request = p_request, r_slot = p_slot, r_student = p_student,
             r_seat = v_seq, r_status = p_status, r_held = v_held_until, r_created = v_now, r_updated = v_now;
         SET v_events = JSON_ARRAY_APPEND(COALESCE(v_events, '[]'), '$',
@@ -1055,8 +1069,9 @@ BEGIN
     START TRANSACTION;
     main: BEGIN
         SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at, buffer_seconds,
-               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR)
-          INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res
+               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), IF(buffer_students, 'STUDENTS', NULL)
+          INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res,
+               r_student
           FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF r_slot IS NULL THEN
             SET r_tag = 'NOT_FOUND';
@@ -1065,14 +1080,14 @@ BEGIN
         IF r_status <> 'OPEN' THEN
             SET r_tag = 'ALREADY_CANCELLED', r_slot = NULL, r_coach = NULL, r_room = NULL, r_start = NULL,
                 r_end = NULL, r_capacity = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_seat = NULL,
-                r_kind = NULL, r_res = NULL;
+                r_kind = NULL, r_res = NULL, r_student = NULL;
             LEAVE main;
         END IF;
         UPDATE ${prefix}slot SET status = 'CANCELLED' WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'OPEN';
         IF ROW_COUNT() = 0 THEN
             SET r_tag = 'ALREADY_CANCELLED', r_slot = NULL, r_coach = NULL, r_room = NULL, r_start = NULL,
                 r_end = NULL, r_capacity = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_seat = NULL,
-                r_kind = NULL, r_res = NULL;
+                r_kind = NULL, r_res = NULL, r_student = NULL;
             LEAVE main;
         END IF;
         -- close every seat, free ones included: a claim in flight holds its seat's lock, so this

@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS ${prefix}slot (
     -- the week the slot counts in for a weekly limit, in the tenant's zone
     week_start  DATETIME(6),
     week_end    DATETIME(6),
+    -- TRUE: a booked student is taken until the end plus the buffer too, not only the coach and room
+    buffer_students BOOLEAN NOT NULL DEFAULT FALSE,
     PRIMARY KEY (tenant_id, slot_id),
     CONSTRAINT ${prefix}slot_time_ck CHECK (starts_at < ends_at),
     CONSTRAINT ${prefix}slot_capacity_ck CHECK (capacity > 0),
@@ -40,7 +42,8 @@ ALTER TABLE ${prefix}slot
     ADD COLUMN IF NOT EXISTS cancel_policy VARCHAR(8) CHECK (cancel_policy IN ('FREE', 'REFUSE', 'LATE')),
     ADD COLUMN IF NOT EXISTS cancel_cutoff_seconds INT,
     ADD COLUMN IF NOT EXISTS week_start DATETIME(6),
-    ADD COLUMN IF NOT EXISTS week_end DATETIME(6);
+    ADD COLUMN IF NOT EXISTS week_end DATETIME(6),
+    ADD COLUMN IF NOT EXISTS buffer_students BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 -- The owner (booking, student) lives on the row, so taking a seat is a locked read and an update by key.

@@ -401,7 +401,7 @@ class MariaDbRoutinesTest {
                 for (int i = 0; i < 20; i++) {
                     s.executeQuery("CALL " + p + "schedule('t', 'slot" + i + "', 'c" + i + "', 'r" + i
                             + "', '2030-01-02 10:00', '2030-01-02 11:00', 200, " + LONGEST
-                            + ", NULL, NULL, 0, NULL, NULL, NULL, NULL)").close();
+                            + ", NULL, NULL, 0, NULL, NULL, NULL, NULL, FALSE)").close();
                     for (int k = 0; k < 5; k++) {
                         s.executeQuery("CALL " + p + "hold('t', 'b" + i + "-" + k + "', 'q" + i + "-" + k + "', 'slot" + i
                                 + "', 'st" + (i * 5 + k) + "', 'HELD', '2030-01-01 08:00', " + HOLD + ", " + LONGEST
@@ -471,7 +471,7 @@ class MariaDbRoutinesTest {
                         + " AND active = TRUE", Map.of(occupancy, p + "occupancy_booking_ix"));
                 String waiter = p + "waiter";
                 s.executeQuery("CALL " + p + "schedule('t', 'wl', 'cw', 'rw', '2030-01-03 10:00', '2030-01-03 11:00', 1, "
-                        + LONGEST + ", NULL, NULL, 0, NULL, NULL, NULL, NULL)").close();
+                        + LONGEST + ", NULL, NULL, 0, NULL, NULL, NULL, NULL, FALSE)").close();
                 for (int k = 0; k < 12; k++) {
                     s.executeQuery("CALL " + p + "hold('t', 'bw" + k + "', 'qw" + k + "', 'wl', 'sw" + k
                             + "', 'HELD', '2030-01-01 08:00', " + HOLD + ", " + LONGEST + ", TRUE, TRUE, 0, 0, 0)").close();
@@ -531,7 +531,8 @@ class MariaDbRoutinesTest {
 
     private List<Fact> schedule(String slot, String coach, String room, LocalDateTime start, LocalDateTime end,
                                 int capacity) throws SQLException {
-        return call("schedule", t, slot, coach, room, start, end, capacity, LONGEST, null, null, 0, null, null, null, null);
+        return call("schedule", t, slot, coach, room, start, end, capacity, LONGEST, null, null, 0, null, null, null, null,
+                false);
     }
 
     private List<Fact> hold(String slot, String booking, String request, String student, String status,

@@ -60,7 +60,7 @@ class MariaDbRulesTest {
     }
 
     @Test
-    void aBufferPadsTheCoachAndRoomButNotTheStudent() throws Exception {
+    void aBufferPadsTheCoachAndRoomAndTheStudentOnlyWhenAsked() throws Exception {
         assertThat(tag(schedule("s1", "c1", "r1", S10, S10.plusHours(1), 2, 900, null, null))).isEqualTo("SCHEDULED");
         assertThat(strings("SELECT CONCAT(resource_kind, ':', ends_at) FROM " + db.table("occupancy")
                 + " WHERE tenant_id = ? ORDER BY resource_kind", t))
@@ -73,6 +73,23 @@ class MariaDbRulesTest {
         hold("s1", "b1", "q1", "st1", T0, false, 0, 0);
         assertThat(strings("SELECT ends_at FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
                 + " AND resource_kind = 'STUDENT'", t)).containsExactly("2030-01-02 11:00:00.000000");
+        // a slot whose buffer applies to its students too: the student is taken until the end plus the buffer
+        List<String> padded = schedule("s4", "c4", "r4", S10, S10.plusHours(1), 2, 900, null, null, true);
+        assertThat(padded).extracting(row -> row.split("\\|")[4]).containsExactly("STUDENTS");
+        hold("s4", "b4", "q4", "st4", T0, false, 0, 0);
+        assertThat(strings("SELECT CONCAT(s.buffer_students, ':', o.ends_at) FROM " + db.table("occupancy") + " o JOIN "
+                + db.table("slot") + " s ON s.tenant_id = o.tenant_id AND s.slot_id = o.slot_id WHERE o.tenant_id = ?"
+                + " AND o.resource_kind = 'STUDENT' AND o.active AND o.booking_id = 'b4'", t))
+                .containsExactly("1:2030-01-02 11:15:00.000000");
+        // a waiter promoted into such a slot is taken for the padded time as well
+        schedule("s5", "c5", "r5", S10.plusDays(1), S10.plusDays(1).plusHours(1), 1, 600, null, null, true);
+        hold("s5", "b5", "q5", "st5", T0, false, 0, 0);
+        assertThat(tag(hold("s5", "b6", "q6", "st6", T0, true, 0, 0))).isEqualTo("WAITLISTED");
+        assertThat(cancel("b5", "st5", T0.plusMinutes(1), "FREE", null)).extracting(MariaDbRulesTest::tagOf)
+                .containsExactly("CANCELLED", "EV_CANCELLED", "EV_PROMOTED");
+        assertThat(strings("SELECT ends_at FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
+                + " AND resource_kind = 'STUDENT' AND active AND booking_id = 'b6'", t))
+                .containsExactly("2030-01-03 11:10:00.000000");
     }
 
     @Test
@@ -199,8 +216,14 @@ class MariaDbRulesTest {
     private List<String> schedule(String slot, String coach, String room, LocalDateTime start, LocalDateTime end,
                                   int capacity, int bufferSeconds, String policy, Integer cutoffSeconds)
             throws SQLException {
+        return schedule(slot, coach, room, start, end, capacity, bufferSeconds, policy, cutoffSeconds, false);
+    }
+
+    private List<String> schedule(String slot, String coach, String room, LocalDateTime start, LocalDateTime end,
+                                  int capacity, int bufferSeconds, String policy, Integer cutoffSeconds,
+                                  boolean bufferStudents) throws SQLException {
         return call("schedule", t, slot, coach, room, start, end, capacity, LONGEST, null, null, bufferSeconds, policy,
-                cutoffSeconds, WEEK, WEEK.plusWeeks(1));
+                cutoffSeconds, WEEK, WEEK.plusWeeks(1), bufferStudents);
     }
 
     private List<String> hold(String slot, String booking, String request, String student, LocalDateTime now,

@@ -29,6 +29,8 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}slot (
     -- the week the slot counts in for a weekly limit, in the tenant's zone
     week_start  DATETIME(6),
     week_end    DATETIME(6),
+    -- TRUE: a booked student is taken until the end plus the buffer too, not only the coach and room
+    buffer_students BOOLEAN NOT NULL DEFAULT FALSE,
     PRIMARY KEY (tenant_id, slot_id),
     CONSTRAINT ${slotbook_prefix}slot_time_ck CHECK (starts_at < ends_at),
     CONSTRAINT ${slotbook_prefix}slot_capacity_ck CHECK (capacity > 0),
@@ -44,7 +46,8 @@ ALTER TABLE ${slotbook_prefix}slot
     ADD COLUMN IF NOT EXISTS cancel_policy VARCHAR(8) CHECK (cancel_policy IN ('FREE', 'REFUSE', 'LATE')),
     ADD COLUMN IF NOT EXISTS cancel_cutoff_seconds INT,
     ADD COLUMN IF NOT EXISTS week_start DATETIME(6),
-    ADD COLUMN IF NOT EXISTS week_end DATETIME(6);
+    ADD COLUMN IF NOT EXISTS week_end DATETIME(6),
+    ADD COLUMN IF NOT EXISTS buffer_students BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 -- The owner (booking, student) lives on the row, so taking a seat is a locked read and an update by key.
@@ -237,6 +240,8 @@ BEGIN
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start, v_end, v_week_start, v_week_end, v_joined DATETIME(6);
     DECLARE v_held_until DATETIME(6) DEFAULT p_now + INTERVAL p_hold_micros MICROSECOND;
+    DECLARE v_buffer INT DEFAULT 0;
+    DECLARE v_buffer_students BOOLEAN DEFAULT FALSE;
     DECLARE v_seat INT;
     DECLARE v_wseq BIGINT;
     DECLARE v_request, v_student, v_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -244,9 +249,13 @@ BEGIN
     DECLARE v_n, v_up, v_week INT DEFAULT 0;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
 
-    SELECT status, starts_at, ends_at, week_start, week_end
-      INTO v_status, v_start, v_end, v_week_start, v_week_end
+    SELECT status, starts_at, ends_at, week_start, week_end, buffer_seconds, buffer_students
+      INTO v_status, v_start, v_end, v_week_start, v_week_end, v_buffer, v_buffer_students
       FROM ${slotbook_prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
+    -- the student's time: the session, and its buffer when the slot pads its students too
+    IF v_buffer_students THEN
+        SET v_end = v_end + INTERVAL v_buffer SECOND;
+    END IF;
     walk: BEGIN
         IF v_status IS NULL OR v_status <> 'OPEN'
            OR p_now >= v_start - INTERVAL p_waitlist_cutoff_micros MICROSECOND THEN
@@ -405,7 +414,8 @@ CREATE OR REPLACE PROCEDURE ${slotbook_prefix}schedule(
     p_cancel_policy VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_cancel_cutoff_seconds INT,
     p_week_start DATETIME(6),
-    p_week_end DATETIME(6))
+    p_week_end DATETIME(6),
+    p_buffer_students BOOLEAN)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_n INT DEFAULT 0;
@@ -450,8 +460,9 @@ BEGIN
 
         -- 2. the slot exists: answer it as stored
         SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at, buffer_seconds,
-               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR)
-          INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res
+               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), IF(buffer_students, 'STUDENTS', NULL)
+          INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res,
+               r_student
           FROM ${slotbook_prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF r_slot IS NOT NULL THEN
             SET r_tag = 'EXISTS';
@@ -475,16 +486,17 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR 1062 SET v_dup = 1;
             INSERT INTO ${slotbook_prefix}slot (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity, status,
                                        opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds,
-                                       week_start, week_end)
+                                       week_start, week_end, buffer_students)
                 VALUES (p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, 'OPEN', p_opens_at, p_closes_at,
                         COALESCE(p_buffer_seconds, 0), p_cancel_policy, p_cancel_cutoff_seconds, p_week_start,
-                        p_week_end);
+                        p_week_end, COALESCE(p_buffer_students, FALSE));
         END;
         IF v_dup = 1 THEN
             SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at,
-                   buffer_seconds, cancel_policy, CAST(cancel_cutoff_seconds AS CHAR)
+                   buffer_seconds, cancel_policy, CAST(cancel_cutoff_seconds AS CHAR),
+                   IF(buffer_students, 'STUDENTS', NULL)
               INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind,
-                   r_res
+                   r_res, r_student
               FROM ${slotbook_prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
             SET r_tag = 'EXISTS';
             LEAVE main;
@@ -512,7 +524,8 @@ BEGIN
         SET r_tag = 'SCHEDULED', r_slot = p_slot, r_coach = p_coach, r_room = p_room, r_start = p_start,
             r_end = p_end, r_capacity = p_capacity, r_status = 'OPEN', r_held = p_opens_at, r_created = p_closes_at,
             r_seat = COALESCE(p_buffer_seconds, 0), r_kind = p_cancel_policy,
-            r_res = CAST(p_cancel_cutoff_seconds AS CHAR);
+            r_res = CAST(p_cancel_cutoff_seconds AS CHAR),
+            r_student = IF(COALESCE(p_buffer_students, FALSE), 'STUDENTS', NULL);
     END main;
     COMMIT;
 
@@ -574,7 +587,9 @@ BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
     DECLARE v_held_until DATETIME(6);
     DECLARE v_slot_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_start, v_end, v_lowest, v_opens, v_closes, v_week_start, v_week_end DATETIME(6);
+    DECLARE v_start, v_end, v_lowest, v_opens, v_closes, v_week_start, v_week_end, v_student_end DATETIME(6);
+    DECLARE v_buffer INT DEFAULT 0;
+    DECLARE v_buffer_students BOOLEAN DEFAULT FALSE;
     DECLARE v_n, v_up, v_week INT DEFAULT 0;
     DECLARE v_conf, v_cand LONGTEXT;
     DECLARE v_own_dead, v_old, v_displaced, v_bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -610,13 +625,15 @@ BEGIN
     START TRANSACTION;
     main: BEGIN
         -- 1. the slot
-        SELECT status, starts_at, ends_at, opens_at, closes_at, week_start, week_end
-          INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end
+        SELECT status, starts_at, ends_at, opens_at, closes_at, week_start, week_end, buffer_seconds, buffer_students
+          INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end, v_buffer, v_buffer_students
           FROM ${slotbook_prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF v_slot_status IS NULL THEN
             SET r_tag = 'NOT_FOUND';
             LEAVE main;
         END IF;
+        -- the student's time: the session, and its buffer when the slot pads its students too
+        SET v_student_end = IF(v_buffer_students, v_end + INTERVAL v_buffer SECOND, v_end);
 
         -- 2. cancelled or over, 3. outside the booking window, 4. full by committed seats (answered
         --    without locking anything; skipped when the gate counted this request or it may wait; the
@@ -710,13 +727,13 @@ BEGIN
             SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL;
         END IF;
 
-        -- 8. the student's overlapping occupations; a hold that ran out blocks nothing
+        -- 8. the student's occupations overlapping his time in this slot; a hold that ran out blocks nothing
         SET v_lowest = v_start - INTERVAL p_longest_micros MICROSECOND;
         SELECT COUNT(*), JSON_ARRAYAGG(JSON_ARRAY(o.resource_kind, o.resource_id, o.slot_id, o.booking_id, o.starts_at, o.ends_at))
           INTO v_n, v_conf
           FROM ${slotbook_prefix}occupancy o
          WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student AND o.active = TRUE
-           AND o.starts_at < v_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+           AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
            AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}booking b
                             WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
                               AND b.status = 'HELD' AND b.held_until <= v_now);
@@ -763,7 +780,7 @@ BEGIN
                   FROM ${slotbook_prefix}occupancy o
                   JOIN ${slotbook_prefix}booking b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id
                  WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-                   AND o.active = TRUE AND o.starts_at < v_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+                   AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
                    AND b.status = 'HELD' AND b.held_until <= v_now
                    AND b.booking_id <> COALESCE(v_own_dead, '')) c;
         WHILE v_cand IS NOT NULL AND v_i < JSON_LENGTH(v_cand) DO
@@ -892,7 +909,7 @@ BEGIN
                                       created_at, updated_at)
             VALUES (p_tenant, p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now, v_now);
         INSERT INTO ${slotbook_prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id, booking_id, active)
-            VALUES (p_tenant, 'STUDENT', p_student, v_start, v_end, p_slot, p_booking, TRUE);
+            VALUES (p_tenant, 'STUDENT', p_student, v_start, v_student_end, p_slot, p_booking, TRUE);
         SET r_tag = 'HELD', r_booking = p_booking, r_request = p_request, r_slot = p_slot, r_student = p_student,
             r_seat = v_seq, r_status = p_status, r_held = v_held_until, r_created = v_now, r_updated = v_now;
         SET v_events = JSON_ARRAY_APPEND(COALESCE(v_events, '[]'), '$',
@@ -1200,8 +1217,9 @@ BEGIN
     START TRANSACTION;
     main: BEGIN
         SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at, buffer_seconds,
-               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR)
-          INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res
+               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), IF(buffer_students, 'STUDENTS', NULL)
+          INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res,
+               r_student
           FROM ${slotbook_prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF r_slot IS NULL THEN
             SET r_tag = 'NOT_FOUND';
@@ -1210,14 +1228,14 @@ BEGIN
         IF r_status <> 'OPEN' THEN
             SET r_tag = 'ALREADY_CANCELLED', r_slot = NULL, r_coach = NULL, r_room = NULL, r_start = NULL,
                 r_end = NULL, r_capacity = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_seat = NULL,
-                r_kind = NULL, r_res = NULL;
+                r_kind = NULL, r_res = NULL, r_student = NULL;
             LEAVE main;
         END IF;
         UPDATE ${slotbook_prefix}slot SET status = 'CANCELLED' WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'OPEN';
         IF ROW_COUNT() = 0 THEN
             SET r_tag = 'ALREADY_CANCELLED', r_slot = NULL, r_coach = NULL, r_room = NULL, r_start = NULL,
                 r_end = NULL, r_capacity = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_seat = NULL,
-                r_kind = NULL, r_res = NULL;
+                r_kind = NULL, r_res = NULL, r_student = NULL;
             LEAVE main;
         END IF;
         -- close every seat, free ones included: a claim in flight holds its seat's lock, so this
