@@ -166,7 +166,7 @@ class H2RoutinesTest {
         // an occupation that started more than "longest" + the longest buffer (24 h) before is not looked
         // at (the caller's bound)
         assertThat(call("schedule", tenant, "s2", "c1", "r2", at(start), at(start.plusSeconds(600)), 1,
-                Duration.ofHours(1).toNanos() / 1000, null, null, 0, null, null, null, null)).extracting(Fact::tag).containsExactly("SCHEDULED");
+                Duration.ofHours(1).toNanos() / 1000, null, null, 0, null, null, null, null, false)).extracting(Fact::tag).containsExactly("SCHEDULED");
         assertThat(schedule("s3", "c1", "r3", start.plusSeconds(1200), start.plusSeconds(1800), 1))
                 .extracting(Fact::tag).containsExactly("CONFLICT");
     }
@@ -535,8 +535,8 @@ class H2RoutinesTest {
         try (TestDatabase fresh = TestDatabases.h2()) {
             checkPlans(fresh);
             try (Connection c = fresh.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
-                    "CALL " + fresh.prefix() + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-                bind(ps, fresh.prefix(), "t", "s", "c", "r", at(T0), at(T0.plusSeconds(3600)), 2000, LONGEST, null, null, 0, null, null, null, null);
+                    "CALL " + fresh.prefix() + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                bind(ps, fresh.prefix(), "t", "s", "c", "r", at(T0), at(T0.plusSeconds(3600)), 2000, LONGEST, null, null, 0, null, null, null, null, false);
                 ps.executeQuery().close();
                 for (int i = 0; i < 50; i++) {
                     try (PreparedStatement hold = c.prepareStatement(
@@ -633,7 +633,7 @@ class H2RoutinesTest {
 
     private List<Fact> schedule(String slot, String coach, String room, Instant start, Instant end, int capacity)
             throws SQLException {
-        return call("schedule", tenant, slot, coach, room, at(start), at(end), capacity, LONGEST, null, null, 0, null, null, null, null);
+        return call("schedule", tenant, slot, coach, room, at(start), at(end), capacity, LONGEST, null, null, 0, null, null, null, null, false);
     }
 
     private List<Fact> hold(String booking, String request, String slot, String student, String status, Instant now)

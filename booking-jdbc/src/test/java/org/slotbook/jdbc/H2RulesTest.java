@@ -75,7 +75,7 @@ class H2RulesTest {
         Instant opens = NOW.minusSeconds(3600);
         Instant closes = T0.minusSeconds(600);
         List<Fact> scheduled = call("schedule", tenant, "s1", "c1", "r1", at(T0), at(end), 5, LONGEST, at(opens),
-                at(closes), 900, "REFUSE", 7200, at(WEEK), at(WEEK.plus(Duration.ofDays(7))));
+                at(closes), 900, "REFUSE", 7200, at(WEEK), at(WEEK.plus(Duration.ofDays(7))), false);
         assertThat(scheduled).containsExactly(new Fact("SCHEDULED", null, null, "s1", null, 900, "OPEN", opens,
                 closes, null, "REFUSE", "7200", T0, end, "c1", "r1", 5));
         assertThat(rows("SELECT opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds,"
@@ -98,7 +98,7 @@ class H2RulesTest {
         assertThat(count("slot", "")).isEqualTo(2);
         // EXISTS answers the stored rules
         assertThat(call("schedule", tenant, "s1", "c1", "r1", at(T0), at(end), 5, LONGEST, null, null, 0, null, null,
-                at(WEEK), at(WEEK.plus(Duration.ofDays(7))))).containsExactly(scheduled.get(0).as("EXISTS"));
+                at(WEEK), at(WEEK.plus(Duration.ofDays(7))), false)).containsExactly(scheduled.get(0).as("EXISTS"));
     }
 
     @Test
@@ -117,10 +117,59 @@ class H2RulesTest {
         assertThat(rows("SELECT buffer_seconds, cancel_policy, opens_at FROM " + prefix + "slot")).containsExactly(
                 Arrays.asList(0, null, null));
         assertThat(rows("SELECT COUNT(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = ?",
-                (prefix + "slot").toUpperCase())).containsExactly(List.of(15L));
+                (prefix + "slot").toUpperCase())).containsExactly(List.of(16L));
+        assertThat(rows("SELECT buffer_students FROM " + prefix + "slot")).containsExactly(List.of(false));
         assertThat(rows("SELECT COUNT(*) FROM " + prefix + "waiter")).containsExactly(List.of(0L));
         assertThat(rows("SELECT COUNT(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = ? AND COLUMN_NAME ="
                 + " 'LATE_CANCEL'", (prefix + "booking").toUpperCase())).containsExactly(List.of(1L));
+    }
+
+    @Test
+    void aBufferForStudentsTooEndsTheirOccupationsAfterItAndKeepsTheirNextSessionOut() throws SQLException {
+        Instant end = T0.plusSeconds(3600);
+        Instant padded = end.plusSeconds(1200);
+        List<Fact> scheduled = schedule("swim", "c1", "r1", T0, end, 1, 1200, true, null, null);
+        assertThat(scheduled).extracting(Fact::tag, Fact::studentId, Fact::seat)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("SCHEDULED", "STUDENTS", 1200));
+        assertThat(rows("SELECT buffer_students FROM " + db.table("slot") + " WHERE tenant_id = ? AND slot_id = 'swim'",
+                tenant)).containsExactly(List.of(true));
+        assertThat(schedule("plain", "c9", "r9", T0, end, 1, 1200, false, null, null)).extracting(Fact::studentId)
+                .containsOnlyNulls();
+        schedule("soon", "c2", "r2", end.plusSeconds(600), end.plusSeconds(2400), 2, 0, null, null);
+        schedule("later", "c3", "r3", padded, padded.plusSeconds(1800), 0, null, null);
+
+        // st3's hold of "soon" runs out; st3 then takes "swim", retiring it though it overlaps the turnover only
+        assertThat(hold("b0", "q0", "soon", "st3", NOW, false, 0, 0).get(0).tag()).isEqualTo("HELD");
+        Instant later = NOW.plus(Duration.ofMinutes(10));
+        assertThat(hold("b1", "q1", "swim", "st3", later, false, 0, 0)).extracting(Fact::tag)
+                .containsExactly("HELD", "EV_EXPIRED", "EV_HELD");
+        assertThat(rows("SELECT status FROM " + db.table("booking") + " WHERE tenant_id = ? AND booking_id = 'b0'",
+                tenant)).containsExactly(List.of("EXPIRED"));
+        // the student's occupation lasts until the end of the buffer, the coach's and room's as before
+        assertThat(rows("SELECT resource_kind, starts_at, ends_at FROM " + db.table("occupancy")
+                + " WHERE tenant_id = ? AND slot_id = 'swim' AND active ORDER BY resource_kind", tenant))
+                .containsExactly(List.of("COACH", T0, padded), List.of("ROOM", T0, padded),
+                        List.of("STUDENT", T0, padded));
+        // inside the turnover: a conflict with the padded occupation; after it: held
+        assertThat(hold("b2", "q2", "soon", "st3", later, false, 0, 0)).containsExactly(new Fact("CONFLICT", "b1",
+                null, "swim", null, null, null, null, null, null, "STUDENT", "st3", T0, padded, null, null, null));
+        assertThat(hold("b3", "q3", "later", "st3", later, false, 0, 0).get(0).tag()).isEqualTo("HELD");
+
+        // promotion: st4, waiting, then took "soon" inside the turnover and is passed over; st5 gets the seat
+        assertThat(hold("b5", "q5", "swim", "st4", later, true, 0, 0)).extracting(Fact::tag)
+                .containsExactly("WAITLISTED");
+        assertThat(hold("b6", "q6", "swim", "st5", later, true, 0, 0)).extracting(Fact::tag)
+                .containsExactly("WAITLISTED");
+        assertThat(hold("b4", "q4", "soon", "st4", later, false, 0, 0).get(0).tag()).isEqualTo("HELD");
+        assertThat(cancel("b1", "st3", later, null, null)).extracting(Fact::tag)
+                .containsExactly("CANCELLED", "EV_CANCELLED", "EV_SKIPPED", "EV_PROMOTED");
+        assertThat(rows("SELECT request_id, status, reason FROM " + db.table("waiter")
+                + " WHERE tenant_id = ? ORDER BY seq", tenant))
+                .containsExactly(List.of("q5", "SKIPPED", "CONFLICT"), Arrays.asList("q6", "PROMOTED", null));
+        assertThat(rows("SELECT b.booking_id, o.starts_at, o.ends_at FROM " + db.table("occupancy") + " o JOIN "
+                + db.table("booking") + " b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id"
+                + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.slot_id = 'swim' AND o.active"
+                + " AND b.status = 'HELD'", tenant)).containsExactly(List.of("b6", T0, padded));
     }
 
     // ------------------------------------------------------------------ hold: window and limits
@@ -130,7 +179,7 @@ class H2RulesTest {
         Instant opens = NOW.plusSeconds(60);
         Instant closes = NOW.plusSeconds(120);
         call("schedule", tenant, "s1", "c1", "r1", at(T0), at(T0.plusSeconds(3600)), 2, LONGEST, at(opens),
-                at(closes), 0, null, null, at(WEEK), at(WEEK.plus(Duration.ofDays(7))));
+                at(closes), 0, null, null, at(WEEK), at(WEEK.plus(Duration.ofDays(7))), false);
         assertThat(hold("b1", "q1", "s1", "st1", NOW, false, 0, 0)).containsExactly(instant("NOT_OPEN_YET", opens));
         Fact held = hold("b1", "q1", "s1", "st1", opens, false, 0, 0).get(0);
         assertThat(held.tag()).isEqualTo("HELD");
@@ -391,10 +440,16 @@ class H2RulesTest {
     /** A slot of the given rules, its week the UTC week (from Monday) of its start. */
     private List<Fact> schedule(String slot, String coach, String room, Instant start, Instant end, int capacity,
                                 int buffer, String policy, Integer cutoffSeconds) throws SQLException {
+        return schedule(slot, coach, room, start, end, capacity, buffer, false, policy, cutoffSeconds);
+    }
+
+    private List<Fact> schedule(String slot, String coach, String room, Instant start, Instant end, int capacity,
+                                int buffer, boolean bufferStudents, String policy, Integer cutoffSeconds)
+            throws SQLException {
         java.time.LocalDate day = start.atOffset(ZoneOffset.UTC).toLocalDate();
         Instant week = day.minusDays(day.getDayOfWeek().getValue() - 1L).atStartOfDay(ZoneOffset.UTC).toInstant();
         return call("schedule", tenant, slot, coach, room, at(start), at(end), capacity, LONGEST, null, null, buffer,
-                policy, cutoffSeconds, at(week), at(week.plus(Duration.ofDays(7))));
+                policy, cutoffSeconds, at(week), at(week.plus(Duration.ofDays(7))), bufferStudents);
     }
 
     private List<Fact> hold(String booking, String request, String slot, String student, Instant now,

@@ -65,13 +65,15 @@ public final class H2Routines {
     /**
      * Schedules a slot: lock coach and room, answer {@code EXISTS} for a stored slot, {@code CONFLICT}
      * rows for clashing coach/room occupations over the padded time [start, end + buffer), else insert
-     * slot, seats and the two padded occupations: {@code SCHEDULED}.
+     * slot, seats and the two padded occupations: {@code SCHEDULED}. With p_buffer_students the buffer
+     * applies to the slot's booked students too (their occupations end at end + buffer).
      */
     public static ResultSet schedule(Connection connection, String prefix, String tenant, String slotId,
                                      String coach, String room, OffsetDateTime start, OffsetDateTime end,
                                      Integer capacity, Long longestMicros, OffsetDateTime opensAt,
                                      OffsetDateTime closesAt, Integer bufferSeconds, String cancelPolicy,
-                                     Integer cancelCutoffSeconds, OffsetDateTime weekStart, OffsetDateTime weekEnd)
+                                     Integer cancelCutoffSeconds, OffsetDateTime weekStart, OffsetDateTime weekEnd,
+                                     Boolean bufferStudents)
             throws SQLException {
         return run(connection, prefix, tenant, null, call -> {
             required("p_slot", slotId);
@@ -107,7 +109,7 @@ public final class H2Routines {
             }
             Slot slot = new Slot(slotId, coach, room, from, to, capacity, "OPEN", utcOrNull(opensAt),
                     utcOrNull(closesAt), buffer, cancelPolicy, cancelCutoffSeconds, utcOrNull(weekStart),
-                    utcOrNull(weekEnd));
+                    utcOrNull(weekEnd), Boolean.TRUE.equals(bufferStudents));
             if (!call.insertSlot(slot)) {
                 // a concurrent schedule of the same slot id (under another coach or room) was first
                 call.facts.slot("EXISTS", call.findSlot(slotId).orElseThrow(() -> inconsistent(
@@ -256,7 +258,7 @@ public final class H2Routines {
                     heldUntil, call.now, call.now);
             call.update(call.sql.insertBooking, tenant, bookingId, requestId, slotId, student, booking.seat(), status,
                     heldUntil, call.now, call.now);
-            call.update(call.sql.insertOccupation, tenant, "STUDENT", student, slot.startsAt(), slot.endsAt(),
+            call.update(call.sql.insertOccupation, tenant, "STUDENT", student, slot.startsAt(), slot.studentEnd(),
                     slotId, bookingId);
             facts.booking("HELD", booking);
             facts.booking("CONFIRMED".equals(status) ? "EV_CONFIRMED" : "EV_HELD", booking);
@@ -596,7 +598,7 @@ public final class H2Routines {
             try {
                 update(sql.insertSlot, tenant, s.slotId(), s.coachId(), s.roomId(), s.startsAt(), s.endsAt(),
                         s.capacity(), s.opensAt(), s.closesAt(), s.bufferSeconds(), s.cancelPolicy(),
-                        s.cancelCutoffSeconds(), s.weekStart(), s.weekEnd());
+                        s.cancelCutoffSeconds(), s.weekStart(), s.weekEnd(), s.bufferStudents());
                 return true;
             } catch (SQLException e) {
                 if ("23505".equals(e.getSQLState())) {
@@ -612,14 +614,18 @@ public final class H2Routines {
             return query(sql.overlaps, Occupation::read, tenant, kind, id, to, from, lowest);
         }
 
-        /** Active occupations of the student overlapping the slot's session, each with its booking. */
+        /**
+         * Active occupations of the student overlapping the slot's student time (its session, and its
+         * buffer when it applies to students), each with its booking.
+         */
         List<Occupation> studentOccupations(String student, Slot slot, Terms terms) throws SQLException {
+            // p_longest_micros covers the longest student occupation, buffer included
             OffsetDateTime lowest = slot.startsAt().minus(terms.longestMicros(), ChronoUnit.MICROS);
-            return query(sql.studentOverlaps, Occupation::readWithBooking, tenant, student, slot.endsAt(),
+            return query(sql.studentOverlaps, Occupation::readWithBooking, tenant, student, slot.studentEnd(),
                     slot.startsAt(), lowest);
         }
 
-        /** Whether the student has a live booking overlapping the slot's session (a dead hold blocks nothing). */
+        /** Whether the student has a live booking overlapping the slot's student time (a dead hold blocks nothing). */
         boolean hasLiveClash(String student, Slot slot, Terms terms) throws SQLException {
             for (Occupation o : studentOccupations(student, slot, terms)) {
                 if (o.booking() == null || !o.booking().isDeadHold(now)) {
@@ -782,7 +788,7 @@ public final class H2Routines {
                     seat.get().seq(), "HELD", heldUntil, now, now);
             update(sql.insertBooking, tenant, booking.bookingId(), booking.requestId(), booking.slotId(),
                     booking.studentId(), booking.seat(), "HELD", heldUntil, now, now);
-            update(sql.insertOccupation, tenant, "STUDENT", w.studentId(), slot.startsAt(), slot.endsAt(),
+            update(sql.insertOccupation, tenant, "STUDENT", w.studentId(), slot.startsAt(), slot.studentEnd(),
                     slot.slotId(), w.bookingId());
             setWaiter(w, "PROMOTED", null);
             facts.booking("EV_PROMOTED", booking);
@@ -967,7 +973,8 @@ public final class H2Routines {
     private static final String BOOKING_COLUMNS =
             "booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at";
     private static final String SLOT_COLUMNS = "slot_id, coach_id, room_id, starts_at, ends_at, capacity, status,"
-            + " opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds, week_start, week_end";
+            + " opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds, week_start, week_end,"
+            + " buffer_students";
     private static final String WAITER_COLUMNS =
             "request_id, slot_id, student_id, booking_id, seq, status, reason, joined_at";
 
@@ -1005,18 +1012,26 @@ public final class H2Routines {
         }
     }
 
-    /** {@link #SLOT_COLUMNS}; the rules: booking window, buffer, cancel policy, the week the limits count in. */
+    /**
+     * {@link #SLOT_COLUMNS}; the rules: booking window, buffer (for the booked students too when
+     * {@code bufferStudents}), cancel policy, the week the limits count in.
+     */
     private record Slot(String slotId, String coachId, String roomId, OffsetDateTime startsAt, OffsetDateTime endsAt,
                         int capacity, String status, OffsetDateTime opensAt, OffsetDateTime closesAt,
                         int bufferSeconds, String cancelPolicy, Integer cancelCutoffSeconds,
-                        OffsetDateTime weekStart, OffsetDateTime weekEnd) {
+                        OffsetDateTime weekStart, OffsetDateTime weekEnd, boolean bufferStudents) {
 
         static Slot read(ResultSet rs) throws SQLException {
             int cutoff = rs.getInt(12);
             Integer cutoffSeconds = rs.wasNull() ? null : cutoff;
             return new Slot(rs.getString(1), rs.getString(2), rs.getString(3), time(rs, 4), time(rs, 5), rs.getInt(6),
                     rs.getString(7), time(rs, 8), time(rs, 9), rs.getInt(10), rs.getString(11), cutoffSeconds,
-                    time(rs, 13), time(rs, 14));
+                    time(rs, 13), time(rs, 14), rs.getBoolean(15));
+        }
+
+        /** The end of a booked student's time: the session's end, plus the buffer when it applies to students. */
+        OffsetDateTime studentEnd() {
+            return bufferStudents ? endsAt.plusSeconds(bufferSeconds) : endsAt;
         }
     }
 
@@ -1121,9 +1136,12 @@ public final class H2Routines {
                     o.kind(), o.resourceId(), o.startsAt(), o.endsAt(), null, null, null);
         }
 
-        /** A slot and its rules: opens at, closes at, buffer seconds, cancel policy and cutoff seconds. */
+        /**
+         * A slot and its rules: opens at, closes at, buffer seconds, cancel policy and cutoff seconds;
+         * student_id = 'STUDENTS' when the buffer applies to booked students too.
+         */
         void slot(String tag, Slot s) {
-            add(tag, null, null, s.slotId(), null, s.bufferSeconds(), s.status(), s.opensAt(), s.closesAt(), null,
+            add(tag, null, null, s.slotId(), s.bufferStudents() ? "STUDENTS" : null, s.bufferSeconds(), s.status(), s.opensAt(), s.closesAt(), null,
                     s.cancelPolicy(), s.cancelCutoffSeconds() == null ? null : s.cancelCutoffSeconds().toString(),
                     s.startsAt(), s.endsAt(), s.coachId(), s.roomId(), s.capacity());
         }
@@ -1259,7 +1277,7 @@ public final class H2Routines {
             lockSlot = findSlot + " FOR UPDATE";
             insertSlot = "INSERT INTO " + slot + " (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity,"
                     + " status, opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds, week_start,"
-                    + " week_end) VALUES (?, ?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?)";
+                    + " week_end, buffer_students) VALUES (?, ?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?, ?)";
             insertSeats = "INSERT INTO " + seat + " (tenant_id, slot_id, seq, status)"
                     + " SELECT CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(64)), CAST(X AS INTEGER), 'FREE'"
                     + " FROM SYSTEM_RANGE(1, CAST(? AS INTEGER))";

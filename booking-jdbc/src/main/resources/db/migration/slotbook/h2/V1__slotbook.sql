@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}slot (
     cancel_cutoff_seconds INTEGER,
     week_start  TIMESTAMP(6) WITH TIME ZONE,
     week_end    TIMESTAMP(6) WITH TIME ZONE,
+    buffer_students BOOLEAN NOT NULL DEFAULT FALSE,
     CONSTRAINT ${slotbook_prefix}slot_pk PRIMARY KEY (tenant_id, slot_id),
     CONSTRAINT ${slotbook_prefix}slot_time_ck CHECK (starts_at < ends_at),
     CONSTRAINT ${slotbook_prefix}slot_capacity_ck CHECK (capacity > 0),
@@ -36,6 +37,8 @@ ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS cancel_policy VARCHA
 ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS cancel_cutoff_seconds INTEGER;
 ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS week_start TIMESTAMP(6) WITH TIME ZONE;
 ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS week_end TIMESTAMP(6) WITH TIME ZONE;
+-- The buffer applied to the slot's booked students too (their next session starts after it).
+ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS buffer_students BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 CREATE TABLE IF NOT EXISTS ${slotbook_prefix}slot_seat (
