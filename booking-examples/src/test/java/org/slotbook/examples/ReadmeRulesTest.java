@@ -2,10 +2,7 @@ package org.slotbook.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,45 +34,19 @@ class ReadmeRulesTest {
             assertThat(heading).as("README heading %s", section.getKey()).isPositive();
             int open = readme.indexOf("```java", heading);
             int close = readme.indexOf("```", open + 7);
-            String snippet = normalize(readme.substring(open + 7, close).lines().collect(Collectors.toList()));
-            int from = indexOf(source, "--- rules: " + section.getValue() + " (README) ---") + 1;
+            String snippet = ReadmeTest.normalize(readme.substring(open + 7, close).lines().collect(Collectors.toList()));
+            int from = ReadmeTest.indexOfContaining(source, "--- rules: " + section.getValue() + " (README) ---") + 1;
             int to = from;
             while (!source.get(to).contains("--- end ---")) {
                 to++;
             }
             assertThat(snippet).as("README %s vs Rules.java", section.getKey())
-                    .isEqualTo(normalize(source.subList(from, to)));
+                    .isEqualTo(ReadmeTest.normalize(source.subList(from, to)));
         }
     }
 
     @Test
     void everyRuleBehaves() {
-        PrintStream original = System.out;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        try {
-            Rules.main(new String[0]);
-        } finally {
-            System.setOut(original);
-        }
-        String printed = out.toString(StandardCharsets.UTF_8);
-        original.print(printed);
-        assertThat(printed).contains("Every rule behaved.");
-    }
-
-    private static int indexOf(List<String> lines, String marker) {
-        for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).contains(marker)) {
-                return i;
-            }
-        }
-        throw new AssertionError("marker not found: " + marker);
-    }
-
-    private static String normalize(List<String> lines) {
-        int indent = lines.stream().filter(l -> !l.isBlank())
-                .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-        return lines.stream().map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing())
-                .collect(Collectors.joining("\n")).strip();
+        assertThat(ReadmeTest.printedBy(() -> Rules.main(new String[0]))).contains("Every rule behaved.");
     }
 }

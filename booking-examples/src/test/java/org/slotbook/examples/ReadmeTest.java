@@ -36,20 +36,25 @@ class ReadmeTest {
 
     @Test
     void quickStartRunsAndEveryStepBehaves() {
+        assertThat(printedBy(() -> QuickStart.main(new String[0]))).contains("Every step behaved.");
+    }
+
+    /** What {@code main} prints (echoed to the test's output as well). */
+    static String printedBy(Runnable main) {
         PrintStream original = System.out;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         try {
-            QuickStart.main(new String[0]);
+            main.run();
         } finally {
             System.setOut(original);
         }
         String printed = out.toString(StandardCharsets.UTF_8);
         original.print(printed);
-        assertThat(printed).contains("Every step behaved.");
+        return printed;
     }
 
-    private static int indexOfContaining(List<String> lines, String marker) {
+    static int indexOfContaining(List<String> lines, String marker) {
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).contains(marker)) {
                 return i;
@@ -58,7 +63,7 @@ class ReadmeTest {
         throw new AssertionError("marker not found: " + marker);
     }
 
-    private static String normalize(List<String> lines) {
+    static String normalize(List<String> lines) {
         int indent = lines.stream().filter(l -> !l.isBlank())
                 .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
         return lines.stream().map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing())

@@ -2,7 +2,10 @@ package org.slotbook.spring;
 
 import java.util.List;
 import javax.sql.DataSource;
+import java.util.function.Function;
 import org.slotbook.core.BookingEngine;
+import org.slotbook.core.BookingRules;
+import org.slotbook.core.TenantId;
 import org.slotbook.core.BookingListener;
 import org.slotbook.core.EngineObserver;
 import org.slotbook.core.HoldPolicy;
@@ -82,11 +85,16 @@ public class SlotbookAutoConfiguration {
     public BookingEngine slotbookEngine(BookingStore store, SlotbookProperties properties,
                                         ObjectProvider<SeatReservation> gate,
                                         ObjectProvider<EngineObserver> observers,
-                                        ObjectProvider<BookingListener> listener) {
+                                        ObjectProvider<BookingListener> listener,
+                                        ObjectProvider<BookingRules> rules,
+                                        ObjectProvider<Function<TenantId, BookingRules>> rulesByTenant) {
         BookingEngine.Builder builder = BookingEngine.builder()
                 .store(store)
                 .holdPolicy(HoldPolicy.ofDefaults().withHoldTtl(properties.getHoldTtl()))
-                .maxSessionDuration(properties.getMaxSessionDuration());
+                .maxSessionDuration(properties.getMaxSessionDuration())
+                .rules(properties.getRules().toBookingRules());
+        rules.ifUnique(builder::rules);
+        rulesByTenant.ifUnique(builder::rules);
         gate.ifUnique(builder::reservation);
         listener.ifUnique(builder::listener);
         List<EngineObserver> all = observers.orderedStream().toList();

@@ -18,6 +18,7 @@ public class SlotbookProperties {
     private final Redis redis = new Redis();
     private final Upkeep upkeep = new Upkeep();
     private final Jackson jackson = new Jackson();
+    private final Rules rules = new Rules();
 
     public boolean isEnabled() {
         return enabled;
@@ -57,6 +58,10 @@ public class SlotbookProperties {
 
     public Upkeep getUpkeep() {
         return upkeep;
+    }
+
+    public Rules getRules() {
+        return rules;
     }
 
     public Jackson getJackson() {
@@ -199,6 +204,96 @@ public class SlotbookProperties {
 
         public void setSweepBatch(int sweepBatch) {
             this.sweepBatch = sweepBatch;
+        }
+    }
+
+    /**
+     * The booking rules of every tenant (a {@code BookingRules} bean, or a
+     * {@code Function<TenantId, BookingRules>} bean for rules per tenant, replaces them).
+     */
+    public static class Rules {
+        /** Free cancellation until this long before the start; unset: cancel any time for free. */
+        private Duration cancelCutoff;
+        /** What a cancel after the cutoff does: refuse (TooLateToCancel) or accept (a late cancel). */
+        private String lateCancel = "refuse";
+        /** At most this many live upcoming bookings per student (0: no limit). */
+        private int maxUpcoming;
+        /** At most this many bookings per student in one calendar week (0: no limit). */
+        private int maxPerWeek;
+        /** The time zone of the calendar week of {@code max-per-week}. */
+        private String weekZone = "UTC";
+        /** No waiter is promoted within this long before the start. */
+        private Duration waitlistCutoff = Duration.ZERO;
+
+        public Duration getCancelCutoff() {
+            return cancelCutoff;
+        }
+
+        public void setCancelCutoff(Duration cancelCutoff) {
+            this.cancelCutoff = cancelCutoff;
+        }
+
+        public String getLateCancel() {
+            return lateCancel;
+        }
+
+        public void setLateCancel(String lateCancel) {
+            this.lateCancel = lateCancel;
+        }
+
+        public int getMaxUpcoming() {
+            return maxUpcoming;
+        }
+
+        public void setMaxUpcoming(int maxUpcoming) {
+            this.maxUpcoming = maxUpcoming;
+        }
+
+        public int getMaxPerWeek() {
+            return maxPerWeek;
+        }
+
+        public void setMaxPerWeek(int maxPerWeek) {
+            this.maxPerWeek = maxPerWeek;
+        }
+
+        public String getWeekZone() {
+            return weekZone;
+        }
+
+        public void setWeekZone(String weekZone) {
+            this.weekZone = weekZone;
+        }
+
+        public Duration getWaitlistCutoff() {
+            return waitlistCutoff;
+        }
+
+        public void setWaitlistCutoff(Duration waitlistCutoff) {
+            this.waitlistCutoff = waitlistCutoff;
+        }
+
+        /** These settings as {@link org.slotbook.core.BookingRules}; bad values name the property. */
+        public org.slotbook.core.BookingRules toBookingRules() {
+            org.slotbook.core.CancellationPolicy cancellation;
+            if (cancelCutoff == null) {
+                cancellation = org.slotbook.core.CancellationPolicy.free();
+            } else if ("refuse".equalsIgnoreCase(lateCancel)) {
+                cancellation = org.slotbook.core.CancellationPolicy.refuseWithin(cancelCutoff);
+            } else if ("accept".equalsIgnoreCase(lateCancel)) {
+                cancellation = org.slotbook.core.CancellationPolicy.lateWithin(cancelCutoff);
+            } else {
+                throw new IllegalArgumentException("slotbook.rules.late-cancel must be refuse or accept, got '"
+                        + lateCancel + "'");
+            }
+            java.time.ZoneId zone;
+            try {
+                zone = java.time.ZoneId.of(weekZone);
+            } catch (java.time.DateTimeException e) {
+                throw new IllegalArgumentException("slotbook.rules.week-zone is not a time zone: '" + weekZone + "'", e);
+            }
+            return org.slotbook.core.BookingRules.defaults().withCancellation(cancellation)
+                    .withMaxUpcoming(maxUpcoming).withMaxPerWeek(maxPerWeek, zone).withWaitlistCutoff(waitlistCutoff);
         }
     }
 

@@ -69,6 +69,33 @@ class SlotbookAutoConfigurationTest {
     }
 
     @Test
+    void bookingRulesComeFromPropertiesAndAreDecidedByTheStore() {
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.rules.cancel-cutoff=12h",
+                "slotbook.rules.late-cancel=refuse", "slotbook.rules.max-upcoming=1").run(context -> {
+            assertThat(context).hasNotFailed();
+            BookingEngine engine = context.getBean(BookingEngine.class);
+            TenantId tenant = TenantId.of("rules-" + UUID.randomUUID());
+            Instant start = Instant.now().plus(Duration.ofHours(6)).truncatedTo(ChronoUnit.SECONDS);
+            for (String slot : new String[] {"a", "b"}) {
+                engine.schedule(tenant, new SlotSpec(SlotId.of(slot), CoachId.of("c" + slot), RoomId.of("r" + slot),
+                        TimeRange.of(start.plus(Duration.ofHours(slot.equals("a") ? 0 : 2)), Duration.ofHours(1)), 3));
+            }
+            org.slotbook.core.Booking a = ((Held) engine.book(tenant, HoldRequest.of(RequestId.random(),
+                    SlotId.of("a"), StudentId.of("s")))).booking();
+            assertThat(engine.book(tenant, HoldRequest.of(RequestId.random(), SlotId.of("b"), StudentId.of("s"))))
+                    .isEqualTo(new org.slotbook.core.LimitReached(org.slotbook.core.LimitReached.Limit.UPCOMING, 1));
+            assertThat(engine.cancel(tenant, a.bookingId(), a.studentId()))
+                    .as("six hours before, within the 12 h cutoff").isInstanceOf(org.slotbook.core.TooLateToCancel.class);
+        });
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.rules.cancel-cutoff=1h",
+                "slotbook.rules.late-cancel=sometimes").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("slotbook.rules.late-cancel")
+                    .hasMessageContaining("sometimes");
+        });
+    }
+
+    @Test
     void startUpFailsNamingWhatIsMissingFromTheSchema() {
         runner.run(context -> {
             assertThat(context).hasFailed();
