@@ -218,9 +218,11 @@ final class HoldFlow {
             guard.orphansReleased.increment();
             if (!heldUnder.equals(request.requestId())) {
                 release(tenantId, request.slotId(), request.studentId(), heldUnder);
-                recount(tenantId, request);
             }
-        } else if (gateUnsure) {
+            recount(tenantId, request);
+        } else if (gateUnsure || request.requestId().equals(heldUnder)) {
+            // the gate's holder of this request was put there by another delivery of it, which gives it
+            // back when its own answer is a refusal (a conflict that has gone since): take it again
             recount(tenantId, request);
         }
         if (granted.status() == BookingStatus.CONFIRMED) {

@@ -42,8 +42,9 @@ final class Reconciler {
         if (!guard.present()) {
             return ReconcileReport.EMPTY;
         }
+        long readFrom = System.nanoTime();
         Optional<LiveSlot> truth = store.liveSlot(tenantId, slotId, clock.storeNow());
-        return truth.map(t -> toGate(tenantId, t)).orElse(ReconcileReport.EMPTY);
+        return truth.map(t -> toGate(tenantId, t, readFrom)).orElse(ReconcileReport.EMPTY);
     }
 
     ReconcileReport reconcileAll(TenantId tenantId) {
@@ -66,7 +67,7 @@ final class Reconciler {
         }
     }
 
-    private ReconcileReport toGate(TenantId tenantId, LiveSlot truth) {
+    private ReconcileReport toGate(TenantId tenantId, LiveSlot truth, long readFromNanos) {
         Slot slot = truth.slot();
         try {
             if (slot.status() == SlotStatus.CANCELLED) {
@@ -79,8 +80,10 @@ final class Reconciler {
                         : b.heldUntil().plus(policy.cacheGrace());
                 holders.add(new GateHolder(b.studentId(), b.requestId(), b.createdAt(), expiresAt));
             }
+            // the age of the truth, with a millisecond to spare for the gate's coarser clock
+            Duration truthAge = Duration.ofNanos(System.nanoTime() - readFromNanos).plusMillis(1);
             GateSync sync = guard.gate().reconcile(tenantId, slot.slotId(), slot.capacity(), slot.opensAt(), holders,
-                    policy.inFlightGrace(), keepUntil(slot));
+                    truthAge, policy.inFlightGrace(), keepUntil(slot));
             return new ReconcileReport(1, sync.added(), sync.removed(), sync.capacityFixed() ? 1 : 0, 0);
         } catch (RuntimeException e) {
             guard.log("reconcile", e);

@@ -220,12 +220,13 @@ public final class RedisSeatReservation implements SeatReservation {
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
                               Duration inFlightGrace, Instant keepUntil) {
-        return reconcile(tenantId, slotId, capacity, null, truth, inFlightGrace, keepUntil);
+        return reconcile(tenantId, slotId, capacity, null, truth, null, inFlightGrace, keepUntil);
     }
 
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
-                              Collection<GateHolder> truth, Duration inFlightGrace, Instant keepUntil) {
+                              Collection<GateHolder> truth, Duration truthAge, Duration inFlightGrace,
+                              Instant keepUntil) {
         List<String> keys = keys(tenantId, slotId);
         checkCapacity(capacity);
         Checks.notNull("truth", truth);
@@ -235,6 +236,8 @@ public final class RedisSeatReservation implements SeatReservation {
         args.add(Long.toString(Math.min(inFlightGrace.toMillis(), GateScripts.PINNED_SCORE)));
         args.add(keepArg(keepUntil));
         args.add(GateScripts.PINNED);
+        args.add(truthAge == null ? "" : Long.toString(Math.min(Checks.notNegative("truthAge", truthAge).toMillis(),
+                GateScripts.PINNED_SCORE)));
         for (GateHolder holder : truth) {
             Checks.notNull("truth holder", holder);
             args.add(holder.studentId().value());

@@ -4,7 +4,7 @@
 --         +inf, which marks the key as present)
 -- KEYS[2] meta (hash: '' -> capacity, or "capacity|opensAt" (epoch microseconds) for a slot whose booking
 --         opens later, or 'closed'; student -> "expiry|takenAt|requestId";
---         "\1<requestId>" -> tombstone of a released request)
+--         "\1<requestId>" -> tombstone of a released request: when it was released, epoch ms)
 -- ARGV[1] student   ARGV[2] request id   ARGV[3] ttl (ms)   ARGV[4] most expired holders reclaimed per call
 --
 -- Replies 'H' (held), 'F' (full), 'M' (no state, or only part of it), 'C' (closed), 'N' followed by the

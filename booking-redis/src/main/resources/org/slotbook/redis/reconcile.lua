@@ -2,8 +2,8 @@
 --
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
 -- ARGV[1] capacity, or "capacity|opensAt" (epoch microseconds)   ARGV[2] in-flight grace (ms)   ARGV[3] keepUntil (epoch ms, '' = never)
--- ARGV[4] the score that means "pinned"
--- ARGV[5..] per truth holder, four values: student, request id, takenAt (epoch ms), expiresAt ('' = pinned)
+-- ARGV[4] the score that means "pinned"   ARGV[5] how long ago the truth was read, ms ('' = unknown)
+-- ARGV[6..] per truth holder, four values: student, request id, takenAt (epoch ms), expiresAt ('' = pinned)
 --
 -- Replies {added, removed, capacityFixed (0 or 1)}. A closed slot is left alone: {0, 0, 0}.
 local current = redis.call('HGET', KEYS[2], '')
@@ -52,7 +52,7 @@ for i = 1, #expired do
 end
 
 local truth = {}
-for i = 5, #ARGV, 4 do
+for i = 6, #ARGV, 4 do
   truth[ARGV[i]] = ARGV[i + 1]
 end
 
@@ -72,12 +72,17 @@ for i = 1, #members do
   end
 end
 
+-- the instant the truth was read: a request released before it is in the truth only if the ledger
+-- still holds its booking; one released after it may be stale there (unknown age: all are)
+local readAt = ARGV[5] ~= '' and now - tonumber(ARGV[5]) or nil
 local added = 0
-for i = 5, #ARGV, 4 do
+for i = 6, #ARGV, 4 do
   local student, request = ARGV[i], ARGV[i + 1]
   local expiry = ARGV[i + 3] == '' and pinned or tonumber(ARGV[i + 3])
-  if redis.call('HEXISTS', KEYS[2], '\1' .. request) == 0 then
-    local has, takenAt, held = parse(redis.call('HGET', KEYS[2], student))
+  local has, takenAt, held = parse(redis.call('HGET', KEYS[2], student))
+  -- a released request is not added back when the truth may predate the release, unless it holds again
+  local released = tonumber(redis.call('HGET', KEYS[2], '\1' .. request))
+  if held == request or not released or (readAt and released < readAt) then
     if not has then
       if expiry > now then
         local score = string.format('%.0f', expiry)

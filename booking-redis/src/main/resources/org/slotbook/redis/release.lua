@@ -7,18 +7,20 @@
 --
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
 -- ARGV[1] student   ARGV[2] request id
+local t = redis.call('TIME')
+local stamp = string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
 local got = redis.call('HMGET', KEYS[2], '', ARGV[1])
 if got[1] == 'closed' then
   return 0
 end
 if not got[1] then
-  redis.call('HSET', KEYS[2], '\1' .. ARGV[2], '1')
+  redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
   if redis.call('PTTL', KEYS[2]) < 0 then
     redis.call('PEXPIRE', KEYS[2], 3600000)
   end
   return 0
 end
-redis.call('HSET', KEYS[2], '\1' .. ARGV[2], '1')
+redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
 local record = got[2]
 if not record or redis.call('EXISTS', KEYS[1]) == 0 then
   return 0

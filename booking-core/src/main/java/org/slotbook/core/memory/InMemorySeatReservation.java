@@ -46,7 +46,7 @@ import org.slotbook.core.spi.SeatReservation;
 public final class InMemorySeatReservation implements SeatReservation {
     private final ConcurrentHashMap<Key, Gate> gates = new ConcurrentHashMap<>();
     /** Request ids released while their slot had no state: a rebuild keeps them out. */
-    private final ConcurrentHashMap<Key, java.util.Set<RequestId>> releasedWithoutState = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Key, Map<RequestId, Instant>> releasedWithoutState = new ConcurrentHashMap<>();
     private final Clock clock;
     private volatile boolean available = true;
 
@@ -136,7 +136,7 @@ public final class InMemorySeatReservation implements SeatReservation {
             if (gate.closed) {
                 return gate;
             }
-            gate.released.add(requestId);
+            gate.released.put(requestId, now());
             GateHolder h = gate.holders.get(studentId);
             if (h != null && h.requestId().equals(requestId)) {
                 gate.holders.remove(studentId);
@@ -146,7 +146,7 @@ public final class InMemorySeatReservation implements SeatReservation {
         });
         if (stateless[0]) {
             // no state right now: remember the release, so a rebuild from an earlier read never re-adds it
-            releasedWithoutState.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(requestId);
+            releasedWithoutState.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(requestId, now());
         }
         return removed[0];
     }
@@ -174,12 +174,13 @@ public final class InMemorySeatReservation implements SeatReservation {
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
                               Duration inFlightGrace, Instant keepUntil) {
-        return reconcile(tenantId, slotId, capacity, null, truth, inFlightGrace, keepUntil);
+        return reconcile(tenantId, slotId, capacity, null, truth, null, inFlightGrace, keepUntil);
     }
 
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
-                              Collection<GateHolder> truth, Duration inFlightGrace, Instant keepUntil) {
+                              Collection<GateHolder> truth, Duration truthAge, Duration inFlightGrace,
+                              Instant keepUntil) {
         Key key = key(tenantId, slotId);
         Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
         Checks.notNull("truth", truth);
@@ -201,9 +202,9 @@ public final class InMemorySeatReservation implements SeatReservation {
                     || !java.util.Objects.equals(gate.opensAt, opensAt);
             if (gate == null) {
                 gate = new Gate(capacity, keepUntil);
-                java.util.Set<RequestId> released = releasedWithoutState.remove(key);
+                Map<RequestId, Instant> released = releasedWithoutState.remove(key);
                 if (released != null) {
-                    gate.released.addAll(released);
+                    gate.released.putAll(released);
                 }
             }
             gate.capacity = capacity;
@@ -223,10 +224,12 @@ public final class InMemorySeatReservation implements SeatReservation {
             }
             int added = 0;
             for (GateHolder t : named.values()) {
-                if (gate.released.contains(t.requestId())) {
-                    continue; // released after the ledger was read
-                }
                 GateHolder h = gate.holders.get(t.studentId());
+                Instant releasedAt = gate.released.get(t.requestId());
+                if (releasedAt != null && (h == null || !h.requestId().equals(t.requestId()))
+                        && (truthAge == null || !releasedAt.isBefore(now.minus(truthAge)))) {
+                    continue; // released after the ledger read began (unless the request holds again since)
+                }
                 if (h == null) {
                     if (t.liveAt(now)) {
                         gate.holders.put(t.studentId(), t);
@@ -335,7 +338,7 @@ public final class InMemorySeatReservation implements SeatReservation {
         Instant keepUntil;
         boolean closed;
         final LinkedHashMap<StudentId, GateHolder> holders = new LinkedHashMap<>();
-        final Set<RequestId> released = new HashSet<>();
+        final Map<RequestId, Instant> released = new HashMap<>();
 
         Gate(int capacity, Instant keepUntil) {
             this.capacity = capacity;

@@ -90,9 +90,17 @@ public interface SeatReservation {
         initialize(tenantId, slotId, capacity, keepUntil);
     }
 
-    /** {@link #reconcile(TenantId, SlotId, int, Collection, Duration, Instant)}, setting the opening as well. */
+    /**
+     * {@link #reconcile(TenantId, SlotId, int, Collection, Duration, Instant)}, setting the opening as
+     * well, and knowing how fresh the truth is: {@code truthAge} is how long before this call the caller
+     * began reading {@code truth} from the ledger (null: unknown). A request released before that read
+     * began is in the truth only if the ledger still holds its booking (another delivery of the same
+     * request was granted after the release), so it is added back; one released later is not (the read
+     * may predate the release). With {@code truthAge} null every released request stays out.
+     */
     default GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
-                               Collection<GateHolder> truth, Duration inFlightGrace, Instant keepUntil) {
+                               Collection<GateHolder> truth, Duration truthAge, Duration inFlightGrace,
+                               Instant keepUntil) {
         return reconcile(tenantId, slotId, capacity, truth, inFlightGrace, keepUntil);
     }
 

@@ -99,10 +99,10 @@ public abstract class SeatReservationContract {
         assertThat(reservation().tryHold(tenant, soon, student, RequestId.random(), TTL)).isEqualTo(GateDecision.HELD);
 
         // a reconcile carries the opening too: moved earlier, the slot opens
-        assertThat(reservation().reconcile(tenant, slot, 2, gateNow().minusSeconds(5), List.of(), Duration.ZERO,
+        assertThat(reservation().reconcile(tenant, slot, 2, gateNow().minusSeconds(5), List.of(), null, Duration.ZERO,
                 keepUntil).capacityFixed()).isTrue();
         assertThat(hold(student, RequestId.random())).isEqualTo(GateDecision.HELD);
-        reservation().reconcile(tenant, slot, 2, opensAt, List.of(), Duration.ofMinutes(1), keepUntil);
+        reservation().reconcile(tenant, slot, 2, opensAt, List.of(), null, Duration.ofMinutes(1), keepUntil);
         assertThat(hold(Fixtures.student(), RequestId.random())).isEqualTo(GateDecision.notOpen(opensAt));
     }
 
@@ -476,6 +476,27 @@ public abstract class SeatReservationContract {
         assertThat(hold(student, again)).isEqualTo(GateDecision.HELD);
         assertThat(reconcile(2, truth, Duration.ofDays(1))).isEqualTo(new GateSync(0, 0, false));
         assertThat(view().holders()).extracting(GateHolder::requestId).containsExactly(again);
+    }
+
+    @Test
+    void aTruthReadAfterTheReleaseAddsTheRequestBackAndOneThatMayPredateItDoesNot() {
+        init(2);
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        assertThat(hold(student, request)).isEqualTo(GateDecision.HELD);
+        // one delivery of the request was refused and gave the gate hold back...
+        assertThat(reservation().release(tenant, slot, student, request)).isTrue();
+        // ...while another delivery of the same request was granted: the ledger holds its booking
+        List<GateHolder> truth = List.of(new GateHolder(student, request, gateNow(), gateNow().plus(TTL)));
+
+        // a read that may have begun before the release keeps it out
+        reservation().reconcile(tenant, slot, 2, null, truth, Duration.ofMinutes(1), Duration.ZERO, keepUntil);
+        assertThat(view().holders()).isEmpty();
+        // a read that began after the release adds it back
+        elapse(Duration.ofMillis(50));
+        assertThat(reservation().reconcile(tenant, slot, 2, null, truth, Duration.ofMillis(5), Duration.ZERO,
+                keepUntil).added()).isEqualTo(1);
+        assertThat(view().holders()).extracting(GateHolder::requestId).containsExactly(request);
     }
 
     @Test

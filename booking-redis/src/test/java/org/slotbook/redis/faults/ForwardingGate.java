@@ -50,6 +50,18 @@ class ForwardingGate implements SeatReservation {
     }
 
     @Override
+    public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt, Instant keepUntil) {
+        delegate.initialize(tenantId, slotId, capacity, opensAt, keepUntil);
+    }
+
+    @Override
+    public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
+                              Collection<GateHolder> truth, Duration truthAge, Duration inFlightGrace,
+                              Instant keepUntil) {
+        return delegate.reconcile(tenantId, slotId, capacity, opensAt, truth, truthAge, inFlightGrace, keepUntil);
+    }
+
+    @Override
     public void close(TenantId tenantId, SlotId slotId, Instant keepUntil) {
         delegate.close(tenantId, slotId, keepUntil);
     }
