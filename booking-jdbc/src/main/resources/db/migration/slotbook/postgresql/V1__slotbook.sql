@@ -676,8 +676,18 @@ BEGIN
             AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}slot_seat h
                             WHERE h.tenant_id = p_tenant AND h.slot_id = p_slot AND h.status = 'HELD'
                               AND h.held_until <= v_now) THEN
-        RETURN QUERY SELECT * FROM ${slotbook_prefix}replay(p_tenant, p_request);
+        -- the replay inline (this path answers most of a hot slot's requests): its booking, then its
+        -- waitlist entry
+        RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
+                b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
+                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+            FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
         IF FOUND THEN
+            RETURN;
+        END IF;
+        PERFORM 1 FROM ${slotbook_prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request;
+        IF FOUND THEN
+            RETURN QUERY SELECT * FROM ${slotbook_prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request);
             RETURN;
         END IF;
         RETURN QUERY SELECT 'ALREADY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
