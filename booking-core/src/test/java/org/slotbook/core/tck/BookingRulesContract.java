@@ -237,7 +237,55 @@ public interface BookingRulesContract {
                 .isEqualTo(new Cancelled(testStore().findBooking(testTenant(), b.bookingId()).orElseThrow(), false));
     }
 
+    @Test
+    default void concurrentCancelsAfterTheCutoffAreRefusedOrCancelOnceMarkedLate() {
+        BookingEngine refusing = rulesEngine(BookingRules.defaults()
+                .withCancellation(CancellationPolicy.refuseWithin(Duration.ofHours(12))), BookingListener.NONE);
+        BookingEngine charging = rulesEngine(BookingRules.defaults()
+                .withCancellation(CancellationPolicy.lateWithin(Duration.ofHours(12))), BookingListener.NONE);
+        Slot slot = scheduled(refusing, spec("cutrace", range(0, 60), 2));
+        Booking kept = held(refusing.book(testTenant(), req(slot, "kept")));
+        Booking late = held(refusing.book(testTenant(), req(slot, "late")));
+        testClock().set(slot.time().start().minus(Duration.ofHours(1)));
+
+        List<CancelResult> refused = Concurrent.run(10, i -> refusing.cancel(testTenant(), kept.bookingId(),
+                kept.studentId()));
+        assertThat(refused).allMatch(r -> r instanceof TooLateToCancel);
+        assertThat(testStore().findBooking(testTenant(), kept.bookingId()).orElseThrow().status())
+                .as("read back: every refused cancel changed nothing").isEqualTo(BookingStatus.CONFIRMED);
+
+        List<CancelResult> results = Concurrent.run(10, i -> i % 2 == 0
+                ? charging.cancel(testTenant(), late.bookingId(), late.studentId())
+                : charging.cancelByStaff(testTenant(), late.bookingId()));
+        assertThat(results.stream().filter(r -> r instanceof Cancelled c && c.late()).count()).isEqualTo(1);
+        assertThat(results).allMatch(r -> r instanceof Cancelled || r instanceof AlreadyCancelled);
+        assertThat(testStore().findBooking(testTenant(), late.bookingId()).orElseThrow().status())
+                .isEqualTo(BookingStatus.CANCELLED);
+        assertThat(ledger(slot).remaining()).as("read back: one seat given back, once").isEqualTo(1);
+    }
+
     // ================================================================ buffers
+
+    @Test
+    default void concurrentSchedulingKeepsEveryRoomTurnover() {
+        BookingEngine engine = rulesEngine(BookingRules.defaults(), BookingListener.NONE);
+        RoomId room = RoomId.of("busy-room-" + Fixtures.shortRandom());
+        Duration buffer = Duration.ofMinutes(15);
+        List<ScheduleResult> results = Concurrent.run(12, i -> engine.schedule(testTenant(),
+                new SlotSpec(SlotId.of("turn-" + i), CoachId.of("coach-" + i), room, range(i * 20, 30), 3)
+                        .withBuffer(buffer)));
+        List<Slot> stored = testStore().timetable(testTenant(), ResourceRef.of(room),
+                TimeRange.of(testBase().minus(Duration.ofHours(1)), Duration.ofDays(1)), 0, 100);
+        assertThat(stored).as("read back: the scheduled ones").hasSize(
+                (int) results.stream().filter(r -> r instanceof Scheduled).count()).isNotEmpty();
+        for (int a = 0; a < stored.size(); a++) {
+            for (int b = a + 1; b < stored.size(); b++) {
+                assertThat(stored.get(a).paddedTime().overlaps(stored.get(b).paddedTime()))
+                        .as("%s and %s share the room's turnover", stored.get(a).slotId(), stored.get(b).slotId())
+                        .isFalse();
+            }
+        }
+    }
 
     @Test
     default void aRoomBufferKeepsTheNextSessionOutUntilTurnoverEnds() {
