@@ -106,9 +106,7 @@ final class HoldFlow {
                 if (gateHeld) {
                     release(tenantId, request.slotId(), request.studentId(), request.requestId());
                 }
-                throw new IllegalArgumentException("requestId '" + request.requestId() + "' is already taken by a"
-                        + " request for another slot or student; refusing it for slot '" + request.slotId()
-                        + "' and student '" + request.studentId() + "'");
+                throw takenByAnother(request);
             }
         }
         if (result instanceof Held held && held.replayed()) {
@@ -284,14 +282,19 @@ final class HoldFlow {
      */
     static Booking samePayloadOrThrow(Booking stored, HoldRequest request, BookingStatus asked) {
         if (!stored.slotId().equals(request.slotId()) || !stored.studentId().equals(request.studentId())) {
-            throw new IllegalArgumentException("requestId '" + request.requestId() + "' is already taken by a request"
-                    + " for another slot or student; refusing it for slot '" + request.slotId() + "' and student '"
-                    + request.studentId() + "'");
+            throw takenByAnother(request);
         }
         if (asked == BookingStatus.CONFIRMED && stored.status() == BookingStatus.HELD) {
             throw new IllegalArgumentException("requestId '" + request.requestId() + "' was already used for a"
                     + " hold that is not confirmed; book needs a request id of its own, or confirm the hold");
         }
         return stored;
+    }
+
+    /** The request id is stored for another slot or student; the message names only what the caller sent. */
+    private static IllegalArgumentException takenByAnother(HoldRequest request) {
+        return new IllegalArgumentException("requestId '" + request.requestId() + "' is already taken by a request"
+                + " for another slot or student; refusing it for slot '" + request.slotId() + "' and student '"
+                + request.studentId() + "'");
     }
 }

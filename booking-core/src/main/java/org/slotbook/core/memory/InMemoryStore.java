@@ -10,7 +10,6 @@ import java.time.temporal.TemporalAdjusters;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -159,7 +158,6 @@ public final class InMemoryStore implements BookingStore {
         final TreeMap<SlotId, SlotRow> slots = new TreeMap<>();
         final HashMap<BookingId, Booking> bookings = new HashMap<>();
         final HashMap<RequestId, BookingId> requests = new HashMap<>();
-        final Set<BookingId> lateCancels = new HashSet<>();
         final TreeSet<Booking> heldByDeadline = new TreeSet<>(
                 Comparator.comparing(Booking::heldUntil).thenComparing(Booking::bookingId));
         final HashMap<ResourceRef, List<Occupied>> occupied = new HashMap<>();
@@ -586,9 +584,6 @@ public final class InMemoryStore implements BookingStore {
                 return StoreOutcome.<CancelResult>of(new TooLateToCancel(bookingId, cutoff));
             }
             Booking cancelled = end(t, b, BookingStatus.CANCELLED, now);
-            if (late) {
-                t.lateCancels.add(bookingId);
-            }
             events.add(new BookingEvent(late ? Kind.LATE_CANCELLED : Kind.CANCELLED, cancelled));
             promote(t, t.slots.get(b.slotId()), now, terms, events, skipped);
             return new StoreOutcome<>(new Cancelled(cancelled, late), events, null, skipped);
