@@ -126,11 +126,24 @@ public final class RedisSeatReservation implements SeatReservation {
         return slotKeys.prefix();
     }
 
-    /** The keys of one slot, as every script of this gate takes them (holders, meta). */
+    /**
+     * The keys of one slot, as every script of this gate takes them: the holders sorted set, then the
+     * meta hash (see <i>Keys</i> above). For operators who inspect Redis, and for tools that run a
+     * script of the gate themselves.
+     */
     public List<String> keys(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
         return slotKeys.of(tenantId, slotId);
+    }
+
+    /**
+     * The MATCH pattern of every key this gate writes, for {@code SCAN} (e.g.
+     * {@code redis-cli --scan --pattern}): its key prefix with the glob characters escaped, then
+     * {@code *}. Keys of another gate whose prefix begins with this one's match it too.
+     */
+    public String keyPattern() {
+        return SlotKeys.pattern(slotKeys.prefix());
     }
 
     /** The arguments {@link #tryHold} sends to {@code hold.lua}, for tools that measure the script alone. */

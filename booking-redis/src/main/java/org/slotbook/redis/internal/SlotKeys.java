@@ -72,6 +72,24 @@ public final class SlotKeys {
         return prefix;
     }
 
+    /**
+     * The MATCH pattern (of {@code SCAN}, or {@code KEYS}) of every key under {@code prefix}: the
+     * prefix with its glob characters ({@code *}, {@code ?}, {@code [}, {@code ]} and the backslash)
+     * escaped, then {@code *}.
+     */
+    public static String pattern(String prefix) {
+        checkPrefix(prefix);
+        StringBuilder out = new StringBuilder(prefix.length() + 8);
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                out.append('\\');
+            }
+            out.append(c);
+        }
+        return out.append('*').toString();
+    }
+
     /** The hash tag of the slot, braces included. */
     public static String tag(TenantId tenantId, SlotId slotId) {
         return "{" + encode(tenantId.value()) + ":" + encode(slotId.value()) + "}";
