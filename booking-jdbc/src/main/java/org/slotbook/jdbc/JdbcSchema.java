@@ -3,10 +3,12 @@ package org.slotbook.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingStoreException;
+import org.slotbook.jdbc.internal.SchemaObjects;
 import org.slotbook.jdbc.internal.SqlScript;
 import org.slotbook.jdbc.internal.Tables;
 
@@ -14,6 +16,7 @@ import org.slotbook.jdbc.internal.Tables;
  * Creates the store's tables and decision routines from the files shipped with this module, for
  * hosts without a migration tool. Safe to run at every start: tables are {@code CREATE ... IF NOT
  * EXISTS}, routines {@code CREATE OR REPLACE} (H2: {@code CREATE ALIAS IF NOT EXISTS}).
+ * {@link #drop} removes them again.
  *
  * <p>The same files ({@code org/slotbook/jdbc/schema-<dialect>.sql} with the tables, then
  * {@code routines-<dialect>.sql} with the routines, for {@code postgresql}, {@code mariadb} and
@@ -48,6 +51,27 @@ public final class JdbcSchema {
         JdbcDialect dialect = detect(dataSource);
         run(dataSource, dialect.schemaResource(), prefix);
         run(dataSource, dialect.routinesResource(), prefix);
+    }
+
+    /**
+     * Drops what {@link #create} made under {@code prefix}, in the dialect detected from the database:
+     * the decision routines, then the tables with their rows, indexes and constraints (the exclusion
+     * backstop goes with its table). For a host's integration tests that clean up after themselves,
+     * and for retiring a prefix. Idempotent: what is already gone is skipped, so it may run twice, or
+     * after a {@code create} that failed half-way. Nothing outside the prefix is touched (PostgreSQL's
+     * {@code btree_gist} extension stays). A host object that depends on one of the tables (a view, a
+     * foreign key) makes the drop fail instead of going with it.
+     *
+     * @throws BookingStoreException when a statement fails
+     */
+    public static void drop(DataSource dataSource, String prefix) {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("dataSource must not be null");
+        }
+        Tables.checkPrefix(prefix);
+        SchemaObjects objects = SchemaObjects.of(detect(dataSource), prefix);
+        execute(dataSource, "drop the schema of prefix '" + prefix + "'", objects::dropStatements);
+        LOG.debug("dropped the tables and routines of prefix '{}'", prefix);
     }
 
     /**
@@ -92,21 +116,31 @@ public final class JdbcSchema {
     }
 
     private static void run(DataSource dataSource, String resource, String prefix) {
-        String script = SqlScript.load(resource, prefix);
+        List<String> statements = SqlScript.statements(SqlScript.load(resource, prefix));
+        execute(dataSource, "run " + resource, connection -> statements);
+    }
+
+    /** The statements to run, which may depend on what the connection finds. */
+    private interface Statements {
+        List<String> on(Connection connection) throws SQLException;
+    }
+
+    /** Runs statements one by one on one connection in autocommit; {@code what} names the work in a failure. */
+    private static void execute(DataSource dataSource, String what, Statements statements) {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(true);
             try (Statement statement = connection.createStatement()) {
-                for (String sql : SqlScript.statements(script)) {
+                for (String sql : statements.on(connection)) {
                     try {
                         statement.execute(sql);
                     } catch (SQLException e) {
-                        throw new BookingStoreException("could not run " + resource + " statement [" + sql + "]: "
+                        throw new BookingStoreException("could not " + what + " statement [" + sql + "]: "
                                 + e.getMessage(), e);
                     }
                 }
             }
         } catch (SQLException e) {
-            throw new BookingStoreException("could not run " + resource + ": " + e.getMessage(), e);
+            throw new BookingStoreException("could not " + what + ": " + e.getMessage(), e);
         }
     }
 }
