@@ -3,10 +3,8 @@ package org.slotbook.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import org.junit.jupiter.api.Test;
@@ -23,33 +21,14 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.memory.InMemorySeatReservation;
 import org.slotbook.core.memory.InMemoryStore;
+import org.slotbook.core.tck.MutableClock;
 
 /** Every meter the observer feeds, with the counts an engine run on in-memory backends produces. */
 class MicrometerEngineObserverTest {
-    /** A clock the test moves forward. */
-    private static final class StepClock extends Clock {
-        private volatile Instant now = Instant.parse("2030-01-01T08:00:00Z");
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     @Test
     void engineOperationsGateSweepAndReconcileAreMetered() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        StepClock clock = new StepClock();
+        MutableClock clock = new MutableClock(Instant.parse("2030-01-01T08:00:00Z"), ZoneOffset.UTC);
         InMemoryStore store = InMemoryStore.create(clock);
         InMemorySeatReservation gate = InMemorySeatReservation.create(clock);
         BookingEngine engine = BookingEngine.builder().store(store).reservation(gate).clock(clock)
@@ -65,7 +44,7 @@ class MicrometerEngineObserverTest {
 
         gate.evict(tenant, slot);              // Redis lost the slot: reconcile puts both holders back
         assertThat(engine.reconcileAll(tenant).holdersAdded()).isEqualTo(2);
-        clock.now = clock.now.plus(Duration.ofMinutes(6));
+        clock.advance(Duration.ofMinutes(6));
         assertThat(engine.sweepExpired(tenant, 100)).isEqualTo(2);
         gate.setAvailable(false);
         engine.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("d")));

@@ -9,8 +9,11 @@ import java.time.temporal.ChronoUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A clock the tests move by hand. It starts at the current time (so state that a gate expires by
- * its own clock lives as long as it should), truncated to milliseconds.
+ * A clock a test moves by hand, for the engine ({@code BookingEngine.builder().clock(...)}) and the
+ * in-memory backends. It ships in booking-core's test-jar, so a host's own tests can use it too.
+ * The no-argument constructor starts it at the current time (so state that a gate expires by its own
+ * clock lives as long as it should), truncated to milliseconds. Safe to move from any thread; a copy
+ * in another zone ({@link #withZone}) shows the same instant and moves with it.
  */
 public final class MutableClock extends Clock {
     private final AtomicReference<Instant> now;
@@ -21,16 +24,22 @@ public final class MutableClock extends Clock {
     }
 
     public MutableClock(Instant start, ZoneId zone) {
-        this.now = new AtomicReference<>(start);
+        this(new AtomicReference<>(requireNonNull("start", start)), requireNonNull("zone", zone));
+    }
+
+    private MutableClock(AtomicReference<Instant> now, ZoneId zone) {
+        this.now = now;
         this.zone = zone;
     }
 
+    /** Moves the clock forward by {@code duration} (backwards when it is negative). */
     public void advance(Duration duration) {
+        requireNonNull("duration", duration);
         now.updateAndGet(i -> i.plus(duration));
     }
 
     public void set(Instant instant) {
-        now.set(instant);
+        now.set(requireNonNull("instant", instant));
     }
 
     @Override
@@ -45,7 +54,13 @@ public final class MutableClock extends Clock {
 
     @Override
     public Clock withZone(ZoneId newZone) {
-        MutableClock other = new MutableClock(now.get(), newZone);
-        return other;
+        return new MutableClock(now, requireNonNull("zone", newZone));
+    }
+
+    private static <T> T requireNonNull(String field, T value) {
+        if (value == null) {
+            throw new IllegalArgumentException(field + " must not be null");
+        }
+        return value;
     }
 }
