@@ -4,17 +4,8 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.BookingEngine;
@@ -31,6 +22,11 @@ import org.slotbook.core.SlotSpec;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
+import org.slotbook.examples.bench.Backends;
+import org.slotbook.examples.bench.Flags;
+import org.slotbook.examples.bench.LoadDriver;
+import org.slotbook.examples.bench.Measured;
+import org.slotbook.examples.bench.ServerFlags;
 
 /**
  * A star coach's Saturday slot opens and every student presses "book" in the same second.
@@ -57,28 +53,20 @@ public final class FlashSale {
                 "  --threads N     client threads (default 64)");
 
         public static Options parse(String... args) {
-            String jdbc = null;
-            String redis = null;
-            boolean noRedis = false;
+            ServerFlags servers = new ServerFlags();
             int students = 2000;
             int seats = 10;
             int threads = 64;
             for (int i = 0; i < args.length; i++) {
                 String flag = args[i];
                 switch (flag) {
-                    case "--no-redis" -> noRedis = true;
-                    case "--jdbc" -> jdbc = Flags.value(args, ++i, flag);
-                    case "--redis" -> redis = Flags.value(args, ++i, flag);
                     case "--students" -> students = Flags.number(args, ++i, flag, 1, 10_000_000);
                     case "--seats" -> seats = Flags.number(args, ++i, flag, 1, 100_000);
                     case "--threads" -> threads = Flags.number(args, ++i, flag, 1, 2_000);
-                    default -> throw new IllegalArgumentException("unknown flag '" + flag + "'");
+                    default -> i = servers.read(args, i);
                 }
             }
-            if (noRedis && redis != null) {
-                throw new IllegalArgumentException("--redis and --no-redis exclude each other");
-            }
-            return new Options(jdbc, redis, noRedis, students, seats, threads);
+            return new Options(servers.jdbc(), servers.redis(), servers.noRedis(), students, seats, threads);
         }
     }
 
@@ -107,17 +95,8 @@ public final class FlashSale {
     }
 
     public static void main(String[] args) throws Exception {
-        Options options;
-        try {
-            options = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("FlashSale: " + e.getMessage());
-            System.err.println(Options.USAGE);
-            System.exit(2);
-            return;
-        }
-        Summary summary = run(options, System.out);
-        System.exit(summary.oversold() == 0 ? 0 : 1);
+        Options options = Flags.parseOrExit("FlashSale", Options.USAGE, Options::parse, args);
+        System.exit(run(options, System.out).oversold() == 0 ? 0 : 1);
     }
 
     /** Runs one sale with the given options, printing progress and the summary to {@code out}. */
@@ -133,62 +112,32 @@ public final class FlashSale {
                     options.students(), options.seats(), options.threads(), backends.ledgerName(),
                     backends.gateName());
 
-            long[] latencies = new long[options.students()];
-            LongAdder booked = new LongAdder();
             LongAdder full = new LongAdder();
             LongAdder conflicts = new LongAdder();
             LongAdder other = new LongAdder();
-            AtomicInteger answered = new AtomicInteger();
-            ExecutorService pool = Executors.newFixedThreadPool(options.threads());
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<?>> futures = new ArrayList<>(options.students());
-            for (int i = 0; i < options.students(); i++) {
-                int n = i;
-                futures.add(pool.submit(() -> {
-                    go.await();
-                    long t0 = System.nanoTime();
-                    HoldResult r = engine.book(tenant,
-                            HoldRequest.of(RequestId.random(), slot, StudentId.of("student-" + n)));
-                    latencies[n] = System.nanoTime() - t0;
-                    if (r instanceof Held) {
-                        booked.increment();
-                    } else if (r instanceof Full) {
-                        full.increment();
-                    } else if (r instanceof Conflict || r instanceof AlreadyBooked) {
-                        conflicts.increment();
-                    } else {
-                        other.increment();
-                    }
-                    answered.incrementAndGet();
-                    return null;
-                }));
-            }
-            long t0 = System.nanoTime();
-            go.countDown();
-            pool.shutdown();
-            while (!pool.awaitTermination(500, TimeUnit.MILLISECONDS)) {
-                out.printf(Locale.ROOT, "  ... %d of %d answered%n", answered.get(), options.students());
-            }
-            long elapsed = System.nanoTime() - t0;
-            for (Future<?> f : futures) {
-                f.get();
-            }
+            Measured m = LoadDriver.threads(options.threads())
+                    .progress(Duration.ofMillis(500), answered -> out.printf(Locale.ROOT,
+                            "  ... %d of %d answered%n", answered, options.students()))
+                    .requests(options.students(), (thread, n) -> {
+                        HoldResult r = engine.book(tenant,
+                                HoldRequest.of(RequestId.random(), slot, StudentId.of("student-" + n)));
+                        if (r instanceof Full) {
+                            full.increment();
+                        } else if (r instanceof Conflict || r instanceof AlreadyBooked) {
+                            conflicts.increment();
+                        } else if (!(r instanceof Held)) {
+                            other.increment();
+                        }
+                        return r instanceof Held;
+                    })
+                    .requireNoErrors("flash sale");
             long stored = backends.countLiveBookings(tenant, slot);
-            Arrays.sort(latencies);
-            Summary summary = new Summary(options.students(), options.seats(), booked.intValue(), full.intValue(),
-                    conflicts.intValue(), other.intValue(), Duration.ofNanos(elapsed),
-                    options.students() / (elapsed / 1e9), percentile(latencies, 50), percentile(latencies, 99),
-                    stored, Math.max(0, stored - options.seats()), engine.metrics().gateFull());
+            Summary summary = new Summary(options.students(), options.seats(), (int) m.holds(), full.intValue(),
+                    conflicts.intValue(), other.intValue(), m.duration(), options.students() / m.seconds(),
+                    m.latencies().percentileMillis(50), m.latencies().percentileMillis(99), stored,
+                    Math.max(0, stored - options.seats()), engine.metrics().gateFull());
             out.println(summary.render());
             return summary;
         }
-    }
-
-    static double percentile(long[] sortedNanos, double p) {
-        if (sortedNanos.length == 0) {
-            return 0;
-        }
-        int index = (int) Math.ceil(p / 100.0 * sortedNanos.length) - 1;
-        return sortedNanos[Math.max(0, Math.min(sortedNanos.length - 1, index))] / 1e6;
     }
 }

@@ -6,10 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
@@ -21,6 +18,9 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.GateOutcome;
 import org.slotbook.core.spi.SeatReservation;
+import org.slotbook.examples.bench.LoadDriver;
+import org.slotbook.examples.bench.Measured;
+import org.slotbook.examples.bench.RedisCleanUp;
 import org.slotbook.redis.RedisSeatReservation;
 import org.slotbook.redis.internal.SlotKeys;
 import redis.clients.jedis.ConnectionPoolConfig;
@@ -49,7 +49,8 @@ import redis.clients.jedis.RedisClient;
  *
  * Arguments: the Redis URL (default {@code redis://127.0.0.1:6379}) and the seconds measured per
  * figure (default 5, after one second of warm-up). Keys are written under a fresh
- * {@code slotbook-bench:...} prefix, expire within the hour, and are deleted at the end.
+ * {@code slotbook-bench:...} prefix, expire within the hour, and are deleted at the end (found by
+ * {@code SCAN} with the gate's own key pattern, never {@code KEYS}).
  */
 public final class GateBench {
     private static final TenantId TENANT = TenantId.of("bench");
@@ -149,9 +150,7 @@ public final class GateBench {
             for (String[] r : rows) {
                 System.out.println("| " + String.join(" | ", r) + " |");
             }
-            for (String key : redis.keys(prefix + "*")) {
-                redis.del(key);
-            }
+            RedisCleanUp.deleteMatching(redis, gate.keyPattern());
         } finally {
             redisson.shutdown();
         }
@@ -171,44 +170,17 @@ public final class GateBench {
 
     /** Decisions per second over {@code seconds}, after a one-second warm-up; every answer must be the expected one. */
     private static double measure(int threads, int seconds, Call call, String what) throws Exception {
-        LongAdder done = new LongAdder();
-        AtomicBoolean counting = new AtomicBoolean(false);
-        AtomicBoolean stop = new AtomicBoolean(false);
-        CountDownLatch finished = new CountDownLatch(threads);
-        Exception[] failure = new Exception[1];
-        for (int t = 0; t < threads; t++) {
-            int thread = t;
-            Thread worker = new Thread(() -> {
-                try {
-                    for (int i = 0; !stop.get(); i++) {
-                        if (!call.run(thread, i)) {
+        Measured m = LoadDriver.threads(threads).warmup(Duration.ofSeconds(1)).forDuration(Duration.ofSeconds(seconds),
+                thread -> {
+                    int[] iteration = {0};
+                    return () -> {
+                        if (!call.run(thread, iteration[0]++)) {
                             throw new IllegalStateException(what + ": unexpected answer");
                         }
-                        if (counting.get()) {
-                            done.increment();
-                        }
-                    }
-                } catch (Exception e) {
-                    failure[0] = e;
-                    stop.set(true);
-                } finally {
-                    finished.countDown();
-                }
-            }, "bench-" + t);
-            worker.start();
-        }
-        Thread.sleep(1000);
-        counting.set(true);
-        long start = System.nanoTime();
-        Thread.sleep(seconds * 1000L);
-        counting.set(false);
-        long elapsed = System.nanoTime() - start;
-        stop.set(true);
-        finished.await();
-        if (failure[0] != null) {
-            throw failure[0];
-        }
-        double rate = done.sum() / (elapsed / 1e9);
+                        return true;
+                    };
+                }).requireNoErrors(what);
+        double rate = m.decisions() / m.seconds();
         System.out.printf(Locale.ROOT, "%-14s %2d threads: %,.0f/s%n", what, threads, rate);
         return rate;
     }

@@ -1,22 +1,13 @@
 package org.slotbook.examples;
 
 import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.CoachId;
@@ -33,6 +24,10 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.shard.TenantRoutedStore;
+import org.slotbook.examples.bench.Backends;
+import org.slotbook.examples.bench.Flags;
+import org.slotbook.examples.bench.LoadDriver;
+import org.slotbook.examples.bench.Measured;
 
 /**
  * The flash-sale line of the load benchmark over one shard and over two, in the same run: many
@@ -109,15 +104,7 @@ public final class ShardBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Options options;
-        try {
-            options = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("ShardBench: " + e.getMessage());
-            System.err.println(Options.USAGE);
-            System.exit(2);
-            return;
-        }
+        Options options = Flags.parseOrExit("ShardBench", Options.USAGE, Options::parse, args);
         Report report = run(options, System.out);
         System.exit(report.lines().stream().allMatch(l -> l.oversold() == 0 && l.errors() == 0) ? 0 : 1);
     }
@@ -171,62 +158,22 @@ public final class ShardBench {
             engine.schedule(tenant, new SlotSpec(slot, CoachId.of("coach"), RoomId.of("hall"),
                     TimeRange.of(start, Duration.ofMinutes(90)), o.seats()));
         }
-        long[] latencies = new long[o.students()];
-        LongAdder holds = new LongAdder();
         LongAdder full = new LongAdder();
-        LongAdder errors = new LongAdder();
-        ExecutorService pool = Executors.newFixedThreadPool(o.threads());
-        CountDownLatch go = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>(o.students());
-        for (int i = 0; i < o.students(); i++) {
-            int n = i;
-            futures.add(pool.submit(() -> {
-                go.await();
-                TenantId tenant = tenants.get(n % tenants.size());
-                long t0 = System.nanoTime();
-                try {
-                    HoldResult r = engine.hold(tenant, HoldRequest.of(RequestId.random(), slot,
-                            StudentId.of("student-" + n)));
-                    if (r instanceof Held) {
-                        holds.increment();
-                    } else if (r instanceof Full) {
-                        full.increment();
-                    }
-                } catch (RuntimeException e) {
-                    errors.increment();
-                }
-                latencies[n] = System.nanoTime() - t0;
-                return null;
-            }));
-        }
-        long t0 = System.nanoTime();
-        go.countDown();
-        for (Future<?> f : futures) {
-            f.get();
-        }
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        pool.shutdown();
+        Measured m = LoadDriver.threads(o.threads()).requests(o.students(), (thread, n) -> {
+            HoldResult r = engine.hold(tenants.get(n % tenants.size()), HoldRequest.of(RequestId.random(), slot,
+                    StudentId.of("student-" + n)));
+            if (r instanceof Full) {
+                full.increment();
+            }
+            return r instanceof Held;
+        });
         long oversold = 0;
         for (Backends shard : shards) {
             for (TenantId tenant : tenants) {
-                oversold += Math.max(0, liveBookings(shard, tenant, slot) - o.seats());
+                oversold += Math.max(0, shard.countLiveBookings(tenant, slot) - o.seats());
             }
         }
-        Arrays.sort(latencies);
-        return new Line(shardCount, o.students(), holds.intValue(), full.intValue(), errors.intValue(), seconds,
-                FlashSale.percentile(latencies, 50), FlashSale.percentile(latencies, 99), oversold);
-    }
-
-    private static long liveBookings(Backends shard, TenantId tenant, SlotId slot) throws SQLException {
-        String sql = "SELECT COUNT(*) FROM " + shard.store().tablePrefix() + "booking"
-                + " WHERE tenant_id = ? AND slot_id = ? AND status IN ('HELD', 'CONFIRMED')";
-        try (Connection c = shard.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, tenant.value());
-            ps.setString(2, slot.value());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+        return new Line(shardCount, o.students(), (int) m.holds(), full.intValue(), (int) m.errors(), m.seconds(),
+                m.latencies().percentileMillis(50), m.latencies().percentileMillis(99), oversold);
     }
 }

@@ -1,25 +1,17 @@
 package org.slotbook.examples;
 
 import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingEngine;
@@ -40,6 +32,12 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.Waitlisted;
+import org.slotbook.examples.bench.Backends;
+import org.slotbook.examples.bench.Flags;
+import org.slotbook.examples.bench.Latencies;
+import org.slotbook.examples.bench.LoadDriver;
+import org.slotbook.examples.bench.Measured;
+import org.slotbook.examples.bench.ServerFlags;
 
 /**
  * A waitlisted hot slot: students press "book" on a slot with few seats at once, some of them asking
@@ -74,9 +72,7 @@ public final class WaitlistBench {
                 "  --threads N    client threads (default 32)");
 
         public static Options parse(String... args) {
-            String jdbc = null;
-            String redis = null;
-            boolean noRedis = false;
+            ServerFlags servers = new ServerFlags();
             int students = 10_000;
             int seats = 10;
             int waiters = 500;
@@ -85,21 +81,19 @@ public final class WaitlistBench {
             for (int i = 0; i < args.length; i++) {
                 String flag = args[i];
                 switch (flag) {
-                    case "--jdbc" -> jdbc = Flags.value(args, ++i, flag);
-                    case "--redis" -> redis = Flags.value(args, ++i, flag);
-                    case "--no-redis" -> noRedis = true;
                     case "--students" -> students = Flags.number(args, ++i, flag, 2, 10_000_000);
                     case "--seats" -> seats = Flags.number(args, ++i, flag, 1, 100_000);
                     case "--waiters" -> waiters = Flags.number(args, ++i, flag, 1, 1_000_000);
                     case "--cancels" -> cancels = Flags.number(args, ++i, flag, 1, 1_000_000);
                     case "--threads" -> threads = Flags.number(args, ++i, flag, 1, 2_000);
-                    default -> throw new IllegalArgumentException("unknown flag '" + flag + "'");
+                    default -> i = servers.read(args, i);
                 }
             }
             if (waiters >= students) {
                 throw new IllegalArgumentException("--waiters must be fewer than --students, got " + waiters);
             }
-            return new Options(jdbc, redis, noRedis, students, seats, waiters, cancels, threads);
+            return new Options(servers.jdbc(), servers.redis(), servers.noRedis(), students, seats, waiters, cancels,
+                    threads);
         }
     }
 
@@ -113,17 +107,8 @@ public final class WaitlistBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Options options;
-        try {
-            options = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("WaitlistBench: " + e.getMessage());
-            System.err.println(Options.USAGE);
-            System.exit(2);
-            return;
-        }
-        Report report = run(options, System.out);
-        System.exit(report.clean() ? 0 : 1);
+        Options options = Flags.parseOrExit("WaitlistBench", Options.USAGE, Options::parse, args);
+        System.exit(run(options, System.out).clean() ? 0 : 1);
     }
 
     public static Report run(Options o, PrintStream out) throws Exception {
@@ -152,64 +137,33 @@ public final class WaitlistBench {
 
             // 1. the opening: everybody at once; every (students / waiters)-th student asks to wait
             int every = o.students() / o.waiters();
-            LongAdder held = new LongAdder();
             LongAdder waitlisted = new LongAdder();
             LongAdder full = new LongAdder();
-            LongAdder errors = new LongAdder();
-            List<Booking> seated = java.util.Collections.synchronizedList(new ArrayList<>());
-            ExecutorService pool = Executors.newFixedThreadPool(o.threads());
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<?>> futures = new ArrayList<>(o.students());
-            for (int i = 0; i < o.students(); i++) {
-                int n = i;
-                futures.add(pool.submit(() -> {
-                    go.await();
-                    HoldRequest request = HoldRequest.of(RequestId.random(), slot, StudentId.of("student-" + n));
-                    try {
-                        HoldResult r = engine.book(tenant, n % every == 0 && n / every < o.waiters()
-                                ? request.orWaitlist() : request);
-                        if (r instanceof Held h) {
-                            held.increment();
-                            seated.add(h.booking());
-                        } else if (r instanceof Waitlisted) {
-                            waitlisted.increment();
-                        } else if (r instanceof Full) {
-                            full.increment();
-                        }
-                    } catch (RuntimeException e) {
-                        errors.increment();
-                    }
-                    return null;
-                }));
-            }
-            long t0 = System.nanoTime();
-            go.countDown();
-            for (Future<?> f : futures) {
-                f.get();
-            }
-            double openingSeconds = (System.nanoTime() - t0) / 1e9;
+            List<Booking> seated = Collections.synchronizedList(new ArrayList<>());
+            Measured opening = LoadDriver.threads(o.threads()).requests(o.students(), (thread, n) -> {
+                HoldRequest request = HoldRequest.of(RequestId.random(), slot, StudentId.of("student-" + n));
+                HoldResult r = engine.book(tenant, n % every == 0 && n / every < o.waiters()
+                        ? request.orWaitlist() : request);
+                if (r instanceof Held h) {
+                    seated.add(h.booking());
+                } else if (r instanceof Waitlisted) {
+                    waitlisted.increment();
+                } else if (r instanceof Full) {
+                    full.increment();
+                }
+                return r instanceof Held;
+            });
 
             // 2. cancels arrive one at a time, each promoting the first waiter, while newcomers keep
             // pressing book; each promoted waiter confirms, and is the next to cancel
-            AtomicBoolean noise = new AtomicBoolean(true);
-            List<Future<?>> newcomers = new ArrayList<>();
-            for (int t = 0; t < Math.max(1, o.threads() / 2); t++) {
-                int thread = t;
-                newcomers.add(pool.submit(() -> {
-                    int k = 0;
-                    while (noise.get()) {
-                        try {
-                            engine.hold(tenant, HoldRequest.of(RequestId.random(), slot,
-                                    StudentId.of("newcomer-" + thread + "-" + k++)));
-                        } catch (RuntimeException e) {
-                            errors.increment();
-                        }
-                    }
-                    return null;
-                }));
-            }
+            LoadDriver.Running newcomers = LoadDriver.threads(Math.max(1, o.threads() / 2)).start(thread -> {
+                int[] k = {0};
+                return () -> engine.hold(tenant, HoldRequest.of(RequestId.random(), slot,
+                        StudentId.of("newcomer-" + thread + "-" + k[0]++))) instanceof Held;
+            });
             List<Booking> queue = new ArrayList<>(seated);
-            long[] latencies = new long[o.cancels()];
+            Latencies promotions = new Latencies();
+            int failedCancels = 0;
             int cancelled = 0;
             int promoted = 0;
             while (cancelled < o.cancels() && !queue.isEmpty()) {
@@ -217,7 +171,7 @@ public final class WaitlistBench {
                 long c0 = System.nanoTime();
                 CancelResult result = engine.cancelByStaff(tenant, victim.bookingId());
                 if (!(result instanceof Cancelled)) {
-                    errors.increment();
+                    failedCancels++;
                     continue;
                 }
                 // the waiter who got the seat is the one whose promotion reached the listener now
@@ -226,7 +180,8 @@ public final class WaitlistBench {
                     if (e.getValue() >= c0) {
                         Booking b = backends.store().findByRequest(tenant, e.getKey()).orElse(null);
                         if (b != null && b.status().isActive() && !b.equals(victim)) {
-                            latencies[promoted++] = e.getValue() - c0;
+                            promotions.record(e.getValue() - c0);
+                            promoted++;
                             next = b;
                             promotedAt.remove(e.getKey());
                             break;
@@ -239,20 +194,12 @@ public final class WaitlistBench {
                     queue.add(next);
                 }
             }
-            noise.set(false);
-            for (Future<?> f : newcomers) {
-                f.get();
-            }
-            pool.shutdown();
+            long errors = opening.errors() + newcomers.stop().errors() + failedCancels;
 
-            long[] sorted = Arrays.copyOf(latencies, promoted);
-            Arrays.sort(sorted);
-            double p50 = promoted == 0 ? 0 : sorted[(int) (promoted * 0.50)] / 1e6;
-            double p99 = promoted == 0 ? 0 : sorted[Math.min(promoted - 1, (int) (promoted * 0.99))] / 1e6;
-            double max = promoted == 0 ? 0 : sorted[promoted - 1] / 1e6;
             long[] checks = check(backends, tenant.value(), slot.value(), o.seats());
-            Report report = new Report(held.intValue(), waitlisted.intValue(), full.intValue(), errors.intValue(),
-                    openingSeconds, cancelled, promoted, p50, p99, max, checks[0], checks[1], checks[2]);
+            Report report = new Report((int) opening.holds(), waitlisted.intValue(), full.intValue(), (int) errors,
+                    opening.seconds(), cancelled, promoted, promotions.percentileMillis(50),
+                    promotions.percentileMillis(99), promotions.maxMillis(), checks[0], checks[1], checks[2]);
             out.println();
             out.println("| students | held | waitlisted | full | errors | opening s | cancels | promoted |"
                     + " promotion p50 ms | p99 ms | max ms | out of order (SQL) | waiting while free (SQL) |"
@@ -272,30 +219,17 @@ public final class WaitlistBench {
      * nor gone, is still waiting), waiters waiting while a seat is free, and seats taken beyond capacity.
      */
     private static long[] check(Backends backends, String tenant, String slot, int seats) throws SQLException {
-        String prefix = "slotbook_";
-        try (Connection c = backends.dataSource().getConnection()) {
-            long outOfOrder = count(c, "SELECT COUNT(*) FROM " + prefix + "waiter p WHERE p.tenant_id = ? AND p.slot_id = ?"
-                    + " AND p.status = 'PROMOTED' AND EXISTS (SELECT 1 FROM " + prefix + "waiter w"
-                    + " WHERE w.tenant_id = p.tenant_id AND w.slot_id = p.slot_id AND w.status = 'WAITING'"
-                    + " AND w.seq < p.seq)", tenant, slot);
-            long free = count(c, "SELECT COUNT(*) FROM " + prefix + "slot_seat WHERE tenant_id = ? AND slot_id = ?"
-                    + " AND status = 'FREE'", tenant, slot);
-            long waiting = count(c, "SELECT COUNT(*) FROM " + prefix + "waiter WHERE tenant_id = ? AND slot_id = ?"
-                    + " AND status = 'WAITING'", tenant, slot);
-            long taken = count(c, "SELECT COUNT(*) FROM " + prefix + "booking WHERE tenant_id = ? AND slot_id = ?"
-                    + " AND status IN ('HELD', 'CONFIRMED')", tenant, slot);
-            return new long[] {outOfOrder, free > 0 && waiting > 0 ? waiting : 0, Math.max(0, taken - seats)};
-        }
-    }
-
-    private static long count(Connection c, String sql, String tenant, String slot) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, tenant);
-            ps.setString(2, slot);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+        String prefix = backends.store().tablePrefix();
+        long outOfOrder = backends.count("SELECT COUNT(*) FROM " + prefix + "waiter p WHERE p.tenant_id = ?"
+                + " AND p.slot_id = ? AND p.status = 'PROMOTED' AND EXISTS (SELECT 1 FROM " + prefix + "waiter w"
+                + " WHERE w.tenant_id = p.tenant_id AND w.slot_id = p.slot_id AND w.status = 'WAITING'"
+                + " AND w.seq < p.seq)", tenant, slot);
+        long free = backends.count("SELECT COUNT(*) FROM " + prefix + "slot_seat WHERE tenant_id = ? AND slot_id = ?"
+                + " AND status = 'FREE'", tenant, slot);
+        long waiting = backends.count("SELECT COUNT(*) FROM " + prefix + "waiter WHERE tenant_id = ? AND slot_id = ?"
+                + " AND status = 'WAITING'", tenant, slot);
+        long taken = backends.count("SELECT COUNT(*) FROM " + prefix + "booking WHERE tenant_id = ? AND slot_id = ?"
+                + " AND status IN ('HELD', 'CONFIRMED')", tenant, slot);
+        return new long[] {outOfOrder, free > 0 && waiting > 0 ? waiting : 0, Math.max(0, taken - seats)};
     }
 }

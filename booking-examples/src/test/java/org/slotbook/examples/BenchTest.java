@@ -10,6 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.slotbook.examples.bench.DbCeilingLine;
+import org.slotbook.examples.bench.NaiveLine;
+import org.slotbook.examples.bench.Options;
+import org.slotbook.examples.bench.Report;
+import org.slotbook.examples.bench.Result;
 
 /**
  * The benchmark's workloads with very small numbers: every Slotbook line must end with zero seats
@@ -20,11 +25,11 @@ class BenchTest {
         "--mix-seconds", "1", "--threads", "4", "--capacity-holds", "20", "--capacity-seats", "500", "--no-warmup",
         "--no-profile"};
 
-    private static Bench.Report bench(String... extra) throws Exception {
+    private static Report bench(String... extra) throws Exception {
         List<String> args = new ArrayList<>(List.of(SMALL));
         args.addAll(List.of(extra));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Bench.Report report = Bench.run(Bench.Options.parse(args.toArray(String[]::new)),
+        Report report = Bench.run(Options.parse(args.toArray(String[]::new)),
                 new PrintStream(out, true, StandardCharsets.UTF_8));
         System.out.print(out.toString(StandardCharsets.UTF_8));
         return report;
@@ -34,10 +39,10 @@ class BenchTest {
      * @param slotbookLines Slotbook hot, spread and mix lines (the capacity line adds two per database)
      * @param databases     databases of the capacity line
      */
-    private static void assertNoOversell(Bench.Report report, int slotbookLines, int databases) {
-        List<Bench.Result> slotbook = report.slotbookResults();
+    private static void assertNoOversell(Report report, int slotbookLines, int databases) {
+        List<Result> slotbook = report.slotbookResults();
         assertThat(slotbook).hasSize(slotbookLines + 2 * databases);
-        for (Bench.Result r : slotbook) {
+        for (Result r : slotbook) {
             assertThat(r.oversold()).as("oversold, %s %s", r.workload(), r.label()).isZero();
             assertThat(r.doubleBooked()).as("double-booked, %s %s", r.workload(), r.label()).isZero();
             assertThat(r.errors()).as("errors, %s %s: %s", r.workload(), r.label(), r.note()).isZero();
@@ -57,7 +62,7 @@ class BenchTest {
             assertThat(c.largeSeats()).isEqualTo(500);
             assertThat(c.ratio()).isPositive();
         });
-        assertThat(report.results()).anySatisfy(r -> assertThat(r.line()).isEqualTo(Bench.NAIVE));
+        assertThat(report.results()).anySatisfy(r -> assertThat(r.line()).isEqualTo(NaiveLine.NAME));
         assertThat(report.heapAfterGcMegabytes()).isNotEmpty();
     }
 
@@ -69,9 +74,9 @@ class BenchTest {
 
     @Test
     void onlyRunsTheNamedLines() throws Exception {
-        Bench.Report report = bench("--no-redis", "--only", "spread-h2,naive");
+        Report report = bench("--no-redis", "--only", "spread-h2,naive");
         assertThat(report.capacities()).isEmpty();
-        assertThat(report.results()).extracting(Bench.Result::workload).containsOnly("hot", "spread");
+        assertThat(report.results()).extracting(Result::workload).containsOnly("hot", "spread");
         assertThat(report.slotbookResults()).singleElement().satisfies(r -> {
             assertThat(r.workload()).isEqualTo("spread");
             assertThat(r.oversold()).isZero();
@@ -95,10 +100,10 @@ class BenchTest {
             assertNoOversell(bench("--jdbc", pg, "--redis", redis), 9, 2);
         } else {
             // and MariaDB DB-only with its ceiling; capacity on all three databases
-            Bench.Report report = bench("--jdbc", pg, "--mariadb", mariadb, "--redis", redis);
+            Report report = bench("--jdbc", pg, "--mariadb", mariadb, "--redis", redis);
             assertNoOversell(report, 12, 3);
             assertThat(report.results()).anySatisfy(r -> {
-                assertThat(r.line()).isEqualTo(Bench.DB_CEILING);
+                assertThat(r.line()).isEqualTo(DbCeilingLine.NAME);
                 assertThat(r.backend()).isEqualTo("MariaDB");
             });
         }
@@ -106,37 +111,37 @@ class BenchTest {
 
     @Test
     void badFlagsAreNamed() {
-        assertThatThrownBy(() -> Bench.Options.parse("--mix-seconds", "soon"))
+        assertThatThrownBy(() -> Options.parse("--mix-seconds", "soon"))
                 .hasMessage("--mix-seconds must be a number, got 'soon'");
-        assertThatThrownBy(() -> Bench.Options.parse("--threads", "0"))
+        assertThatThrownBy(() -> Options.parse("--threads", "0"))
                 .hasMessage("--threads must be between 1 and 512, got 0");
-        assertThatThrownBy(() -> Bench.Options.parse("--turbo")).hasMessage("unknown flag '--turbo'");
-        assertThatThrownBy(() -> Bench.Options.parse("--redis")).hasMessage("--redis needs a value");
-        assertThatThrownBy(() -> Bench.Options.parse("--jdbc", "postgres://x"))
+        assertThatThrownBy(() -> Options.parse("--turbo")).hasMessage("unknown flag '--turbo'");
+        assertThatThrownBy(() -> Options.parse("--redis")).hasMessage("--redis needs a value");
+        assertThatThrownBy(() -> Options.parse("--jdbc", "postgres://x"))
                 .hasMessageContaining("must be a JDBC URL");
-        assertThatThrownBy(() -> Bench.Options.parse("--no-redis", "--redis", "redis://127.0.0.1:6379"))
+        assertThatThrownBy(() -> Options.parse("--no-redis", "--redis", "redis://127.0.0.1:6379"))
                 .hasMessageContaining("exclude each other");
-        assertThat(Bench.Options.parse().students()).isEqualTo(10_000);
+        assertThat(Options.parse().students()).isEqualTo(10_000);
     }
 
     @Test
     void badOnlyValuesAreNamed() {
-        assertThatThrownBy(() -> Bench.Options.parse("--only", "spread-pg,turbo", "--jdbc",
+        assertThatThrownBy(() -> Options.parse("--only", "spread-pg,turbo", "--jdbc",
                 "jdbc:postgresql://127.0.0.1/test"))
                 .hasMessageStartingWith("--only: unknown line 'turbo'; lines: hot-pg, spread-pg, mix-pg");
-        assertThatThrownBy(() -> Bench.Options.parse("--only", "")).hasMessageContaining("--only: unknown line ''");
-        assertThatThrownBy(() -> Bench.Options.parse("--only")).hasMessage("--only needs a value");
-        assertThatThrownBy(() -> Bench.Options.parse("--only", "spread-pg"))
+        assertThatThrownBy(() -> Options.parse("--only", "")).hasMessageContaining("--only: unknown line ''");
+        assertThatThrownBy(() -> Options.parse("--only")).hasMessage("--only needs a value");
+        assertThatThrownBy(() -> Options.parse("--only", "spread-pg"))
                 .hasMessage("--only spread-pg needs --jdbc (PostgreSQL)");
-        assertThatThrownBy(() -> Bench.Options.parse("--only", "mariadb"))
+        assertThatThrownBy(() -> Options.parse("--only", "mariadb"))
                 .hasMessage("--only hot-mariadb needs --mariadb");
-        assertThatThrownBy(() -> Bench.Options.parse("--only", "gate", "--no-redis"))
+        assertThatThrownBy(() -> Options.parse("--only", "gate", "--no-redis"))
                 .hasMessage("--only hot-gate needs Redis (not --no-redis)");
-        assertThatThrownBy(() -> Bench.Options.parse("--mariadb", "jdbc:postgresql://127.0.0.1/test"))
+        assertThatThrownBy(() -> Options.parse("--mariadb", "jdbc:postgresql://127.0.0.1/test"))
                 .hasMessageContaining("must be a JDBC URL of MariaDB");
-        assertThat(Bench.Options.parse("--only", "h2,capacity").only())
+        assertThat(Options.parse("--only", "h2,capacity").only())
                 .containsExactlyInAnyOrder("hot-h2", "spread-h2", "mix-h2", "capacity");
-        assertThat(Bench.Options.USAGE).contains("spread-pg", "hot-pg", "spread-mariadb", "spread-h2", "spread-gate",
+        assertThat(Options.USAGE).contains("spread-pg", "hot-pg", "spread-mariadb", "spread-h2", "spread-gate",
                 "naive", "capacity");
     }
 }

@@ -40,6 +40,7 @@ import org.slotbook.core.TimeRange;
 import org.slotbook.core.Waitlisted;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateView;
+import org.slotbook.examples.bench.Backends;
 
 /**
  * With the Redis gate in front of PostgreSQL, 1,000 threads race the cancels of a full, waitlisted

@@ -1,4 +1,4 @@
-package org.slotbook.examples;
+package org.slotbook.examples.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -31,37 +31,36 @@ import redis.embedded.RedisServer;
  * Wires a ledger database and an optional Redis gate for the examples: what a host application
  * does at start-up. Closing it closes the pool and the client and stops an embedded server.
  */
-final class Backends implements AutoCloseable {
+public final class Backends implements AutoCloseable {
     private static final String DEFAULT_H2 = "jdbc:h2:mem:slotbook-%s;DB_CLOSE_DELAY=-1";
     /** The PostgreSQL application_name of the examples' connections. */
-    static final String APPLICATION_NAME = "slotbook-examples";
+    public static final String APPLICATION_NAME = "slotbook-examples";
 
     private final HikariDataSource dataSource;
     private final JdbcStore store;
     private final RedisServer embeddedRedis;
     private final RedisClient redis;
-    private final SeatReservation gate;
+    /** The Redis gate, or null when there is none. */
+    private final RedisSeatReservation redisGate;
     private final String ledgerName;
     private final String gateName;
     private final String jdbcUrl;
-    private final String gateKeyPrefix;
     private final BookingEngine engine;
 
     private Backends(HikariDataSource dataSource, JdbcStore store, RedisServer embeddedRedis, RedisClient redis,
-                     SeatReservation gate, String ledgerName, String gateName, String jdbcUrl, String gateKeyPrefix,
+                     RedisSeatReservation redisGate, String ledgerName, String gateName, String jdbcUrl,
                      HoldPolicy policy) {
         this.dataSource = dataSource;
         this.jdbcUrl = jdbcUrl;
-        this.gateKeyPrefix = gateKeyPrefix;
         this.store = store;
         this.embeddedRedis = embeddedRedis;
         this.redis = redis;
-        this.gate = gate;
+        this.redisGate = redisGate;
         this.ledgerName = ledgerName;
         this.gateName = gateName;
         this.engine = BookingEngine.builder()
                 .store(store)
-                .reservation(gate)
+                .reservation(gate())
                 .holdPolicy(policy)
                 .build();
     }
@@ -70,12 +69,12 @@ final class Backends implements AutoCloseable {
      * @param jdbcUrl  null for H2 in memory
      * @param redisUrl null for an embedded Redis (unless {@code noRedis})
      */
-    static Backends open(String jdbcUrl, String redisUrl, boolean noRedis, PrintStream out) {
+    public static Backends open(String jdbcUrl, String redisUrl, boolean noRedis, PrintStream out) {
         return open(jdbcUrl, redisUrl, noRedis, out, 64, HoldPolicy.ofDefaults());
     }
 
-    static Backends open(String jdbcUrl, String redisUrl, boolean noRedis, PrintStream out, int poolSize,
-                         HoldPolicy policy) {
+    public static Backends open(String jdbcUrl, String redisUrl, boolean noRedis, PrintStream out, int poolSize,
+                                HoldPolicy policy) {
         String url = jdbcUrl != null ? jdbcUrl : String.format(DEFAULT_H2, UUID.randomUUID());
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
@@ -94,9 +93,8 @@ final class Backends implements AutoCloseable {
             JdbcSchema.create(dataSource);
             JdbcStore store = JdbcStore.create(dataSource);
             String ledgerName = store.dialect() + (jdbcUrl == null ? " (in memory)" : " " + redactUser(url));
-            SeatReservation gate = SeatReservation.none();
+            RedisSeatReservation gate = null;
             String gateName = "none (DB-only)";
-            String keyPrefix = null;
             if (!noRedis) {
                 HostAndPort hostAndPort;
                 if (redisUrl == null) {
@@ -122,11 +120,10 @@ final class Backends implements AutoCloseable {
                                 .connectionTimeoutMillis(300).socketTimeoutMillis(500).build())
                         .poolConfig(pool)
                         .build();
-                keyPrefix = "slotbook-example:" + UUID.randomUUID() + ":";
-                gate = RedisSeatReservation.builder(client).keyPrefix(keyPrefix).build();
+                gate = RedisSeatReservation.builder(client).keyPrefix("slotbook-example:" + UUID.randomUUID() + ":")
+                        .build();
             }
-            return new Backends(dataSource, store, embedded, client, gate, ledgerName, gateName, url, keyPrefix,
-                    policy);
+            return new Backends(dataSource, store, embedded, client, gate, ledgerName, gateName, url, policy);
         } catch (RuntimeException | IOException e) {
             if (client != null) {
                 client.close();
@@ -137,52 +134,80 @@ final class Backends implements AutoCloseable {
         }
     }
 
-    BookingEngine engine() {
+    /** An engine over the store and the gate (when there is one), with the policy {@code open} was given. */
+    public BookingEngine engine() {
         return engine;
     }
 
-    JdbcStore store() {
+    public JdbcStore store() {
         return store;
     }
 
-    DataSource dataSource() {
+    public DataSource dataSource() {
         return dataSource;
     }
 
-    SeatReservation gate() {
-        return gate;
+    /** The gate: the Redis one, or {@link SeatReservation#none()}. */
+    public SeatReservation gate() {
+        return redisGate == null ? SeatReservation.none() : redisGate;
     }
 
     /** The JDBC URL of the ledger database (the generated one for H2 in memory). */
-    String jdbcUrl() {
+    public String jdbcUrl() {
         return jdbcUrl;
     }
 
     /** The Redis client behind the gate, or null when there is no gate. */
-    RedisClient redis() {
+    public RedisClient redis() {
         return redis;
     }
 
     /** The prefix of every gate key, or null when there is no gate. */
-    String gateKeyPrefix() {
-        return gateKeyPrefix;
+    public String gateKeyPrefix() {
+        return redisGate == null ? null : redisGate.keyPrefix();
     }
 
-    String ledgerName() {
+    /** The SCAN MATCH pattern of every gate key, from the gate itself, or null when there is no gate. */
+    public String gateKeyPattern() {
+        return redisGate == null ? null : redisGate.keyPattern();
+    }
+
+    public String ledgerName() {
         return ledgerName;
     }
 
-    String gateName() {
+    /** The database's name in the benchmark's tables: PostgreSQL, MariaDB or H2. */
+    public String databaseName() {
+        return switch (store.dialect()) {
+            case POSTGRESQL -> "PostgreSQL";
+            case MARIADB -> "MariaDB";
+            case H2 -> "H2";
+        };
+    }
+
+    public String gateName() {
         return gateName;
     }
 
     /** HELD or CONFIRMED bookings of the slot, counted by a query of its own (not through the engine). */
-    long countLiveBookings(TenantId tenant, SlotId slot) throws SQLException {
-        String sql = "SELECT COUNT(*) FROM " + store.tablePrefix() + "booking"
-                + " WHERE tenant_id = ? AND slot_id = ? AND status IN ('HELD', 'CONFIRMED')";
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, tenant.value());
-            ps.setString(2, slot.value());
+    public long countLiveBookings(TenantId tenant, SlotId slot) throws SQLException {
+        return count("SELECT COUNT(*) FROM " + store.tablePrefix() + "booking"
+                + " WHERE tenant_id = ? AND slot_id = ? AND status IN ('HELD', 'CONFIRMED')", tenant.value(), slot.value());
+    }
+
+    /** The one number {@code sql} answers, its parameters bound in order, on a connection of the pool. */
+    public long count(String sql, Object... parameters) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            return count(c, sql, parameters);
+        }
+    }
+
+    /** The one number {@code sql} answers on {@code c}, its parameters bound in order. */
+    static long count(Connection c, String sql, Object... parameters) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                ps.setObject(i + 1, parameters[i]);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
