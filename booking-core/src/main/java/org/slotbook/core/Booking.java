@@ -6,10 +6,14 @@ import org.slotbook.core.internal.Checks;
 /**
  * One student's seat in one slot. {@code heldUntil} is the confirm deadline of a HELD booking: the
  * hold is live while {@code now < heldUntil}.
+ *
+ * @param packageId  the package that paid {@code credits} for this booking; null when it holds none
+ * @param credits    credits this booking holds of its package now (0 when none were drawn, or after a refund)
+ * @param attendance whether the student came (CONFIRMED bookings; {@link Attendance#NONE} otherwise)
  */
 public record Booking(TenantId tenantId, BookingId bookingId, RequestId requestId, SlotId slotId,
                       StudentId studentId, int seat, BookingStatus status, Instant heldUntil, Instant createdAt,
-                      Instant updatedAt) {
+                      Instant updatedAt, PackageId packageId, int credits, Attendance attendance) {
     public Booking {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
@@ -21,6 +25,18 @@ public record Booking(TenantId tenantId, BookingId bookingId, RequestId requestI
         heldUntil = Checks.micros("heldUntil", heldUntil);
         createdAt = Checks.micros("createdAt", createdAt);
         updatedAt = Checks.micros("updatedAt", updatedAt);
+        Checks.between("credits", credits, 0, PackageGrant.MAX_CREDITS);
+        if ((credits > 0) != (packageId != null)) {
+            throw new IllegalArgumentException("packageId " + packageId + " does not fit credits " + credits);
+        }
+        attendance = attendance == null ? Attendance.NONE : attendance;
+    }
+
+    /** A booking that paid no credits and has no attendance yet. */
+    public Booking(TenantId tenantId, BookingId bookingId, RequestId requestId, SlotId slotId, StudentId studentId,
+                   int seat, BookingStatus status, Instant heldUntil, Instant createdAt, Instant updatedAt) {
+        this(tenantId, bookingId, requestId, slotId, studentId, seat, status, heldUntil, createdAt, updatedAt, null, 0,
+                Attendance.NONE);
     }
 
     /** True when this booking holds its seat at {@code now}: CONFIRMED, or HELD with a live hold. */
@@ -30,6 +46,17 @@ public record Booking(TenantId tenantId, BookingId bookingId, RequestId requestI
 
     public Booking with(BookingStatus newStatus, Instant at) {
         return new Booking(tenantId, bookingId, requestId, slotId, studentId, seat, newStatus, heldUntil, createdAt,
-                at);
+                at, packageId, credits, attendance);
+    }
+
+    /** This booking having paid {@code amount} credits from {@code from} (0 and null: nothing paid, or refunded). */
+    public Booking withCredits(PackageId from, int amount, Instant at) {
+        return new Booking(tenantId, bookingId, requestId, slotId, studentId, seat, status, heldUntil, createdAt, at,
+                from, amount, attendance);
+    }
+
+    public Booking with(Attendance newAttendance, Instant at) {
+        return new Booking(tenantId, bookingId, requestId, slotId, studentId, seat, status, heldUntil, createdAt, at,
+                packageId, credits, newAttendance);
     }
 }

@@ -362,6 +362,153 @@ public final class BookingEngine {
         return store.tenants(after, limit);
     }
 
+    // ---------------------------------------------------------------------------------------------
+    // lesson packages
+
+    /**
+     * Grants the student a package of lessons: its credits pay for slots with a {@link Slot#cost()},
+     * drawn in the same step that gives a booking its seat (or at check-in, per
+     * {@link BookingRules#credits()}). Idempotent per package id: the same grant again answers the
+     * stored package; the same id with other terms is refused.
+     */
+    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("grant", grant);
+        return observed.operation("grantPackage", () -> {
+            LessonPackage stored = store.grantPackage(tenantId, grant, clock.storeNow());
+            if (!stored.matches(grant)) {
+                // name only what the caller sent: the stored package stays private
+                throw new IllegalArgumentException("packageId '" + grant.packageId() + "' is already taken by a"
+                        + " package with other terms; refusing student '" + grant.studentId() + "', "
+                        + grant.credits() + " credits, valid " + grant.validFrom() + " to " + grant.validUntil());
+            }
+            return stored;
+        });
+    }
+
+    /** The student's packages with their remaining credits, the one that expires first first; one page. */
+    public List<LessonPackage> packages(TenantId tenantId, StudentId studentId, int offset, int limit) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("studentId", studentId);
+        page(offset, limit);
+        return store.packages(tenantId, studentId, offset, limit);
+    }
+
+    /** Every credit movement of a package (grant, draws, refunds, forfeits) in order; one page. */
+    public List<CreditEntry> creditJournal(TenantId tenantId, PackageId packageId, int offset, int limit) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("packageId", packageId);
+        page(offset, limit);
+        return store.creditJournal(tenantId, packageId, offset, limit);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // attendance
+
+    /**
+     * Checks the student in to a CONFIRMED booking, within the check-in window
+     * ({@link BookingRules#checkInOpensBefore()} before the start until
+     * {@link BookingRules#checkInClosesAfterEnd()} after the end). Idempotent: a repeat answers
+     * {@link CheckedIn} with {@code replayed}. Under {@link CreditPolicy#AT_CHECK_IN} this is when the
+     * credits are drawn.
+     */
+    public CheckInResult checkIn(TenantId tenantId, BookingId bookingId, StudentId studentId) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("bookingId", bookingId);
+        Checks.notNull("studentId", studentId);
+        return observed.operation("checkIn", () -> settle(tenantId,
+                store.checkIn(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId))));
+    }
+
+    /** {@link #checkIn} by the tenant's staff (at the desk), for any booking of the tenant. */
+    public CheckInResult checkInByStaff(TenantId tenantId, BookingId bookingId) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("bookingId", bookingId);
+        return observed.operation("checkInByStaff", () -> settle(tenantId,
+                store.checkIn(tenantId, bookingId, null, clock.storeNow(), terms(tenantId))));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // weekly series
+
+    /**
+     * Schedules every occurrence of a weekly series in one step, each conflict-checked as
+     * {@link #schedule} does. {@link SeriesMode#ALL_OR_NOTHING} writes nothing when one occurrence
+     * conflicts; {@link SeriesMode#BEST_EFFORT} schedules the others. The answer lists every occurrence.
+     * Idempotent: the same series again answers its occurrences SCHEDULED.
+     */
+    public SeriesResult scheduleSeries(TenantId tenantId, SeriesSpec spec, SeriesMode mode) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("spec", spec);
+        Checks.notNull("mode", mode);
+        if (spec.length().compareTo(maxSessionDuration) > 0) {
+            throw new IllegalArgumentException("length: a session of " + spec.length()
+                    + " is longer than maxSessionDuration " + maxSessionDuration + " (seriesId '" + spec.seriesId() + "')");
+        }
+        List<SlotSpec> specs = spec.occurrences();
+        if (specs.isEmpty()) {
+            throw new IllegalArgumentException("series '" + spec.seriesId() + "' has no occurrence between "
+                    + spec.firstDay() + " and " + spec.lastDay() + " on " + spec.days());
+        }
+        return observed.operation("scheduleSeries", () -> {
+            List<Slot> slots = specs.stream().map(s -> Slot.open(tenantId, s).inSeries(spec.seriesId())).toList();
+            SeriesResult result = store.scheduleSeries(tenantId, spec.seriesId(), mode, slots,
+                    maxSessionDuration.plus(SlotSpec.MAX_BUFFER), rulesOf(tenantId).zone());
+            for (int i = 0; i < result.occurrences().size(); i++) {
+                SeriesResult.Occurrence o = result.occurrences().get(i);
+                if (o.status() != SeriesResult.Occurrence.Status.SCHEDULED) {
+                    continue;
+                }
+                Slot slot = o.slot();
+                if (!slot.matches(specs.get(i)) || !spec.seriesId().equals(slot.seriesId())) {
+                    throw new IllegalArgumentException("slotId '" + slot.slotId() + "' of series '" + spec.seriesId()
+                            + "' is already taken by a slot with another spec");
+                }
+                guard.call("initialize", () -> guard.gate().initialize(tenantId, slot.slotId(), slot.capacity(),
+                        slot.opensAt(), reconciler.keepUntil(slot)));
+            }
+            return result;
+        });
+    }
+
+    /**
+     * Cancels the series from {@code from} on: every open occurrence starting at or after it is called
+     * off as {@link #cancelSlot} does (bookings released, credits refunded). Idempotent.
+     */
+    public SeriesCancelled cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("seriesId", seriesId);
+        Instant since = Checks.micros("from", from);
+        return observed.operation("cancelSeries", () -> {
+            StoreOutcome<SeriesCancelled> outcome = store.cancelSeries(tenantId, seriesId, since, clock.storeNow());
+            for (Slot slot : outcome.result().slots()) {
+                guard.call("close", () -> guard.gate().close(tenantId, slot.slotId(), reconciler.keepUntil(slot)));
+            }
+            events.publish(outcome.events());
+            return outcome.result();
+        });
+    }
+
+    /**
+     * Books (CONFIRMED) the student into every open occurrence of the series that has not started, in
+     * one step, with credits drawn per occurrence. {@link SeriesMode#ALL_OR_NOTHING} books all or none.
+     * Idempotent per {@code requestId}: each occurrence is booked under {@code <requestId>/<yyyy-MM-dd>},
+     * so a retry answers the same bookings (the request id is at most 53 characters).
+     */
+    public SeriesBooking bookSeries(TenantId tenantId, RequestId requestId, SeriesId seriesId, StudentId studentId,
+                                    SeriesMode mode) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("requestId", requestId);
+        Checks.notNull("seriesId", seriesId);
+        Checks.notNull("studentId", studentId);
+        Checks.notNull("mode", mode);
+        if (requestId.value().length() > SeriesId.MAX_LENGTH) {
+            throw new IllegalArgumentException("requestId of a series booking must be at most " + SeriesId.MAX_LENGTH
+                    + " characters, got " + requestId.value().length() + " characters");
+        }
+        return observed.operation("bookSeries", () -> holds.bookSeries(tenantId, requestId, seriesId, studentId, mode));
+    }
+
     /** Counters since this engine was built. */
     public EngineMetrics metrics() {
         return guard.metrics();

@@ -30,6 +30,14 @@ public interface BookingListener {
     default void promoted(Booking booking) {
     }
 
+    /** The student checked in (or staff checked them in). */
+    default void checkedIn(Booking booking) {
+    }
+
+    /** The session ended and its check-in window closed without a check-in ({@link BookingRules#marksNoShows()}). */
+    default void noShow(Booking booking) {
+    }
+
     /** A waiter was passed over for a freed seat and left the list; {@link WaitlistEntry#reason()} says why. */
     default void waitlistSkipped(WaitlistEntry entry) {
     }

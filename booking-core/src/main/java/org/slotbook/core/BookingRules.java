@@ -16,15 +16,24 @@ import org.slotbook.core.internal.Checks;
  *       calendar week (Monday 00:00 to Monday 00:00 in {@code zone}; 0: no limit). The week of a slot is
  *       fixed when it is scheduled, in the zone the rules name then;</li>
  *   <li>{@code waitlistCutoff}: a waiter is promoted to a freed seat only until this long before the
- *       start; later, a freed seat is sold to whoever asks.</li>
+ *       start; later, a freed seat is sold to whoever asks;</li>
+ *   <li>{@code checkInOpensBefore}, {@code checkInClosesAfterEnd}: a CONFIRMED booking can be checked in
+ *       from this long before the start until this long after the end (default 30 minutes before, until
+ *       the end);</li>
+ *   <li>{@code marksNoShows}: the sweep marks CONFIRMED bookings that were not checked in when the
+ *       check-in window closed as {@link Attendance#NO_SHOW} (default off);</li>
+ *   <li>{@code credits}: when a slot's {@link Slot#cost() cost} is drawn from the student's
+ *       {@link LessonPackage} ({@link CreditPolicy}, default at booking).</li>
  * </ul>
  *
  * Rules are configuration: the engine passes them with every call ({@link BookingEngine.Builder#rules}).
  */
 public record BookingRules(CancellationPolicy cancellation, int maxUpcoming, int maxPerWeek, ZoneId zone,
-                           Duration waitlistCutoff) {
+                           Duration waitlistCutoff, Duration checkInOpensBefore, Duration checkInClosesAfterEnd,
+                           boolean marksNoShows, CreditPolicy credits) {
+    private static final Duration CHECK_IN_OPENS = Duration.ofMinutes(30);
     private static final BookingRules DEFAULTS = new BookingRules(CancellationPolicy.free(), 0, 0,
-            ZoneId.of("UTC"), Duration.ZERO);
+            ZoneId.of("UTC"), Duration.ZERO, CHECK_IN_OPENS, Duration.ZERO, false, CreditPolicy.AT_BOOKING);
 
     public BookingRules {
         Checks.notNull("cancellation", cancellation);
@@ -35,6 +44,23 @@ public record BookingRules(CancellationPolicy cancellation, int maxUpcoming, int
         if (waitlistCutoff.compareTo(Duration.ofDays(366)) > 0) {
             throw new IllegalArgumentException("waitlistCutoff must be at most 366 days, got " + waitlistCutoff);
         }
+        seconds("checkInOpensBefore", checkInOpensBefore);
+        seconds("checkInClosesAfterEnd", checkInClosesAfterEnd);
+        Checks.notNull("credits", credits);
+    }
+
+    /** The rules with check-in 30 minutes before the start until the end, no no-shows, credits at booking. */
+    public BookingRules(CancellationPolicy cancellation, int maxUpcoming, int maxPerWeek, ZoneId zone,
+                        Duration waitlistCutoff) {
+        this(cancellation, maxUpcoming, maxPerWeek, zone, waitlistCutoff, CHECK_IN_OPENS, Duration.ZERO, false,
+                CreditPolicy.AT_BOOKING);
+    }
+
+    private static void seconds(String field, Duration value) {
+        Checks.notNegative(field, value);
+        if (value.compareTo(Duration.ofDays(7)) > 0 || value.getNano() != 0) {
+            throw new IllegalArgumentException(field + " must be whole seconds of at most 7 days, got " + value);
+        }
     }
 
     /** Free cancellation, no limits, weeks in UTC, waiters promoted until the start. */
@@ -43,18 +69,38 @@ public record BookingRules(CancellationPolicy cancellation, int maxUpcoming, int
     }
 
     public BookingRules withCancellation(CancellationPolicy policy) {
-        return new BookingRules(policy, maxUpcoming, maxPerWeek, zone, waitlistCutoff);
+        return new BookingRules(policy, maxUpcoming, maxPerWeek, zone, waitlistCutoff, checkInOpensBefore,
+                checkInClosesAfterEnd, marksNoShows, credits);
     }
 
     public BookingRules withMaxUpcoming(int max) {
-        return new BookingRules(cancellation, max, maxPerWeek, zone, waitlistCutoff);
+        return new BookingRules(cancellation, max, maxPerWeek, zone, waitlistCutoff, checkInOpensBefore,
+                checkInClosesAfterEnd, marksNoShows, credits);
     }
 
     public BookingRules withMaxPerWeek(int max, ZoneId weekZone) {
-        return new BookingRules(cancellation, maxUpcoming, max, weekZone, waitlistCutoff);
+        return new BookingRules(cancellation, maxUpcoming, max, weekZone, waitlistCutoff, checkInOpensBefore,
+                checkInClosesAfterEnd, marksNoShows, credits);
     }
 
     public BookingRules withWaitlistCutoff(Duration cutoff) {
-        return new BookingRules(cancellation, maxUpcoming, maxPerWeek, zone, cutoff);
+        return new BookingRules(cancellation, maxUpcoming, maxPerWeek, zone, cutoff, checkInOpensBefore,
+                checkInClosesAfterEnd, marksNoShows, credits);
+    }
+
+    /**
+     * Attendance: check-in from {@code opensBeforeStart} before the start until {@code closesAfterEnd}
+     * after the end (whole seconds, at most 7 days each), and the sweep marks a CONFIRMED booking that was
+     * not checked in by then as a {@link Attendance#NO_SHOW}.
+     */
+    public BookingRules withAttendance(Duration opensBeforeStart, Duration closesAfterEnd) {
+        return new BookingRules(cancellation, maxUpcoming, maxPerWeek, zone, waitlistCutoff, opensBeforeStart,
+                closesAfterEnd, true, credits);
+    }
+
+    /** When a slot's cost is drawn from the student's package. */
+    public BookingRules withCreditsDrawn(CreditPolicy policy) {
+        return new BookingRules(cancellation, maxUpcoming, maxPerWeek, zone, waitlistCutoff, checkInOpensBefore,
+                checkInClosesAfterEnd, marksNoShows, policy);
     }
 }

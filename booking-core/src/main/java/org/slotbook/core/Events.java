@@ -47,6 +47,8 @@ final class Events {
                 case EXPIRED -> listener.expired(booking);
                 case LATE_CANCELLED -> listener.cancelledLate(booking);
                 case PROMOTED -> listener.promoted(booking);
+                case CHECKED_IN -> listener.checkedIn(booking);
+                case NO_SHOW -> listener.noShow(booking);
                 default -> throw new IllegalStateException("unknown event " + event.kind());
             }
         } catch (RuntimeException e) {

@@ -1,5 +1,8 @@
 package org.slotbook.core;
 
+import java.time.Instant;
+import java.util.ArrayList;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
@@ -166,6 +169,74 @@ final class HoldFlow {
         if (d.outcome() == GateOutcome.FULL) {
             reconciler.reconcile(tenantId, b.slotId());
         }
+    }
+
+    /**
+     * Books the student into every open occurrence of a series that has not started, in one store
+     * call: the gate is not asked first (it only filters); after the commit it counts the new seats as
+     * it counts a promotion's.
+     */
+    SeriesBooking bookSeries(TenantId tenantId, RequestId requestId, SeriesId seriesId, StudentId studentId,
+                             SeriesMode mode) {
+        BookingRules tenantRules = rules.apply(tenantId);
+        if (tenantRules == null) {
+            throw new IllegalStateException("the rules function returned null for a tenant");
+        }
+        Instant now = clock.storeNow();
+        List<Slot> occurrences = store.seriesSlots(tenantId, seriesId, now, SeriesSpec.MAX_DAYS);
+        if (occurrences.isEmpty()) {
+            return new SeriesBooking(seriesId, mode, List.of());
+        }
+        List<HoldCommand> commands = new ArrayList<>(occurrences.size());
+        for (Slot slot : occurrences) {
+            String day = slot.slotId().value().substring(slot.slotId().value().lastIndexOf('/') + 1);
+            HoldRequest request = HoldRequest.of(RequestId.of(requestId.value() + "/" + day), slot.slotId(),
+                    studentId);
+            commands.add(new HoldCommand(BookingId.random(), request, BookingStatus.CONFIRMED, now, policy.holdTtl(),
+                    longestSession.plus(SlotSpec.MAX_BUFFER), false, tenantRules));
+        }
+        StoreOutcome<List<HoldResult>> outcome = store.holdAll(tenantId, commands, mode);
+        List<HoldResult> results = outcome.result();
+        if (results.size() != commands.size()) {
+            throw new BookingStoreException("the store answered " + results.size() + " results for "
+                    + commands.size() + " occurrences");
+        }
+        boolean allHeld = true;
+        for (int i = 0; i < results.size(); i++) {
+            HoldResult r = results.get(i);
+            if (r instanceof Held held && held.replayed()) {
+                samePayloadOrThrow(held.booking(), commands.get(i).request(), BookingStatus.CONFIRMED);
+            }
+            allHeld &= booked(r);
+        }
+        List<SeriesBooking.Line> lines = new ArrayList<>(results.size());
+        for (int i = 0; i < results.size(); i++) {
+            HoldResult r = results.get(i);
+            SlotId slotId = commands.get(i).request().slotId();
+            if (booked(r) && (allHeld || mode == SeriesMode.BEST_EFFORT)) {
+                lines.add(new SeriesBooking.Line(slotId, SeriesBooking.Line.Status.BOOKED, ((Held) r).booking(), null));
+            } else if (booked(r)) {
+                lines.add(new SeriesBooking.Line(slotId, SeriesBooking.Line.Status.ROLLED_BACK, null, null));
+            } else {
+                HoldResult refusal = r instanceof Held held ? new NoLongerHeld(held.booking()) : r;
+                lines.add(new SeriesBooking.Line(slotId, SeriesBooking.Line.Status.REFUSED, null, refusal));
+            }
+        }
+        if (guard.present()) {
+            for (BookingEvent e : outcome.events()) {
+                if (e.kind() == BookingEvent.Kind.HELD || e.kind() == BookingEvent.Kind.CONFIRMED) {
+                    promoted(tenantId, e.booking());
+                }
+            }
+            settleEvents(tenantId, outcome.events());
+        }
+        events.publish(outcome.events());
+        events.skipped(outcome.skipped());
+        return new SeriesBooking(seriesId, mode, lines);
+    }
+
+    private static boolean booked(HoldResult r) {
+        return r instanceof Held held && held.booking().status().isActive();
     }
 
     private StoreOutcome<HoldResult> decide(TenantId tenantId, HoldCommand command) {

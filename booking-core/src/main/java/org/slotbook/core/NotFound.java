@@ -5,5 +5,5 @@ package org.slotbook.core;
  * The answer does not tell these apart, so nothing leaks across students or tenants.
  */
 public record NotFound() implements HoldResult, ConfirmResult, CancelResult, CancelSlotResult, AvailabilityResult,
-        LeaveResult {
+        LeaveResult, CheckInResult {
 }

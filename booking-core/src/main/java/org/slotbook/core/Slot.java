@@ -4,10 +4,17 @@ import java.time.Duration;
 import java.time.Instant;
 import org.slotbook.core.internal.Checks;
 
-/** A scheduled session as stored by the ledger, with the rules of its {@link SlotSpec}. */
+/**
+ * A scheduled session as stored by the ledger, with the rules of its {@link SlotSpec}.
+ *
+ * @param classType the class type a {@link LessonPackage} must cover to pay for it; null: none
+ * @param cost      credits a booking draws from the student's package (0: no package needed)
+ * @param seriesId  the weekly series this slot is an occurrence of; null for a one-off session
+ */
 public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                    SlotStatus status, Instant opensAt, Instant closesAt, Duration buffer,
-                   CancellationPolicy cancellation, boolean bufferStudents) {
+                   CancellationPolicy cancellation, boolean bufferStudents, String classType, int cost,
+                   SeriesId seriesId) {
     public Slot {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
@@ -19,22 +26,35 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
         opensAt = opensAt == null ? null : Checks.micros("opensAt", opensAt);
         closesAt = closesAt == null ? null : Checks.micros("closesAt", closesAt);
         buffer = buffer == null ? Duration.ZERO : Checks.notNegative("buffer", buffer);
+        if (classType != null) {
+            Checks.classType("classType", classType);
+        }
+        Checks.between("cost", cost, 0, SlotSpec.MAX_COST);
+    }
+
+    public Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
+                SlotStatus status, Instant opensAt, Instant closesAt, Duration buffer, CancellationPolicy cancellation,
+                boolean bufferStudents) {
+        this(tenantId, slotId, coachId, roomId, time, capacity, status, opensAt, closesAt, buffer, cancellation,
+                bufferStudents, null, 0, null);
     }
 
     public Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                 SlotStatus status) {
-        this(tenantId, slotId, coachId, roomId, time, capacity, status, null, null, Duration.ZERO, null, false);
+        this(tenantId, slotId, coachId, roomId, time, capacity, status, null, null, Duration.ZERO, null, false, null, 0,
+                null);
     }
 
     public Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                 SlotStatus status, Instant opensAt, Instant closesAt, Duration buffer, CancellationPolicy cancellation) {
-        this(tenantId, slotId, coachId, roomId, time, capacity, status, opensAt, closesAt, buffer, cancellation, false);
+        this(tenantId, slotId, coachId, roomId, time, capacity, status, opensAt, closesAt, buffer, cancellation, false,
+                null, 0, null);
     }
 
     public static Slot open(TenantId tenantId, SlotSpec spec) {
         return new Slot(tenantId, spec.slotId(), spec.coachId(), spec.roomId(), spec.time(), spec.capacity(),
                 SlotStatus.OPEN, spec.opensAt(), spec.closesAt(), spec.buffer(), spec.cancellation(),
-                spec.bufferStudents());
+                spec.bufferStudents(), spec.classType(), spec.cost(), null);
     }
 
     /** True when this slot was scheduled from exactly this spec. */
@@ -44,12 +64,19 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
                 && java.util.Objects.equals(opensAt, spec.opensAt())
                 && java.util.Objects.equals(closesAt, spec.closesAt()) && buffer.equals(spec.buffer())
                 && java.util.Objects.equals(cancellation, spec.cancellation())
-                && bufferStudents == spec.bufferStudents();
+                && bufferStudents == spec.bufferStudents()
+                && java.util.Objects.equals(classType, spec.classType()) && cost == spec.cost();
     }
 
     public Slot withStatus(SlotStatus newStatus) {
         return new Slot(tenantId, slotId, coachId, roomId, time, capacity, newStatus, opensAt, closesAt, buffer,
-                cancellation, bufferStudents);
+                cancellation, bufferStudents, classType, cost, seriesId);
+    }
+
+    /** This slot as an occurrence of {@code series}. */
+    public Slot inSeries(SeriesId series) {
+        return new Slot(tenantId, slotId, coachId, roomId, time, capacity, status, opensAt, closesAt, buffer,
+                cancellation, bufferStudents, classType, cost, series);
     }
 
     /** The time a booked student is taken: the session, and its buffer when {@code bufferStudents}. */

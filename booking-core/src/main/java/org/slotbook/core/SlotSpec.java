@@ -20,15 +20,19 @@ import org.slotbook.core.internal.Checks;
  *       back is fine. With {@code bufferStudents}, a student's booking takes the padded time as well
  *       (another session of the student may start only after {@code end + buffer});</li>
  *   <li>{@code cancellation}: this slot's cancellation policy; null: the tenant's
- *       ({@link BookingRules#cancellation()}).</li>
+ *       ({@link BookingRules#cancellation()});</li>
+ *   <li>{@code cost}: credits a booking draws from the student's {@link LessonPackage} (0: none), and
+ *       {@code classType}: the type a package must cover to pay for it (null: any package).</li>
  * </ul>
  */
 public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                        Instant opensAt, Instant closesAt, Duration buffer, CancellationPolicy cancellation,
-                       boolean bufferStudents) {
+                       boolean bufferStudents, String classType, int cost) {
     public static final int MAX_CAPACITY = 100_000;
     /** The longest buffer a slot may have. */
     public static final Duration MAX_BUFFER = Duration.ofHours(24);
+    /** The highest cost of a slot in credits. */
+    public static final int MAX_COST = 1_000;
 
     public SlotSpec {
         Checks.notNull("slotId", slotId);
@@ -54,6 +58,15 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
         if (buffer.getNano() != 0) {
             throw new IllegalArgumentException("buffer must be whole seconds, got " + buffer);
         }
+        if (classType != null) {
+            Checks.classType("classType", classType);
+        }
+        Checks.between("cost", cost, 0, MAX_COST);
+    }
+
+    public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity, Instant opensAt,
+                    Instant closesAt, Duration buffer, CancellationPolicy cancellation, boolean bufferStudents) {
+        this(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation, bufferStudents, null, 0);
     }
 
     public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity) {
@@ -68,7 +81,7 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
     /** This spec with booking open from {@code opensAt} (null: at once) until {@code closesAt} (null: the end). */
     public SlotSpec withBookingWindow(Instant opensAt, Instant closesAt) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation,
-                bufferStudents);
+                bufferStudents, classType, cost);
     }
 
     /** This spec with booking opening at {@code opensAt}. */
@@ -85,7 +98,7 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
     /** This spec with {@code buffer} of turnover time for the coach and the room after the session. */
     public SlotSpec withBuffer(Duration turnover) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt,
-                Checks.notNull("buffer", turnover), cancellation, bufferStudents);
+                Checks.notNull("buffer", turnover), cancellation, bufferStudents, classType, cost);
     }
 
     /**
@@ -95,12 +108,27 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
      */
     public SlotSpec withBuffer(Duration turnover, boolean studentsToo) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt,
-                Checks.notNull("buffer", turnover), cancellation, studentsToo);
+                Checks.notNull("buffer", turnover), cancellation, studentsToo, classType, cost);
     }
 
     /** This spec with a cancellation policy of its own (null: the tenant's). */
     public SlotSpec withCancellation(CancellationPolicy policy) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, policy,
-                bufferStudents);
+                bufferStudents, classType, cost);
+    }
+
+    /**
+     * This spec costing {@code credits} (0..1000) from the student's {@link LessonPackage} per booking;
+     * 0: no package needed.
+     */
+    public SlotSpec withCost(int credits) {
+        return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation,
+                bufferStudents, classType, credits);
+    }
+
+    /** This spec of class type {@code type} (null: none): only packages covering the type pay for it. */
+    public SlotSpec withClassType(String type) {
+        return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation,
+                bufferStudents, type, cost);
     }
 }

@@ -23,7 +23,9 @@ public record WaitlistEntry(TenantId tenantId, SlotId slotId, RequestId requestI
         /** A seat would break one of the student's limits. */
         LIMIT,
         /** The waiter already has a booking of this slot. */
-        ALREADY_BOOKED
+        ALREADY_BOOKED,
+        /** The slot has a cost and no package of the waiter can pay it. */
+        NO_CREDITS
     }
 
     public WaitlistEntry {

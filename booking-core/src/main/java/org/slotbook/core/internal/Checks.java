@@ -62,6 +62,19 @@ public final class Checks {
     }
 
     /**
+     * A class type: an {@link #id} of at most 32 characters without a comma (stores keep a package's
+     * types as one comma-separated text).
+     */
+    public static String classType(String field, String value) {
+        id(field, value);
+        if (value.length() > 32 || value.indexOf(',') >= 0) {
+            throw new IllegalArgumentException(field + " must be at most 32 characters without a comma, got '"
+                    + escape(value) + "'");
+        }
+        return value;
+    }
+
+    /**
      * {@code value} with every character outside printable ASCII that is a control, format, space,
      * unassigned or private-use character, or an unpaired surrogate, written as <code>&#92;uXXXX</code>.
      */

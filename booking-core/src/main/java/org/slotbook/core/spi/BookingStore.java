@@ -11,12 +11,21 @@ import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.CancelResult;
 import org.slotbook.core.CancelSlotResult;
+import org.slotbook.core.CheckInResult;
+import org.slotbook.core.CreditEntry;
+import org.slotbook.core.LessonPackage;
+import org.slotbook.core.PackageGrant;
+import org.slotbook.core.PackageId;
 import org.slotbook.core.ConfirmResult;
 import org.slotbook.core.HoldResult;
 import org.slotbook.core.LeaveResult;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.ResourceRef;
 import org.slotbook.core.ScheduleResult;
+import org.slotbook.core.SeriesCancelled;
+import org.slotbook.core.SeriesId;
+import org.slotbook.core.SeriesMode;
+import org.slotbook.core.SeriesResult;
 import org.slotbook.core.Slot;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
@@ -43,6 +52,19 @@ import org.slotbook.core.WaitlistEntry;
  * Infrastructure failures surface as {@link org.slotbook.core.BookingStoreException}, never as a raw
  * driver exception, and leave nothing half-written. A store may run a call again after a deadlock
  * or serialization failure (bounded).
+ *
+ * <h2>Credits</h2>
+ * A slot with a {@link Slot#cost() cost} is paid from the student's {@link LessonPackage} that covers
+ * it ({@link LessonPackage#covers}) and still holds the cost, the one with the earliest
+ * {@code validUntil} first (then the lowest package id); one package pays the whole cost. Under
+ * {@link org.slotbook.core.CreditPolicy#AT_BOOKING} the step that gives a booking its seat (hold,
+ * promotion) draws it (DRAW) or refuses ({@link org.slotbook.core.InsufficientCredits}; a waiter is
+ * SKIPPED with NO_CREDITS); under AT_CHECK_IN it only requires such a package. A booking that holds
+ * credits gives them back (REFUND) when it ends by a cancel before the cutoff, a staff cancel, a
+ * cancelled slot or an expired hold; a late cancel by the student and a no-show keep them. Under
+ * AT_CHECK_IN a late cancel by the student and a no-show draw the cost as a FORFEIT when a package can
+ * still pay. Every movement is one journal entry, at most one of each reason per booking, and
+ * {@code remaining} never goes below 0.
  *
  * <p>Implementations: {@code InMemoryStore} (booking-core), {@code JdbcStore} (booking-jdbc). A
  * third-party store passes {@code BookingStoreContract} and {@code BookingEngineContract} of the
@@ -125,6 +147,11 @@ public interface BookingStore {
      * and occupations; each freed seat goes to the slot's first eligible waiter, as in {@link #cancel}.
      * Answers how many it expired, with an EXPIRED event per booking (as it is now) and a PROMOTED
      * event per promotion. Safe on several nodes at once: a booking is expired by exactly one caller.
+     *
+     * <p>When {@code terms.rules().marksNoShows()}, it then marks, with what is left of {@code limit},
+     * CONFIRMED bookings not checked in whose check-in window closed ({@code end +
+     * checkInClosesAfterEnd <= now}): attendance NO_SHOW and a NO_SHOW event (and a FORFEIT under
+     * AT_CHECK_IN). The answer counts both.
      */
     StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms);
 
@@ -186,4 +213,83 @@ public interface BookingStore {
      * step, and a tenant whose first slot commits after the page was read shows up on a later run.
      */
     List<TenantId> tenants(TenantId after, int limit);
+
+    // ---------------------------------------------------------------------------------------------
+    // lesson packages, attendance, weekly series. A store without them answers
+    // UnsupportedOperationException (the defaults).
+
+    /**
+     * Grants the student a package: stores it with {@code remaining = credits} and its GRANT journal
+     * entry, in one step. A package id that already exists is answered with the stored package and
+     * nothing is written: the caller compares it with what it asked for.
+     *
+     * @param now the grant's instant, or null for the store's own clock
+     */
+    default LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, Instant now) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep lesson packages");
+    }
+
+    /** The student's packages, by {@code validUntil} then package id, skipping {@code offset}, at most {@code limit}. */
+    default List<LessonPackage> packages(TenantId tenantId, StudentId studentId, int offset, int limit) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep lesson packages");
+    }
+
+    /** The package's journal in the order it was written, skipping {@code offset}, at most {@code limit}. */
+    default List<CreditEntry> creditJournal(TenantId tenantId, PackageId packageId, int offset, int limit) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep lesson packages");
+    }
+
+    /**
+     * Checks a CONFIRMED booking in, once, within {@code [start - rules.checkInOpensBefore, end +
+     * rules.checkInClosesAfterEnd)}: attendance CHECKED_IN and a CHECKED_IN event. Under
+     * {@link org.slotbook.core.CreditPolicy#AT_CHECK_IN}, a booking of a slot with a cost that holds no
+     * credits draws them here (DRAW), or answers {@link org.slotbook.core.InsufficientCredits} and
+     * changes nothing. A repeat answers {@code CheckedIn(replayed)}.
+     *
+     * @param studentId the student the booking must belong to; null: staff acting for the tenant
+     */
+    default StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, StudentId studentId,
+                                                Instant now, Terms terms) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not record attendance");
+    }
+
+    /**
+     * Schedules the occurrences of a series (each with {@link Slot#seriesId()} set, in time order) in
+     * one step, each as {@link #schedule} would, one after the other (so an occurrence may conflict
+     * with an earlier one of the same call). ALL_OR_NOTHING writes nothing when one conflicts, and
+     * answers the others ROLLED_BACK. An occurrence whose slot id exists is SCHEDULED with the stored
+     * slot (the caller compares).
+     */
+    default SeriesResult scheduleSeries(TenantId tenantId, SeriesId seriesId, SeriesMode mode, List<Slot> occurrences,
+                                        Duration longestSession, ZoneId weekZone) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not schedule series");
+    }
+
+    /**
+     * Cancels, as {@link #cancelSlot} does, every OPEN occurrence of the series that starts at or after
+     * {@code from}, in one step: one CANCELLED event per booking released (credits refunded).
+     */
+    default StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from,
+                                                       Instant now) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not schedule series");
+    }
+
+    /**
+     * The OPEN occurrences of the series that start after {@code after} (null: the store's now), by
+     * start, at most {@code limit}.
+     */
+    default List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, Instant after, int limit) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not schedule series");
+    }
+
+    /**
+     * Decides several holds of one student in one atomic step, each as {@link #hold} would, one after
+     * the other; answers one result per command, in order. A command succeeds when it answers
+     * {@link org.slotbook.core.Held} with a HELD or CONFIRMED booking (new, or a replay). ALL_OR_NOTHING:
+     * when one does not succeed, nothing is written and no event told; the results are those of the
+     * attempt (the caller treats the successes as rolled back).
+     */
+    default StoreOutcome<List<HoldResult>> holdAll(TenantId tenantId, List<HoldCommand> commands, SeriesMode mode) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not book series");
+    }
 }

@@ -11,12 +11,21 @@ import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.CancelResult;
 import org.slotbook.core.CancelSlotResult;
+import org.slotbook.core.CheckInResult;
 import org.slotbook.core.ConfirmResult;
+import org.slotbook.core.CreditEntry;
 import org.slotbook.core.HoldResult;
 import org.slotbook.core.LeaveResult;
+import org.slotbook.core.LessonPackage;
+import org.slotbook.core.PackageGrant;
+import org.slotbook.core.PackageId;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.ResourceRef;
 import org.slotbook.core.ScheduleResult;
+import org.slotbook.core.SeriesCancelled;
+import org.slotbook.core.SeriesId;
+import org.slotbook.core.SeriesMode;
+import org.slotbook.core.SeriesResult;
 import org.slotbook.core.Slot;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
@@ -121,6 +130,48 @@ public abstract class ForwardingStore implements BookingStore {
     @Override
     public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
         return delegate().slots(tenantId, after, limit);
+    }
+
+    @Override
+    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, Instant now) {
+        return delegate().grantPackage(tenantId, grant, now);
+    }
+
+    @Override
+    public List<LessonPackage> packages(TenantId tenantId, StudentId studentId, int offset, int limit) {
+        return delegate().packages(tenantId, studentId, offset, limit);
+    }
+
+    @Override
+    public List<CreditEntry> creditJournal(TenantId tenantId, PackageId packageId, int offset, int limit) {
+        return delegate().creditJournal(tenantId, packageId, offset, limit);
+    }
+
+    @Override
+    public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, StudentId studentId,
+                                               Instant now, Terms terms) {
+        return delegate().checkIn(tenantId, bookingId, studentId, now, terms);
+    }
+
+    @Override
+    public SeriesResult scheduleSeries(TenantId tenantId, SeriesId seriesId, SeriesMode mode, List<Slot> occurrences,
+                                       Duration longestSession, ZoneId weekZone) {
+        return delegate().scheduleSeries(tenantId, seriesId, mode, occurrences, longestSession, weekZone);
+    }
+
+    @Override
+    public StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from, Instant now) {
+        return delegate().cancelSeries(tenantId, seriesId, from, now);
+    }
+
+    @Override
+    public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, Instant after, int limit) {
+        return delegate().seriesSlots(tenantId, seriesId, after, limit);
+    }
+
+    @Override
+    public StoreOutcome<List<HoldResult>> holdAll(TenantId tenantId, List<HoldCommand> commands, SeriesMode mode) {
+        return delegate().holdAll(tenantId, commands, mode);
     }
 
     @Override

@@ -52,7 +52,8 @@ import org.slotbook.core.spi.BookingEvent.Kind;
  * transaction type: each decision runs their primitives in one transaction of the ledger, in the
  * same order as the database routines of the JDBC store. It decides first come, first served: seats,
  * overlaps, holds, cancels and expiry. The booking rules beyond that (booking windows, buffers,
- * cancellation policies, limits, waitlists) and the read calls of rosters and timetables need a store
+ * cancellation policies, limits, waitlists), lesson packages, attendance and weekly series, and the read
+ * calls of rosters and timetables need a store
  * that implements them ({@code InMemoryStore}, {@code JdbcStore}); asked for them, this store throws
  * {@link UnsupportedOperationException} and changes nothing.
  */
@@ -109,6 +110,9 @@ public final class StepwiseStore implements BookingStore {
         if (slot.opensAt() != null || slot.closesAt() != null || !slot.buffer().isZero()
                 || slot.cancellation() != null) {
             throw unsupported("booking windows, buffers and per-slot cancellation policies");
+        }
+        if (slot.cost() > 0 || slot.classType() != null || slot.seriesId() != null) {
+            throw unsupported("lesson packages and weekly series");
         }
         return ledger.inTransaction(tenantId, tx -> {
             List<ResourceRef> resources = List.of(ResourceRef.of(slot.coachId()), ResourceRef.of(slot.roomId()));

@@ -1,0 +1,33 @@
+package org.slotbook.core;
+
+import org.slotbook.core.internal.Checks;
+
+/**
+ * Identifies one lesson package of a student within a tenant; chosen by the host (for example its order number).
+ *
+ * <p>Any non-blank text of at most 64 characters without control characters or surrounding
+ * white space; {@link #of(long)} accepts positive numbers.
+ */
+public record PackageId(String value) implements Comparable<PackageId> {
+    public PackageId {
+        Checks.id("packageId", value);
+    }
+
+    public static PackageId of(String value) {
+        return new PackageId(value);
+    }
+
+    public static PackageId of(long value) {
+        return new PackageId(Checks.id("packageId", value));
+    }
+
+    @Override
+    public int compareTo(PackageId other) {
+        return value.compareTo(other.value);
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

@@ -1,0 +1,42 @@
+package org.slotbook.core;
+
+import java.util.List;
+import org.slotbook.core.internal.Checks;
+
+/**
+ * Outcome of {@link BookingEngine#scheduleSeries}: every occurrence in time order, each SCHEDULED (now,
+ * or before by the same series: a retry), CONFLICT (its coach or room is busy: {@code conflicts} name
+ * the sessions), or ROLLED_BACK (it could have been scheduled, but the series was all-or-nothing and
+ * another occurrence conflicted).
+ */
+public record SeriesResult(SeriesId seriesId, SeriesMode mode, List<Occurrence> occurrences) {
+    public SeriesResult {
+        Checks.notNull("seriesId", seriesId);
+        Checks.notNull("mode", mode);
+        occurrences = List.copyOf(Checks.notNull("occurrences", occurrences));
+    }
+
+    /** How many occurrences are scheduled. */
+    public int scheduled() {
+        return (int) occurrences.stream().filter(o -> o.status() == Occurrence.Status.SCHEDULED).count();
+    }
+
+    /** True when every occurrence is scheduled. */
+    public boolean complete() {
+        return scheduled() == occurrences.size();
+    }
+
+    /** One occurrence of a series: the slot as stored (SCHEDULED) or as it was asked for. */
+    public record Occurrence(Slot slot, Status status, List<ResourceConflict> conflicts) {
+        public enum Status { SCHEDULED, CONFLICT, ROLLED_BACK }
+
+        public Occurrence {
+            Checks.notNull("slot", slot);
+            Checks.notNull("status", status);
+            conflicts = List.copyOf(Checks.notNull("conflicts", conflicts));
+            if ((status == Status.CONFLICT) == conflicts.isEmpty()) {
+                throw new IllegalArgumentException("conflicts " + conflicts + " do not fit status " + status);
+            }
+        }
+    }
+}
