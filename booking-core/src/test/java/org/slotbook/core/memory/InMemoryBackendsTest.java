@@ -181,6 +181,21 @@ class InMemoryBackendsTest {
     }
 
     @Test
+    void theStepwiseStoreRefusesPaidSlotsAndSeriesAndSchedulesNothing() {
+        org.slotbook.core.spi.StepwiseStore stepwise = InMemoryPrimitives.create().stepwise(clock);
+        org.slotbook.core.Slot paid = new org.slotbook.core.Slot(tenant, slot, org.slotbook.core.CoachId.of("c"),
+                org.slotbook.core.RoomId.of("r"), org.slotbook.core.TimeRange.of(now.plusSeconds(3600),
+                java.time.Duration.ofHours(1)), 5, org.slotbook.core.SlotStatus.OPEN, null, null,
+                java.time.Duration.ZERO, null, false, null, 1, null);
+        assertThatThrownBy(() -> stepwise.schedule(tenant, paid, java.time.Duration.ofDays(1), java.time.ZoneOffset.UTC))
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("lesson packages");
+        assertThatThrownBy(() -> stepwise.grantPackage(tenant, org.slotbook.core.PackageGrant.of(
+                org.slotbook.core.PackageId.of("p"), student, 1, now, now.plusSeconds(60)), now))
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThat(stepwise.availability(tenant, slot, now)).isEmpty();
+    }
+
+    @Test
     void noGateSendsEverythingToTheLedger() {
         SeatReservation none = SeatReservation.none();
         none.initialize(tenant, slot, 1, now);

@@ -75,7 +75,7 @@ import org.slotbook.core.spi.SeatReservation;
  *
  * <p>Invariants are read back from the ledger (and the gate), never taken from return values.
  */
-public abstract class BookingEngineContract implements BookingRulesContract {
+public abstract class BookingEngineContract implements BookingRulesContract, LessonsContract {
     protected static final HoldPolicy POLICY = HoldPolicy.ofDefaults()
             .withHoldTtl(Duration.ofMinutes(10))
             .withCacheGrace(Duration.ofSeconds(30))

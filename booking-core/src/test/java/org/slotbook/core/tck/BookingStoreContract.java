@@ -1054,6 +1054,7 @@ public abstract class BookingStoreContract {
                 case CANCELLED, LATE_CANCELLED -> BookingStatus.CANCELLED;
                 case EXPIRED -> BookingStatus.EXPIRED;
                 case PROMOTED -> BookingStatus.HELD;
+                case CHECKED_IN, NO_SHOW -> BookingStatus.CONFIRMED;
             });
             if (e.booking().status() == read.status()) {
                 assertThat(e.booking()).as("%s", e).isEqualTo(read);
