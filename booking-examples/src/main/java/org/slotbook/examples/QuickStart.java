@@ -3,17 +3,21 @@ package org.slotbook.examples;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import org.slotbook.core.AlreadyCancelled;
 import org.slotbook.core.Availability;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.CancelResult;
 import org.slotbook.core.CoachId;
+import org.slotbook.core.CreditEntry;
 import org.slotbook.core.Conflict;
 import org.slotbook.core.Held;
 import org.slotbook.core.HoldPolicy;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.HoldResult;
+import org.slotbook.core.PackageGrant;
+import org.slotbook.core.PackageId;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.RoomId;
 import org.slotbook.core.SlotId;
@@ -28,7 +32,8 @@ import org.slotbook.core.memory.InMemoryStore;
 /**
  * The README's quick start, step by step: schedule, hold, confirm, a refused double booking, a
  * back-to-back booking that is allowed, a double cancel that gives back one seat, a waitlisted student
- * promoted when a seat comes free, a reconcile.
+ * promoted when a seat comes free, a lesson package drawn by a booking and refunded by its cancel, a
+ * reconcile.
  */
 public final class QuickStart {
     private QuickStart() {
@@ -96,9 +101,26 @@ public final class QuickStart {
                 + "; kim cancels and lee is promoted in the same step: "
                 + (promoted != null ? promoted.status() + ", to confirm before " + promoted.heldUntil() : "no"));
 
-        say("6. Reconcile the gate with the ledger: " + engine.reconcileAll(gym));
+        engine.grantPackage(gym, PackageGrant.of(PackageId.of("order-1001"), StudentId.of("sam"), 10,
+                nine.minus(Duration.ofDays(1)), nine.plus(Duration.ofDays(90))));     // 10 lessons, 90 days
+        engine.schedule(gym, new SlotSpec(SlotId.of("crossfit-7pm"), CoachId.of("max"), RoomId.of("box"),
+                TimeRange.of(nine.plus(Duration.ofHours(10)), Duration.ofHours(1)), 16).withCost(1));
+        HoldResult paid = engine.book(gym, HoldRequest.of(RequestId.random(), SlotId.of("crossfit-7pm"),
+                StudentId.of("sam")));
+        int afterBooking = engine.packages(gym, StudentId.of("sam"), 0, 1).get(0).remaining();
+        if (paid instanceof Held h) {
+            engine.cancel(gym, h.booking().bookingId(), StudentId.of("sam"));
+        }
+        int afterCancel = engine.packages(gym, StudentId.of("sam"), 0, 1).get(0).remaining();
+        List<CreditEntry> journal = engine.creditJournal(gym, PackageId.of("order-1001"), 0, 10);
+        say("6. sam's package of 10 lessons pays for crossfit at 19:00 in the same step as the seat: "
+                + afterBooking + " left; he cancels in time and the lesson comes back: " + afterCancel
+                + " left; journal " + journal.stream().map(e -> e.reason() + " " + e.delta()).toList());
+
+        say("7. Reconcile the gate with the ledger: " + engine.reconcileAll(gym));
         say("Done. " + (result instanceof Held && next instanceof Held && clash instanceof Conflict
                 && second instanceof AlreadyCancelled && lee instanceof Waitlisted && promoted != null
+                && afterBooking == 9 && afterCancel == 10 && journal.size() == 3
                 ? "Every step behaved." : "Something was off."));
     }
 

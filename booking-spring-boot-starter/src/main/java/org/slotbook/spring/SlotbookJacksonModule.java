@@ -15,12 +15,15 @@ import org.slotbook.core.BookingId;
 import org.slotbook.core.CancelResult;
 import org.slotbook.core.CancelSlotResult;
 import org.slotbook.core.CoachId;
+import org.slotbook.core.CheckInResult;
 import org.slotbook.core.ConfirmResult;
 import org.slotbook.core.HoldResult;
 import org.slotbook.core.LeaveResult;
+import org.slotbook.core.PackageId;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.RoomId;
 import org.slotbook.core.ScheduleResult;
+import org.slotbook.core.SeriesId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
@@ -43,8 +46,11 @@ public final class SlotbookJacksonModule extends SimpleModule {
         id(StudentId.class, StudentId::value, StudentId::of);
         id(BookingId.class, BookingId::value, BookingId::of);
         id(RequestId.class, RequestId::value, RequestId::of);
+        id(PackageId.class, PackageId::value, PackageId::of);
+        id(SeriesId.class, SeriesId::value, SeriesId::of);
         for (Class<?> result : new Class<?>[] {HoldResult.class, ConfirmResult.class, CancelResult.class,
-                CancelSlotResult.class, ScheduleResult.class, AvailabilityResult.class, LeaveResult.class}) {
+                CancelSlotResult.class, ScheduleResult.class, AvailabilityResult.class, LeaveResult.class,
+                CheckInResult.class}) {
             setMixInAnnotation(result, TypedResult.class);
         }
     }

@@ -224,6 +224,46 @@ public class SlotbookProperties {
         private String weekZone = "UTC";
         /** No waiter is promoted within this long before the start. */
         private Duration waitlistCutoff = Duration.ZERO;
+        /** Check-in opens this long before the start. */
+        private Duration checkInOpensBefore = Duration.ofMinutes(30);
+        /** Check-in closes this long after the end. */
+        private Duration checkInClosesAfterEnd = Duration.ZERO;
+        /** Whether the sweep marks confirmed bookings without a check-in as no-shows once check-in closed. */
+        private boolean markNoShows;
+        /** When a slot's cost is drawn from the student's package: at-booking or at-check-in. */
+        private String creditsDrawn = "at-booking";
+
+        public Duration getCheckInOpensBefore() {
+            return checkInOpensBefore;
+        }
+
+        public void setCheckInOpensBefore(Duration checkInOpensBefore) {
+            this.checkInOpensBefore = checkInOpensBefore;
+        }
+
+        public Duration getCheckInClosesAfterEnd() {
+            return checkInClosesAfterEnd;
+        }
+
+        public void setCheckInClosesAfterEnd(Duration checkInClosesAfterEnd) {
+            this.checkInClosesAfterEnd = checkInClosesAfterEnd;
+        }
+
+        public boolean isMarkNoShows() {
+            return markNoShows;
+        }
+
+        public void setMarkNoShows(boolean markNoShows) {
+            this.markNoShows = markNoShows;
+        }
+
+        public String getCreditsDrawn() {
+            return creditsDrawn;
+        }
+
+        public void setCreditsDrawn(String creditsDrawn) {
+            this.creditsDrawn = creditsDrawn;
+        }
 
         public Duration getCancelCutoff() {
             return cancelCutoff;
@@ -292,8 +332,21 @@ public class SlotbookProperties {
             } catch (java.time.DateTimeException e) {
                 throw new IllegalArgumentException("slotbook.rules.week-zone is not a time zone: '" + weekZone + "'", e);
             }
-            return org.slotbook.core.BookingRules.defaults().withCancellation(cancellation)
-                    .withMaxUpcoming(maxUpcoming).withMaxPerWeek(maxPerWeek, zone).withWaitlistCutoff(waitlistCutoff);
+            org.slotbook.core.CreditPolicy credits;
+            if ("at-booking".equalsIgnoreCase(creditsDrawn)) {
+                credits = org.slotbook.core.CreditPolicy.AT_BOOKING;
+            } else if ("at-check-in".equalsIgnoreCase(creditsDrawn)) {
+                credits = org.slotbook.core.CreditPolicy.AT_CHECK_IN;
+            } else {
+                throw new IllegalArgumentException("slotbook.rules.credits-drawn must be at-booking or at-check-in, got '"
+                        + creditsDrawn + "'");
+            }
+            org.slotbook.core.BookingRules rules = org.slotbook.core.BookingRules.defaults().withCancellation(cancellation)
+                    .withMaxUpcoming(maxUpcoming).withMaxPerWeek(maxPerWeek, zone).withWaitlistCutoff(waitlistCutoff)
+                    .withCreditsDrawn(credits);
+            return new org.slotbook.core.BookingRules(rules.cancellation(), rules.maxUpcoming(), rules.maxPerWeek(),
+                    rules.zone(), rules.waitlistCutoff(), checkInOpensBefore, checkInClosesAfterEnd, markNoShows,
+                    rules.credits());
         }
     }
 

@@ -96,6 +96,26 @@ class SlotbookAutoConfigurationTest {
     }
 
     @Test
+    void attendanceAndCreditRulesComeFromProperties() {
+        SlotbookProperties.Rules props = new SlotbookProperties.Rules();
+        props.setCheckInOpensBefore(Duration.ofMinutes(45));
+        props.setCheckInClosesAfterEnd(Duration.ofMinutes(10));
+        props.setMarkNoShows(true);
+        props.setCreditsDrawn("at-check-in");
+        org.slotbook.core.BookingRules rules = props.toBookingRules();
+        assertThat(rules.checkInOpensBefore()).isEqualTo(Duration.ofMinutes(45));
+        assertThat(rules.checkInClosesAfterEnd()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(rules.marksNoShows()).isTrue();
+        assertThat(rules.credits()).isEqualTo(org.slotbook.core.CreditPolicy.AT_CHECK_IN);
+        assertThat(new SlotbookProperties.Rules().toBookingRules()).isEqualTo(org.slotbook.core.BookingRules.defaults());
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.rules.credits-drawn=later").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("slotbook.rules.credits-drawn")
+                    .hasMessageContaining("later");
+        });
+    }
+
+    @Test
     void startUpFailsNamingWhatIsMissingFromTheSchema() {
         runner.run(context -> {
             assertThat(context).hasFailed();

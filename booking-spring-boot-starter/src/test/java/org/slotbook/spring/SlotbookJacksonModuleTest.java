@@ -65,6 +65,11 @@ class SlotbookJacksonModuleTest {
             JsonNode c = tree(mapper, conflict);
             assertThat(c.get("type").asText()).isEqualTo("Conflict");
             assertThat(c.get("conflicts").get(0).get("bookingId").asText()).isEqualTo("b0");
+            assertThat(tree(mapper, new org.slotbook.core.InsufficientCredits(SlotId.of("s1"), 2)).toString())
+                    .isEqualTo("{\"type\":\"InsufficientCredits\",\"slotId\":\"s1\",\"cost\":2}");
+            JsonNode checkedIn = tree(mapper, new org.slotbook.core.CheckedIn(booking(), true));
+            assertThat(checkedIn.get("type").asText()).isEqualTo("CheckedIn");
+            assertThat(checkedIn.get("booking").get("attendance").asText()).isEqualTo("NONE");
         });
     }
 

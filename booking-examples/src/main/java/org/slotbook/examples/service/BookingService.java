@@ -2,14 +2,19 @@ package org.slotbook.examples.service;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.slotbook.core.AvailabilityResult;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.CancelResult;
 import org.slotbook.core.CoachId;
+import org.slotbook.core.CheckInResult;
 import org.slotbook.core.ConfirmResult;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.HoldResult;
+import org.slotbook.core.LessonPackage;
+import org.slotbook.core.PackageGrant;
+import org.slotbook.core.PackageId;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.RoomId;
 import org.slotbook.core.ScheduleResult;
@@ -42,8 +47,13 @@ public class BookingService {
         SpringApplication.run(BookingService.class, args);
     }
 
-    /** What a client sends to schedule a session. */
-    public record NewSlot(String slotId, String coachId, String roomId, Instant start, int minutes, int capacity) {
+    /** What a client sends to schedule a session; {@code cost}: lessons drawn from the student's package (0: none). */
+    public record NewSlot(String slotId, String coachId, String roomId, Instant start, int minutes, int capacity,
+                          int cost) {
+    }
+
+    /** What a client sends to grant a student a package of lessons. */
+    public record NewPackage(String packageId, String studentId, int credits, Instant validFrom, Instant validUntil) {
     }
 
     /** What a client sends to hold or book a seat; {@code requestId} makes a retry safe. */
@@ -62,7 +72,25 @@ public class BookingService {
         ScheduleResult schedule(@PathVariable("tenant") String tenant, @RequestBody NewSlot slot) {
             return engine.schedule(TenantId.of(tenant), new SlotSpec(SlotId.of(slot.slotId()),
                     CoachId.of(slot.coachId()), RoomId.of(slot.roomId()),
-                    TimeRange.of(slot.start(), Duration.ofMinutes(slot.minutes())), slot.capacity()));
+                    TimeRange.of(slot.start(), Duration.ofMinutes(slot.minutes())), slot.capacity())
+                    .withCost(slot.cost()));
+        }
+
+        @PostMapping("/tenants/{tenant}/packages")
+        LessonPackage grant(@PathVariable("tenant") String tenant, @RequestBody NewPackage p) {
+            return engine.grantPackage(TenantId.of(tenant), PackageGrant.of(PackageId.of(p.packageId()),
+                    StudentId.of(p.studentId()), p.credits(), p.validFrom(), p.validUntil()));
+        }
+
+        @GetMapping("/tenants/{tenant}/students/{student}/packages")
+        List<LessonPackage> packages(@PathVariable("tenant") String tenant, @PathVariable("student") String student) {
+            return engine.packages(TenantId.of(tenant), StudentId.of(student), 0, 100);
+        }
+
+        @PostMapping("/tenants/{tenant}/bookings/{booking}/check-in")
+        CheckInResult checkIn(@PathVariable("tenant") String tenant, @PathVariable("booking") String booking,
+                              @RequestParam("student") String student) {
+            return engine.checkIn(TenantId.of(tenant), BookingId.of(booking), StudentId.of(student));
         }
 
         @GetMapping("/tenants/{tenant}/slots/{slot}")

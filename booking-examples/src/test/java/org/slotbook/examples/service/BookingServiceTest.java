@@ -112,4 +112,49 @@ class BookingServiceTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(availability.body()).contains("\"type\":\"Availability\"").contains("\"remaining\":0");
     }
+
+    @Test
+    void fiftyConcurrentBookingsOnAFiveLessonPackagePayForFive() throws Exception {
+        String tenant = "school-" + RUN;
+        Instant start = Instant.now().plus(Duration.ofDays(7)).truncatedTo(ChronoUnit.HOURS);
+        assertThat(post("/tenants/" + tenant + "/packages", "{\"packageId\":\"order-1\",\"studentId\":\"amy\","
+                + "\"credits\":5,\"validFrom\":\"" + Instant.now().minus(Duration.ofDays(1)) + "\",\"validUntil\":\""
+                + start.plus(Duration.ofDays(30)) + "\"}").body()).contains("\"remaining\":5");
+        int slots = 50;
+        for (int i = 0; i < slots; i++) {
+            assertThat(post("/tenants/" + tenant + "/slots", "{\"slotId\":\"l" + i + "\",\"coachId\":\"c" + i
+                    + "\",\"roomId\":\"r" + i + "\",\"start\":\"" + start.plus(Duration.ofHours(2L * i))
+                    + "\",\"minutes\":60,\"capacity\":4,\"cost\":1}").body()).contains("\"type\":\"Scheduled\"");
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(slots);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<HttpResponse<String>>> calls = new ArrayList<>();
+        try {
+            for (int i = 0; i < slots; i++) {
+                String path = "/tenants/" + tenant + "/slots/l" + i + "/bookings";
+                calls.add(pool.submit(() -> {
+                    go.await();
+                    return post(path, "{\"studentId\":\"amy\"}");
+                }));
+            }
+            go.countDown();
+            int held = 0;
+            for (Future<HttpResponse<String>> call : calls) {
+                HttpResponse<String> response = call.get(120, TimeUnit.SECONDS);
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                assertThat(response.body()).containsAnyOf("\"type\":\"Held\"", "\"type\":\"InsufficientCredits\"");
+                held += response.body().contains("\"type\":\"Held\"") ? 1 : 0;
+            }
+            assertThat(held).isEqualTo(5);
+        } finally {
+            pool.shutdownNow();
+        }
+        // the database is the judge: five paid bookings, nothing left, and the journal sums to it
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + PREFIX + "booking WHERE tenant_id = ?"
+                + " AND status = 'CONFIRMED' AND credits = 1", Integer.class, tenant)).isEqualTo(5);
+        assertThat(jdbc.queryForObject("SELECT remaining FROM " + PREFIX + "package WHERE tenant_id = ?"
+                + " AND package_id = 'order-1'", Integer.class, tenant)).isZero();
+        assertThat(jdbc.queryForObject("SELECT SUM(delta) FROM " + PREFIX + "credit_entry WHERE tenant_id = ?"
+                + " AND package_id = 'order-1'", Integer.class, tenant)).isZero();
+    }
 }
