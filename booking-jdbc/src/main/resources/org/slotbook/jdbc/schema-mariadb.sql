@@ -27,7 +27,12 @@ CREATE TABLE IF NOT EXISTS ${prefix}slot (
     week_end    DATETIME(6),
     -- TRUE: a booked student is taken until the end plus the buffer too, not only the coach and room
     buffer_students BOOLEAN NOT NULL DEFAULT FALSE,
+    -- lessons: the class type a package must cover (NULL: none), the credits a booking costs, the series
+    class_type  VARCHAR(32),
+    cost        INT         NOT NULL DEFAULT 0,
+    series_id   VARCHAR(64),
     PRIMARY KEY (tenant_id, slot_id),
+    KEY ${prefix}slot_series_ix (tenant_id, series_id, starts_at),
     CONSTRAINT ${prefix}slot_time_ck CHECK (starts_at < ends_at),
     CONSTRAINT ${prefix}slot_capacity_ck CHECK (capacity > 0),
     CONSTRAINT ${prefix}slot_status_ck CHECK (status IN ('OPEN', 'CANCELLED')),
@@ -43,7 +48,11 @@ ALTER TABLE ${prefix}slot
     ADD COLUMN IF NOT EXISTS cancel_cutoff_seconds INT,
     ADD COLUMN IF NOT EXISTS week_start DATETIME(6),
     ADD COLUMN IF NOT EXISTS week_end DATETIME(6),
-    ADD COLUMN IF NOT EXISTS buffer_students BOOLEAN NOT NULL DEFAULT FALSE;
+    ADD COLUMN IF NOT EXISTS buffer_students BOOLEAN NOT NULL DEFAULT FALSE,
+    ADD COLUMN IF NOT EXISTS class_type VARCHAR(32),
+    ADD COLUMN IF NOT EXISTS cost INT NOT NULL DEFAULT 0,
+    ADD COLUMN IF NOT EXISTS series_id VARCHAR(64);
+CREATE INDEX IF NOT EXISTS ${prefix}slot_series_ix ON ${prefix}slot (tenant_id, series_id, starts_at);
 
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 -- The owner (booking, student) lives on the row, so taking a seat is a locked read and an update by key.
@@ -80,7 +89,14 @@ CREATE TABLE IF NOT EXISTS ${prefix}booking (
     updated_at  DATETIME(6) NOT NULL,
     -- TRUE when the booking was cancelled after its cancel cutoff
     late_cancel BOOLEAN     NOT NULL DEFAULT FALSE,
+    -- lessons: the package that paid, the credits the booking holds of it now, whether the student came
+    package_id  VARCHAR(64),
+    credits     INT         NOT NULL DEFAULT 0,
+    attendance  VARCHAR(16) NOT NULL DEFAULT 'NONE',
     PRIMARY KEY (tenant_id, booking_id),
+    KEY ${prefix}booking_unattended_ix (tenant_id, status, attendance, slot_id),
+    CONSTRAINT ${prefix}booking_credits_ck CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0),
+    CONSTRAINT ${prefix}booking_attendance_ck CHECK (attendance IN ('NONE', 'CHECKED_IN', 'NO_SHOW')),
     UNIQUE KEY ${prefix}booking_request_uk (tenant_id, request_id),
     KEY ${prefix}booking_slot_ix (tenant_id, slot_id, student_id),
     KEY ${prefix}booking_held_ix (tenant_id, status, held_until),
@@ -88,6 +104,15 @@ CREATE TABLE IF NOT EXISTS ${prefix}booking (
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 ALTER TABLE ${prefix}booking ADD COLUMN IF NOT EXISTS late_cancel BOOLEAN NOT NULL DEFAULT FALSE;
+ALTER TABLE ${prefix}booking
+    ADD COLUMN IF NOT EXISTS package_id VARCHAR(64),
+    ADD COLUMN IF NOT EXISTS credits INT NOT NULL DEFAULT 0,
+    ADD COLUMN IF NOT EXISTS attendance VARCHAR(16) NOT NULL DEFAULT 'NONE';
+ALTER TABLE ${prefix}booking ADD CONSTRAINT IF NOT EXISTS ${prefix}booking_credits_ck
+    CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0);
+ALTER TABLE ${prefix}booking ADD CONSTRAINT IF NOT EXISTS ${prefix}booking_attendance_ck
+    CHECK (attendance IN ('NONE', 'CHECKED_IN', 'NO_SHOW'));
+CREATE INDEX IF NOT EXISTS ${prefix}booking_unattended_ix ON ${prefix}booking (tenant_id, status, attendance, slot_id);
 
 -- Who is busy when: coach and room of a slot (booking_id NULL) and the student of a booking.
 -- Released rows (active = FALSE) stay as history.
@@ -139,5 +164,50 @@ CREATE TABLE IF NOT EXISTS ${prefix}waiter (
     -- a student's entry of a slot
     KEY ${prefix}waiter_student_ix (tenant_id, slot_id, student_id, status),
     CONSTRAINT ${prefix}waiter_status_ck CHECK (status IN ('WAITING', 'PROMOTED', 'LEFT', 'SKIPPED')),
-    CONSTRAINT ${prefix}waiter_reason_ck CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED'))
+    CONSTRAINT ${prefix}waiter_reason_ck CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED', 'NO_CREDITS'))
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+-- Schemas created before lessons: a waiter is also skipped when no package of his can pay (NO_CREDITS).
+ALTER TABLE ${prefix}waiter DROP CONSTRAINT IF EXISTS ${prefix}waiter_reason_ck;
+ALTER TABLE ${prefix}waiter ADD CONSTRAINT ${prefix}waiter_reason_ck
+    CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED', 'NO_CREDITS'));
+
+-- Lesson packages: credits granted to a student, remaining = what is not drawn yet (never below 0).
+-- class_types: the class types it pays for, sorted and joined by ',' ('' : any session). Every change
+-- of remaining writes a credit_entry row in the same transaction, so the journal sums to it.
+CREATE TABLE IF NOT EXISTS ${prefix}lesson_package (
+    tenant_id   VARCHAR(64) NOT NULL,
+    package_id  VARCHAR(64) NOT NULL,
+    student_id  VARCHAR(64) NOT NULL,
+    credits     INT         NOT NULL,
+    remaining   INT         NOT NULL,
+    valid_from  DATETIME(6) NOT NULL,
+    valid_until DATETIME(6) NOT NULL,
+    class_types VARCHAR(700) NOT NULL DEFAULT '',
+    granted_at  DATETIME(6) NOT NULL,
+    PRIMARY KEY (tenant_id, package_id),
+    KEY ${prefix}lesson_package_student_ix (tenant_id, student_id, valid_until, package_id),
+    CONSTRAINT ${prefix}lesson_package_credits_ck CHECK (credits > 0),
+    CONSTRAINT ${prefix}lesson_package_remaining_ck CHECK (remaining >= 0 AND remaining <= credits),
+    CONSTRAINT ${prefix}lesson_package_valid_ck CHECK (valid_from < valid_until)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- The credit journal, append-only: GRANT (+credits), DRAW and FORFEIT (-cost), REFUND (+credits held).
+-- seq orders the entries as they were written. At most one entry of each reason per booking (NULL
+-- booking ids, the GRANTs, are distinct in a unique key).
+CREATE TABLE IF NOT EXISTS ${prefix}credit_entry (
+    seq         BIGINT      NOT NULL AUTO_INCREMENT,
+    tenant_id   VARCHAR(64) NOT NULL,
+    package_id  VARCHAR(64) NOT NULL,
+    reason      VARCHAR(8)  NOT NULL,
+    delta       INT         NOT NULL,
+    booking_id  VARCHAR(64),
+    request_id  VARCHAR(64),
+    at          DATETIME(6) NOT NULL,
+    PRIMARY KEY (seq),
+    KEY ${prefix}credit_entry_package_ix (tenant_id, package_id, seq),
+    UNIQUE KEY ${prefix}credit_entry_booking_uk (tenant_id, booking_id, reason),
+    CONSTRAINT ${prefix}credit_entry_reason_ck CHECK (reason IN ('GRANT', 'DRAW', 'REFUND', 'FORFEIT')),
+    CONSTRAINT ${prefix}credit_entry_delta_ck CHECK (
+        (reason IN ('GRANT', 'REFUND') AND delta > 0) OR (reason IN ('DRAW', 'FORFEIT') AND delta < 0)),
+    CONSTRAINT ${prefix}credit_entry_booking_ck CHECK ((reason = 'GRANT') = (booking_id IS NULL))
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -20,6 +20,9 @@ CREATE TABLE IF NOT EXISTS ${prefix}slot (
     week_start  TIMESTAMPTZ,
     week_end    TIMESTAMPTZ,
     buffer_students BOOLEAN NOT NULL DEFAULT FALSE,
+    class_type  VARCHAR(32) COLLATE "C",
+    cost        INTEGER     NOT NULL DEFAULT 0,
+    series_id   VARCHAR(64) COLLATE "C",
     CONSTRAINT ${prefix}slot_pk PRIMARY KEY (tenant_id, slot_id),
     CONSTRAINT ${prefix}slot_time_ck CHECK (starts_at < ends_at),
     CONSTRAINT ${prefix}slot_capacity_ck CHECK (capacity > 0),
@@ -37,6 +40,14 @@ ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS week_start TIMESTAMPTZ;
 ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS week_end TIMESTAMPTZ;
 -- Schemas created before student buffers: whether the buffer keeps the booked students too.
 ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS buffer_students BOOLEAN NOT NULL DEFAULT FALSE;
+-- Schemas created before lessons: the class type a package must cover, the credits a booking costs,
+-- the weekly series a slot is an occurrence of.
+ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS class_type VARCHAR(32) COLLATE "C";
+ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS cost INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS series_id VARCHAR(64) COLLATE "C";
+-- The occurrences of a series by start (cancelSeries, seriesSlots).
+CREATE INDEX IF NOT EXISTS ${prefix}slot_series_ix
+    ON ${prefix}slot (tenant_id, series_id, starts_at) WHERE series_id IS NOT NULL;
 
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 -- The owner (booking, student) lives on the row, so taking a free or expired seat is one statement.
@@ -78,11 +89,26 @@ CREATE TABLE IF NOT EXISTS ${prefix}booking (
     created_at  TIMESTAMPTZ NOT NULL,
     updated_at  TIMESTAMPTZ NOT NULL,
     late_cancel BOOLEAN     NOT NULL DEFAULT FALSE,
+    package_id  VARCHAR(64) COLLATE "C",
+    credits     INTEGER     NOT NULL DEFAULT 0,
+    attendance  VARCHAR(16) NOT NULL DEFAULT 'NONE',
     CONSTRAINT ${prefix}booking_pk PRIMARY KEY (tenant_id, booking_id),
+    CONSTRAINT ${prefix}booking_credits_ck CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0),
+    CONSTRAINT ${prefix}booking_attendance_ck CHECK (attendance IN ('NONE', 'CHECKED_IN', 'NO_SHOW')),
     CONSTRAINT ${prefix}booking_status_ck CHECK (status IN ('HELD', 'CONFIRMED', 'CANCELLED', 'EXPIRED'))
 );
 -- Schemas created before the booking rules: whether a cancel came after the cutoff.
 ALTER TABLE ${prefix}booking ADD COLUMN IF NOT EXISTS late_cancel BOOLEAN NOT NULL DEFAULT FALSE;
+-- Schemas created before lessons: the package that paid and how many credits the booking holds of
+-- it now, and whether the student came.
+ALTER TABLE ${prefix}booking ADD COLUMN IF NOT EXISTS package_id VARCHAR(64) COLLATE "C";
+ALTER TABLE ${prefix}booking ADD COLUMN IF NOT EXISTS credits INTEGER NOT NULL DEFAULT 0
+    CONSTRAINT ${prefix}booking_credits_ck CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0);
+ALTER TABLE ${prefix}booking ADD COLUMN IF NOT EXISTS attendance VARCHAR(16) NOT NULL DEFAULT 'NONE'
+    CONSTRAINT ${prefix}booking_attendance_ck CHECK (attendance IN ('NONE', 'CHECKED_IN', 'NO_SHOW'));
+-- CONFIRMED bookings not checked in (yet): what the sweep marks as no-shows, by slot.
+CREATE INDEX IF NOT EXISTS ${prefix}booking_unattended_ix
+    ON ${prefix}booking (tenant_id, slot_id) WHERE status = 'CONFIRMED' AND attendance = 'NONE';
 -- Until statistics exist, the planner costs every index whose first column is bound alike, and a
 -- lookup of one row could walk all of a tenant's bookings over the wrong one. So the indexes below
 -- do not compete for the lookup by primary key: the request index starts with request_id, the
@@ -152,8 +178,12 @@ CREATE TABLE IF NOT EXISTS ${prefix}waiter (
     updated_at  TIMESTAMPTZ NOT NULL,
     CONSTRAINT ${prefix}waiter_pk PRIMARY KEY (tenant_id, request_id),
     CONSTRAINT ${prefix}waiter_status_ck CHECK (status IN ('WAITING', 'PROMOTED', 'LEFT', 'SKIPPED')),
-    CONSTRAINT ${prefix}waiter_reason_ck CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED'))
+    CONSTRAINT ${prefix}waiter_reason_ck CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED', 'NO_CREDITS'))
 );
+-- Schemas created before lessons: a waiter is also skipped when no package of his can pay (NO_CREDITS).
+ALTER TABLE ${prefix}waiter DROP CONSTRAINT IF EXISTS ${prefix}waiter_reason_ck;
+ALTER TABLE ${prefix}waiter ADD CONSTRAINT ${prefix}waiter_reason_ck
+    CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED', 'NO_CREDITS'));
 -- The waiting entries of a slot in join order: promotion walks it, a position counts in it, and a
 -- student's own waiting entry of the slot is found in it (a slot's waitlist is short).
 CREATE INDEX IF NOT EXISTS ${prefix}waiter_waiting_ix
@@ -166,3 +196,51 @@ CREATE TABLE IF NOT EXISTS ${prefix}resource_lock (
     resource_id   VARCHAR(64) COLLATE "C" NOT NULL,
     CONSTRAINT ${prefix}resource_lock_pk PRIMARY KEY (tenant_id, resource_kind, resource_id)
 );
+
+-- Lesson packages: credits granted to a student, remaining = what is not drawn yet (never below 0).
+-- class_types: the class types it pays for, sorted and joined by ',' ('' : any session). Every change
+-- of remaining writes a credit_entry row in the same transaction, so the journal sums to it.
+CREATE TABLE IF NOT EXISTS ${prefix}lesson_package (
+    tenant_id   VARCHAR(64) COLLATE "C" NOT NULL,
+    package_id  VARCHAR(64) COLLATE "C" NOT NULL,
+    student_id  VARCHAR(64) COLLATE "C" NOT NULL,
+    credits     INTEGER     NOT NULL,
+    remaining   INTEGER     NOT NULL,
+    valid_from  TIMESTAMPTZ NOT NULL,
+    valid_until TIMESTAMPTZ NOT NULL,
+    class_types VARCHAR(700) COLLATE "C" NOT NULL DEFAULT '',
+    granted_at  TIMESTAMPTZ NOT NULL,
+    CONSTRAINT ${prefix}lesson_package_pk PRIMARY KEY (tenant_id, package_id),
+    CONSTRAINT ${prefix}lesson_package_credits_ck CHECK (credits > 0),
+    CONSTRAINT ${prefix}lesson_package_remaining_ck CHECK (remaining >= 0 AND remaining <= credits),
+    CONSTRAINT ${prefix}lesson_package_valid_ck CHECK (valid_from < valid_until)
+);
+-- A student's packages in the order they pay (the one that runs out first).
+CREATE INDEX IF NOT EXISTS ${prefix}lesson_package_student_ix
+    ON ${prefix}lesson_package (tenant_id, student_id, valid_until, package_id);
+
+-- The credit journal, append-only: GRANT (+credits), DRAW and FORFEIT (-cost), REFUND (+credits held).
+-- seq orders the entries as they were written. At most one entry of each reason per booking.
+CREATE TABLE IF NOT EXISTS ${prefix}credit_entry (
+    seq         BIGINT GENERATED BY DEFAULT AS IDENTITY,
+    tenant_id   VARCHAR(64) COLLATE "C" NOT NULL,
+    package_id  VARCHAR(64) COLLATE "C" NOT NULL,
+    reason      VARCHAR(8)  NOT NULL,
+    delta       INTEGER     NOT NULL,
+    booking_id  VARCHAR(64) COLLATE "C",
+    request_id  VARCHAR(64) COLLATE "C",
+    at          TIMESTAMPTZ NOT NULL,
+    CONSTRAINT ${prefix}credit_entry_pk PRIMARY KEY (seq),
+    CONSTRAINT ${prefix}credit_entry_reason_ck CHECK (reason IN ('GRANT', 'DRAW', 'REFUND', 'FORFEIT')),
+    CONSTRAINT ${prefix}credit_entry_delta_ck CHECK (
+        (reason IN ('GRANT', 'REFUND') AND delta > 0) OR (reason IN ('DRAW', 'FORFEIT') AND delta < 0)),
+    CONSTRAINT ${prefix}credit_entry_booking_ck CHECK ((reason = 'GRANT') = (booking_id IS NULL))
+);
+-- A package's journal in order.
+CREATE INDEX IF NOT EXISTS ${prefix}credit_entry_package_ix
+    ON ${prefix}credit_entry (tenant_id, package_id, seq);
+-- Idempotency: one entry of each reason per booking (and one GRANT per package).
+CREATE UNIQUE INDEX IF NOT EXISTS ${prefix}credit_entry_booking_ux
+    ON ${prefix}credit_entry (tenant_id, booking_id, reason) WHERE booking_id IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS ${prefix}credit_entry_grant_ux
+    ON ${prefix}credit_entry (tenant_id, package_id) WHERE reason = 'GRANT';

@@ -15,6 +15,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slotbook.core.AlreadyBooked;
+import org.slotbook.core.Attendance;
+import org.slotbook.core.CheckInClosed;
+import org.slotbook.core.CheckInNotOpen;
+import org.slotbook.core.CheckInResult;
+import org.slotbook.core.CheckedIn;
+import org.slotbook.core.CreditEntry;
+import org.slotbook.core.InsufficientCredits;
+import org.slotbook.core.LessonPackage;
+import org.slotbook.core.NotConfirmed;
+import org.slotbook.core.PackageGrant;
+import org.slotbook.core.PackageId;
+import org.slotbook.core.SeriesCancelled;
+import org.slotbook.core.SeriesId;
+import org.slotbook.core.SeriesMode;
+import org.slotbook.core.SeriesResult;
 import org.slotbook.core.AlreadyCancelled;
 import org.slotbook.core.BookedSession;
 import org.slotbook.core.BookingClosed;
@@ -70,6 +85,111 @@ import org.slotbook.jdbc.internal.Facts.Fact;
  * The {@link BookingStore} over JDBC: each decision is one call of its database routine (a PL/pgSQL
  * function, a MariaDB procedure, an H2 Java alias), whose fact rows this class turns into answers;
  * each read is one statement. The rules themselves live in the routines, not here.
+ *
+ * <h2>The routines</h2>
+ * Every routine answers the 20 fact columns of {@link Facts} (the answer row first, then the events in
+ * the order they happened). Parameters in this order (H2 aliases take the table prefix first);
+ * {@code now} NULL means the database clock, read once per call; durations are BIGINT microseconds
+ * unless named {@code _seconds}. The promotion terms {@code TERMS} are the six parameters
+ * {@code hold_micros, longest_micros, max_upcoming INT, max_week INT, waitlist_cutoff_micros,
+ * credit_policy VARCHAR} ({@code 'AT_BOOKING'} or {@code 'AT_CHECK_IN'}).
+ *
+ * <h3>Credits (every routine that seats, frees or checks in)</h3>
+ * A slot with {@code cost > 0} is paid by the student's {@code lesson_package} that covers it
+ * ({@code valid_from <= slot.starts_at < valid_until}; {@code class_types = ''} or the slot's
+ * {@code class_type} is one of its comma-separated types) and has {@code remaining >= cost}: the one
+ * with the earliest {@code valid_until}, then the lowest {@code package_id}. Drawing: lock that package
+ * row, re-check {@code remaining >= cost} under the lock, {@code remaining -= cost}, insert a
+ * credit_entry (reason DRAW or FORFEIT, delta {@code -cost}, the booking's id and request id, at = now)
+ * and set the booking's {@code package_id, credits = cost}. Refund (a booking with {@code credits > 0}
+ * that ends by a timely cancel, a staff cancel, a cancelled slot or an expired hold): package
+ * {@code remaining += credits}, entry REFUND {@code +credits}, booking {@code package_id = NULL,
+ * credits = 0}. A unique key on (tenant_id, booking_id, reason) refuses a second entry of a reason.
+ * <ul>
+ *   <li>AT_BOOKING: the step that gives a seat (hold, promotion) draws (DRAW); no payer: hold answers
+ *       INSUFFICIENT_CREDITS (slot_id, seat = cost; nothing written but what retiring dead holds wrote
+ *       before, whose events follow), a waiter is SKIPPED with reason NO_CREDITS. A late cancel by the
+ *       student and a no-show keep the credits.</li>
+ *   <li>AT_CHECK_IN: hold and promotion only require a payer (same answers without one) and draw
+ *       nothing; check_in draws (DRAW); a late cancel by the student and a no-show draw a FORFEIT when
+ *       the booking holds no credits and a payer exists (else nothing).</li>
+ *   <li>The payer check of hold comes after the dead holds of the student are retired (step 10 of
+ *       hold) and before the seat claim and the waitlist: a waitlist place needs a payer too.</li>
+ * </ul>
+ *
+ * <h3>Changed routines</h3>
+ * <ul>
+ *   <li>{@code schedule(tenant, slot, coach, room, start, end, capacity INT, longest_micros, opens_at,
+ *       closes_at, buffer_seconds INT, cancel_policy, cancel_cutoff_seconds INT, week_start, week_end,
+ *       buffer_students BOOLEAN, class_type VARCHAR, cost INT, series_id VARCHAR)}: 19 parameters (three
+ *       new at the end, stored in slot.class_type, cost, series_id). Answers as before (SCHEDULED, EXISTS,
+ *       CONFLICT rows); slot rows carry ref_id = class_type, amount = cost, note = series_id.</li>
+ *   <li>{@code hold(tenant, booking, request, slot, student, status, now, hold_micros, longest_micros,
+ *       gate_held, waitlist, max_upcoming, max_week, waitlist_cutoff_micros, credit_policy)}: 15
+ *       parameters; new answer INSUFFICIENT_CREDITS; draws under AT_BOOKING (the new booking's row and
+ *       EV_HELD/EV_CONFIRMED show package_id and credits); a dead hold it retires or takes over is
+ *       refunded; its promotions pay as above.</li>
+ *   <li>{@code confirm(tenant, booking, student, now, TERMS)}: 10 parameters; an expired hold is refunded.</li>
+ *   <li>{@code cancel(tenant, booking, student, now, cancel_policy, cancel_cutoff_micros, TERMS)}: 12
+ *       parameters. A student's (student not NULL) cancel of a booking whose attendance is not NONE
+ *       answers TOO_LATE with held_until = the slot's start, changing nothing. A late cancel by the
+ *       student keeps the credits (AT_BOOKING) or forfeits (AT_CHECK_IN); any other cancel and a retired
+ *       expired hold refund.</li>
+ *   <li>{@code cancel_slot(tenant, slot, now)}: unchanged parameters; every booking it cancels is
+ *       refunded (EV_CANCELLED rows show the booking after the refund).</li>
+ *   <li>{@code expire_due(tenant, now, limit, TERMS, marks_no_shows BOOLEAN, check_in_closes_micros)}:
+ *       11 parameters. First expires up to {@code limit} dead holds as before (refunded). Then, when
+ *       marks_no_shows, marks with what is left of {@code limit} the tenant's CONFIRMED bookings with
+ *       attendance NONE whose slot has {@code ends_at + check_in_closes_micros <= now}: attendance
+ *       NO_SHOW, updated_at = now, the AT_CHECK_IN forfeit, one EV_NO_SHOW row each (booking after the
+ *       change). Safe with concurrent sweepers: lock the booking's seat row (after its slot row), then
+ *       re-check status CONFIRMED and attendance NONE.</li>
+ *   <li>{@code leave_waitlist(tenant, request, student, now)}: unchanged but for the 20 columns.</li>
+ *   <li>promotion (inside hold, confirm, cancel, expire_due): a waiter whose student has no payer is
+ *       SKIPPED with reason NO_CREDITS (checked after ALREADY_BOOKED, CONFLICT, LIMIT); under
+ *       AT_BOOKING the promoted booking draws (EV_PROMOTED shows it paid).</li>
+ * </ul>
+ *
+ * <h3>New routines</h3>
+ * <ul>
+ *   <li>{@code grant_package(tenant, package, student, credits INT, valid_from, valid_until,
+ *       class_types VARCHAR, now)}: class_types sorted, joined by ',' ('' for any session). A package id
+ *       the tenant has: PACKAGE_EXISTS with the stored package, nothing written. Else inserts the package
+ *       with remaining = credits, granted_at = now, and the GRANT entry (delta +credits, booking and
+ *       request NULL, at = now); answers GRANTED with it (a concurrent grant of the same id that won:
+ *       PACKAGE_EXISTS).</li>
+ *   <li>{@code check_in(tenant, booking, student, now, opens_before_micros, closes_after_micros,
+ *       credit_policy)}: NOT_FOUND (no booking, or another student's when student is not NULL);
+ *       NOT_CONFIRMED (the booking, status not CONFIRMED); CHECKED_IN_REPLAY (the booking, attendance
+ *       CHECKED_IN already); CHECK_IN_CLOSED (booking_id, held_until = end + closes_after) when marked
+ *       NO_SHOW or {@code now >= end + closes_after}; CHECK_IN_NOT_OPEN (booking_id, held_until = start -
+ *       opens_before) when {@code now < start - opens_before}; under AT_CHECK_IN with cost &gt; 0 and
+ *       booking credits 0: draws (DRAW) or answers INSUFFICIENT_CREDITS (slot_id, seat = cost) changing
+ *       nothing; then attendance CHECKED_IN, updated_at = now: CHECKED_IN plus one EV_CHECKED_IN (both
+ *       the booking after it). Lock order: the student's lock, then the booking's seat row, then the
+ *       package; the checks are made after the locks.</li>
+ *   <li>{@code schedule_series(tenant, series, mode, longest_micros, occurrences TEXT)}: mode
+ *       'ALL_OR_NOTHING' or 'BEST_EFFORT'. occurrences: records separated by U+001E, fields by U+001F,
+ *       16 fields each: slot_id, coach_id, room_id, start, end, capacity, opens_at, closes_at,
+ *       buffer_seconds, cancel_policy, cancel_cutoff_seconds, week_start, week_end, buffer_students
+ *       ('1' or '0'), class_type, cost; instants as microseconds since the epoch (UTC), an empty field is
+ *       NULL. Schedules each occurrence in order exactly as schedule (with series_id = series), answering
+ *       its rows: SCHEDULED or EXISTS (slot row), or its CONFLICT rows with request_id = the occurrence's
+ *       slot id. ALL_OR_NOTHING and one occurrence CONFLICT: every write of the call is undone (the rows
+ *       answered stay as they were; the caller reports the others ROLLED_BACK).</li>
+ *   <li>{@code cancel_series(tenant, series, from, now)}: every OPEN slot of the series with
+ *       {@code starts_at >= from}, by start then slot id, cancelled as cancel_slot does: per slot a
+ *       SLOT_CANCELLED slot row (status CANCELLED) followed by its EV_CANCELLED rows (refunded). None: no
+ *       rows.</li>
+ *   <li>{@code hold_all(tenant, mode, commands TEXT)}: commands encoded like occurrences, 14 fields each:
+ *       booking_id, request_id, slot_id, student_id, status, now (empty: the database clock, read per
+ *       command), hold_micros, longest_micros, gate_held ('1'/'0'), waitlist ('1'/'0'), max_upcoming,
+ *       max_week, waitlist_cutoff_micros, credit_policy. Runs hold for each command in order; every row
+ *       of command n (1-based) has capacity = n. A command succeeds when it answers HELD, or REPLAY of a
+ *       HELD or CONFIRMED booking. ALL_OR_NOTHING and one does not succeed: every write of the call is
+ *       undone (rows answered as attempted). A unique violation fails the whole call.</li>
+ * </ul>
+ * Reads (one statement each, {@link SqlDialect}): packages, credit journal, series slots.
  */
 public final class Decisions implements BookingStore {
     private final StoreCore core;
@@ -81,17 +201,32 @@ public final class Decisions implements BookingStore {
     private final String cancelSlot;
     private final String expireDue;
     private final String leaveWaitlist;
+    private final String grantPackage;
+    private final String checkIn;
+    private final String scheduleSeries;
+    private final String cancelSeries;
+    private final String holdAll;
 
     public Decisions(StoreCore core) {
         this.core = core;
         this.sql = core.sql();
-        this.schedule = sql.call("schedule", 16);
-        this.hold = sql.call("hold", 14);
-        this.confirm = sql.call("confirm", 9);
-        this.cancel = sql.call("cancel", 11);
+        this.schedule = sql.call("schedule", 19);
+        this.hold = sql.call("hold", 15);
+        this.confirm = sql.call("confirm", 10);
+        this.cancel = sql.call("cancel", 12);
         this.cancelSlot = sql.call("cancel_slot", 3);
-        this.expireDue = sql.call("expire_due", 8);
+        this.expireDue = sql.call("expire_due", 11);
         this.leaveWaitlist = sql.call("leave_waitlist", 4);
+        this.grantPackage = sql.call("grant_package", 8);
+        this.checkIn = sql.call("check_in", 7);
+        this.scheduleSeries = sql.call("schedule_series", 5);
+        this.cancelSeries = sql.call("cancel_series", 4);
+        this.holdAll = sql.call("hold_all", 3);
+    }
+
+    /** Microseconds since the epoch, as text (the record encodings of schedule_series and hold_all). */
+    private static String epochMicros(Instant instant) {
+        return instant == null ? "" : Long.toString(ChronoUnit.MICROS.between(Instant.EPOCH, instant));
     }
 
     private static long micros(Duration d) {
@@ -126,7 +261,10 @@ public final class Decisions implements BookingStore {
             }
             sql.bindInstant(ps, i++, monday.atStartOfDay(weekZone).toInstant());
             sql.bindInstant(ps, i++, monday.plusWeeks(1).atStartOfDay(weekZone).toInstant());
-            ps.setBoolean(i, slot.bufferStudents());
+            ps.setBoolean(i++, slot.bufferStudents());
+            ps.setString(i++, slot.classType());
+            ps.setInt(i++, slot.cost());
+            ps.setString(i, slot.seriesId() == null ? null : slot.seriesId().value());
         }, rs -> Facts.read(rs, sql, tenantId), false);
         Fact answer = facts.answer("schedule");
         return switch (answer.tag()) {
@@ -155,11 +293,16 @@ public final class Decisions implements BookingStore {
             ps.setBoolean(i++, cmd.request().waitlist());
             ps.setInt(i++, cmd.rules().maxUpcoming());
             ps.setInt(i++, cmd.rules().maxPerWeek());
-            ps.setLong(i, micros(cmd.rules().waitlistCutoff()));
+            ps.setLong(i++, micros(cmd.rules().waitlistCutoff()));
+            ps.setString(i, cmd.rules().credits().name());
         }, rs -> Facts.read(rs, sql, tenantId), true);
+        return new StoreOutcome<>(holdResult(facts, cmd), facts.events(), null, facts.skipped());
+    }
+
+    private HoldResult holdResult(Facts facts, HoldCommand cmd) {
         Fact answer = facts.answer("hold");
         SlotId slotId = cmd.request().slotId();
-        HoldResult result = switch (answer.tag()) {
+        return switch (answer.tag()) {
             case "HELD" -> new Held(facts.booking(answer), false);
             case "REPLAY" -> new Held(facts.booking(answer), true);
             case "ALREADY" -> new AlreadyBooked(facts.booking(answer));
@@ -172,9 +315,9 @@ public final class Decisions implements BookingStore {
             case "BOOKING_CLOSED" -> new BookingClosed(slotId, answer.heldUntil());
             case "NOT_OPEN" -> new SlotNotOpen(slotId, SlotStatus.valueOf(answer.status()));
             case "NOT_FOUND" -> new NotFound();
+            case "INSUFFICIENT_CREDITS" -> new InsufficientCredits(slotId, answer.seat());
             default -> throw unexpected("hold", answer);
         };
-        return new StoreOutcome<>(result, facts.events(), null, facts.skipped());
     }
 
     @Override
@@ -238,12 +381,15 @@ public final class Decisions implements BookingStore {
         }, rs -> Facts.read(rs, sql, tenantId), false);
     }
 
-    private static void bindTerms(PreparedStatement ps, int i, Terms terms) throws SQLException {
+    /** Binds the promotion terms at {@code i} (6 parameters); answers the next index. */
+    private static int bindTerms(PreparedStatement ps, int i, Terms terms) throws SQLException {
         ps.setLong(i++, micros(terms.holdTtl()));
         ps.setLong(i++, micros(terms.longestSession()));
         ps.setInt(i++, terms.rules().maxUpcoming());
         ps.setInt(i++, terms.rules().maxPerWeek());
-        ps.setLong(i, micros(terms.rules().waitlistCutoff()));
+        ps.setLong(i++, micros(terms.rules().waitlistCutoff()));
+        ps.setString(i++, terms.rules().credits().name());
+        return i;
     }
 
     @Override
@@ -271,6 +417,7 @@ public final class Decisions implements BookingStore {
     @Override
     public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms) {
         notNull("tenantId", tenantId);
+        notNull("terms", terms);
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive, got " + limit);
         }
@@ -279,11 +426,14 @@ public final class Decisions implements BookingStore {
             ps.setString(i++, tenantId.value());
             sql.bindInstant(ps, i++, now);
             ps.setInt(i++, limit);
-            bindTerms(ps, i, terms);
+            i = bindTerms(ps, i, terms);
+            ps.setBoolean(i++, terms.rules().marksNoShows());
+            ps.setLong(i, micros(terms.rules().checkInClosesAfterEnd()));
         }, rs -> Facts.read(rs, sql, tenantId), false);
         List<BookingEvent> events = facts.events();
-        int expired = (int) events.stream().filter(e -> e.kind() == BookingEvent.Kind.EXPIRED).count();
-        return new StoreOutcome<>(expired, events, null, facts.skipped());
+        int done = (int) events.stream()
+                .filter(e -> e.kind() == BookingEvent.Kind.EXPIRED || e.kind() == BookingEvent.Kind.NO_SHOW).count();
+        return new StoreOutcome<>(done, events, null, facts.skipped());
     }
 
     @Override
@@ -375,7 +525,7 @@ public final class Decisions implements BookingStore {
         }, rs -> {
             List<BookedSession> out = new ArrayList<>();
             while (rs.next()) {
-                out.add(new BookedSession(booking(tenantId, rs), slot(tenantId, rs, 9)));
+                out.add(new BookedSession(booking(tenantId, rs), slot(tenantId, rs, 12)));
             }
             return out;
         }, false);
@@ -424,8 +574,8 @@ public final class Decisions implements BookingStore {
             if (slot.status() == SlotStatus.CANCELLED) {
                 return Optional.of(new Availability(slotId, slot.status(), slot.capacity(), 0, 0, 0));
             }
-            int held = rs.getInt(14);
-            int confirmed = rs.getInt(15);
+            int held = rs.getInt(17);
+            int confirmed = rs.getInt(18);
             return Optional.of(new Availability(slotId, slot.status(), slot.capacity(), held, confirmed,
                     Math.max(0, slot.capacity() - held - confirmed)));
         }, false);
@@ -446,11 +596,14 @@ public final class Decisions implements BookingStore {
                 if (slot == null) {
                     slot = slot(tenantId, rs);
                 }
-                String bookingId = rs.getString(14);
+                String bookingId = rs.getString(17);
                 if (bookingId != null) {
-                    live.add(new Booking(tenantId, BookingId.of(bookingId), RequestId.of(rs.getString(15)), slotId,
-                            StudentId.of(rs.getString(16)), rs.getInt(17), BookingStatus.valueOf(rs.getString(18)),
-                            sql.readInstant(rs, 19), sql.readInstant(rs, 20), sql.readInstant(rs, 21)));
+                    String packageId = rs.getString(25);
+                    live.add(new Booking(tenantId, BookingId.of(bookingId), RequestId.of(rs.getString(18)), slotId,
+                            StudentId.of(rs.getString(19)), rs.getInt(20), BookingStatus.valueOf(rs.getString(21)),
+                            sql.readInstant(rs, 22), sql.readInstant(rs, 23), sql.readInstant(rs, 24),
+                            packageId == null ? null : PackageId.of(packageId), rs.getInt(26),
+                            Attendance.valueOf(rs.getString(27))));
                 }
             }
             if (slot == null) {
@@ -523,14 +676,306 @@ public final class Decisions implements BookingStore {
         }, false);
     }
 
+    // ---------------------------------------------------------------- lessons
+
+    @Override
+    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, Instant now) {
+        notNull("tenantId", tenantId);
+        notNull("grant", grant);
+        Facts facts = core.run(tenantId, "grant package " + grant.packageId(), grantPackage, ps -> {
+            int i = sql.bindPrefix(ps);
+            ps.setString(i++, tenantId.value());
+            ps.setString(i++, grant.packageId().value());
+            ps.setString(i++, grant.studentId().value());
+            ps.setInt(i++, grant.credits());
+            sql.bindInstant(ps, i++, grant.validFrom());
+            sql.bindInstant(ps, i++, grant.validUntil());
+            ps.setString(i++, Facts.classTypes(grant.classTypes()));
+            sql.bindInstant(ps, i, now);
+        }, rs -> Facts.read(rs, sql, tenantId), false);
+        Fact answer = facts.answer("grant_package");
+        return switch (answer.tag()) {
+            case "GRANTED", "PACKAGE_EXISTS" -> facts.lessonPackage(answer);
+            default -> throw unexpected("grant_package", answer);
+        };
+    }
+
+    @Override
+    public List<LessonPackage> packages(TenantId tenantId, StudentId studentId, int offset, int limit) {
+        notNull("tenantId", tenantId);
+        notNull("studentId", studentId);
+        page(offset, limit);
+        return core.run(tenantId, "read the packages of student " + studentId, sql.packages(), ps -> {
+            ps.setString(1, tenantId.value());
+            ps.setString(2, studentId.value());
+            ps.setInt(3, limit);
+            ps.setInt(4, offset);
+        }, rs -> {
+            List<LessonPackage> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(new LessonPackage(tenantId, PackageId.of(rs.getString(1)), StudentId.of(rs.getString(2)),
+                        rs.getInt(3), rs.getInt(4), sql.readInstant(rs, 5), sql.readInstant(rs, 6),
+                        Facts.classTypes(rs.getString(7)), sql.readInstant(rs, 8)));
+            }
+            return out;
+        }, false);
+    }
+
+    @Override
+    public List<CreditEntry> creditJournal(TenantId tenantId, PackageId packageId, int offset, int limit) {
+        notNull("tenantId", tenantId);
+        notNull("packageId", packageId);
+        page(offset, limit);
+        return core.run(tenantId, "read the journal of package " + packageId, sql.creditJournal(), ps -> {
+            ps.setString(1, tenantId.value());
+            ps.setString(2, packageId.value());
+            ps.setInt(3, limit);
+            ps.setInt(4, offset);
+        }, rs -> {
+            List<CreditEntry> out = new ArrayList<>();
+            while (rs.next()) {
+                String bookingId = rs.getString(5);
+                String requestId = rs.getString(6);
+                out.add(new CreditEntry(tenantId, PackageId.of(rs.getString(2)), rs.getLong(1),
+                        CreditEntry.Reason.valueOf(rs.getString(3)), rs.getInt(4),
+                        bookingId == null ? null : BookingId.of(bookingId),
+                        requestId == null ? null : RequestId.of(requestId), sql.readInstant(rs, 7)));
+            }
+            return out;
+        }, false);
+    }
+
+    @Override
+    public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, StudentId studentId,
+                                               Instant now, Terms terms) {
+        notNull("tenantId", tenantId);
+        notNull("bookingId", bookingId);
+        notNull("terms", terms);
+        Facts facts = core.run(tenantId, "check in booking " + bookingId, checkIn, ps -> {
+            int i = sql.bindPrefix(ps);
+            ps.setString(i++, tenantId.value());
+            ps.setString(i++, bookingId.value());
+            ps.setString(i++, studentId == null ? null : studentId.value());
+            sql.bindInstant(ps, i++, now);
+            ps.setLong(i++, micros(terms.rules().checkInOpensBefore()));
+            ps.setLong(i++, micros(terms.rules().checkInClosesAfterEnd()));
+            ps.setString(i, terms.rules().credits().name());
+        }, rs -> Facts.read(rs, sql, tenantId), false);
+        Fact answer = facts.answer("check_in");
+        CheckInResult result = switch (answer.tag()) {
+            case "CHECKED_IN" -> new CheckedIn(facts.booking(answer), false);
+            case "CHECKED_IN_REPLAY" -> new CheckedIn(facts.booking(answer), true);
+            case "NOT_CONFIRMED" -> new NotConfirmed(facts.booking(answer));
+            case "CHECK_IN_NOT_OPEN" -> new CheckInNotOpen(bookingId, answer.heldUntil());
+            case "CHECK_IN_CLOSED" -> new CheckInClosed(bookingId, answer.heldUntil());
+            case "INSUFFICIENT_CREDITS" -> new InsufficientCredits(SlotId.of(answer.slotId()), answer.seat());
+            case "NOT_FOUND" -> new NotFound();
+            default -> throw unexpected("check_in", answer);
+        };
+        return StoreOutcome.of(result, facts.events());
+    }
+
+    @Override
+    public SeriesResult scheduleSeries(TenantId tenantId, SeriesId seriesId, SeriesMode mode, List<Slot> occurrences,
+                                       Duration longestSession, ZoneId weekZone) {
+        notNull("tenantId", tenantId);
+        notNull("seriesId", seriesId);
+        notNull("mode", mode);
+        notNull("occurrences", occurrences);
+        notNull("longestSession", longestSession);
+        notNull("weekZone", weekZone);
+        StringBuilder records = new StringBuilder();
+        for (int n = 0; n < occurrences.size(); n++) {
+            Slot slot = notNull("occurrences[" + n + "]", occurrences.get(n));
+            if (!seriesId.equals(slot.seriesId())) {
+                throw new IllegalArgumentException("occurrences[" + n + "] (slot '" + slot.slotId()
+                        + "') must be of series '" + seriesId + "', got " + (slot.seriesId() == null ? "none"
+                        : "'" + slot.seriesId() + "'"));
+            }
+            LocalDate monday = slot.time().start().atZone(weekZone).toLocalDate()
+                    .with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
+            CancellationPolicy policy = slot.cancellation();
+            if (n > 0) {
+                records.append(RECORD);
+            }
+            record(records, slot.slotId().value(), slot.coachId().value(), slot.roomId().value(),
+                    epochMicros(slot.time().start()), epochMicros(slot.time().end()),
+                    Integer.toString(slot.capacity()), epochMicros(slot.opensAt()), epochMicros(slot.closesAt()),
+                    Long.toString(slot.buffer().toSeconds()), nullToEmpty(Facts.policyName(policy)),
+                    policy == null || policy.cutoff() == null ? "" : Long.toString(policy.cutoff().toSeconds()),
+                    epochMicros(monday.atStartOfDay(weekZone).toInstant()),
+                    epochMicros(monday.plusWeeks(1).atStartOfDay(weekZone).toInstant()),
+                    slot.bufferStudents() ? "1" : "0", nullToEmpty(slot.classType()), Integer.toString(slot.cost()));
+        }
+        if (occurrences.isEmpty()) {
+            return new SeriesResult(seriesId, mode, List.of());
+        }
+        Facts facts = core.run(tenantId, "schedule series " + seriesId, scheduleSeries, ps -> {
+            int i = sql.bindPrefix(ps);
+            ps.setString(i++, tenantId.value());
+            ps.setString(i++, seriesId.value());
+            ps.setString(i++, mode.name());
+            ps.setLong(i++, micros(longestSession));
+            ps.setString(i, records.toString());
+        }, rs -> Facts.read(rs, sql, tenantId), false);
+        boolean anyConflict = false;
+        for (Slot slot : occurrences) {
+            anyConflict |= !facts.conflicts(slot.slotId().value()).isEmpty();
+        }
+        boolean rolledBack = anyConflict && mode == SeriesMode.ALL_OR_NOTHING;
+        List<SeriesResult.Occurrence> answer = new ArrayList<>(occurrences.size());
+        for (Slot slot : occurrences) {
+            List<org.slotbook.core.ResourceConflict> conflicts = facts.conflicts(slot.slotId().value());
+            if (!conflicts.isEmpty()) {
+                answer.add(new SeriesResult.Occurrence(slot, SeriesResult.Occurrence.Status.CONFLICT, conflicts));
+            } else if (rolledBack) {
+                answer.add(new SeriesResult.Occurrence(slot, SeriesResult.Occurrence.Status.ROLLED_BACK, List.of()));
+            } else {
+                Fact stored = facts.rows().stream()
+                        .filter(f -> ("SCHEDULED".equals(f.tag()) || "EXISTS".equals(f.tag()))
+                                && slot.slotId().value().equals(f.slotId()))
+                        .findFirst()
+                        .orElseThrow(() -> new BookingStoreException("routine schedule_series answered nothing for"
+                                + " occurrence '" + slot.slotId() + "'"));
+                answer.add(new SeriesResult.Occurrence(facts.slot(stored), SeriesResult.Occurrence.Status.SCHEDULED,
+                        List.of()));
+            }
+        }
+        return new SeriesResult(seriesId, mode, answer);
+    }
+
+    @Override
+    public StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from,
+                                                      Instant now) {
+        notNull("tenantId", tenantId);
+        notNull("seriesId", seriesId);
+        notNull("from", from);
+        Facts facts = core.run(tenantId, "cancel series " + seriesId, cancelSeries, ps -> {
+            int i = sql.bindPrefix(ps);
+            ps.setString(i++, tenantId.value());
+            ps.setString(i++, seriesId.value());
+            sql.bindInstant(ps, i++, from);
+            sql.bindInstant(ps, i, now);
+        }, rs -> Facts.read(rs, sql, tenantId), false);
+        List<Slot> slots = new ArrayList<>();
+        for (Fact f : facts.rows()) {
+            if ("SLOT_CANCELLED".equals(f.tag())) {
+                slots.add(facts.slot(f));
+            }
+        }
+        List<BookingEvent> events = facts.events();
+        int released = (int) events.stream().filter(e -> e.kind() == BookingEvent.Kind.CANCELLED).count();
+        return StoreOutcome.of(new SeriesCancelled(seriesId, slots, released), events);
+    }
+
+    @Override
+    public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, Instant after, int limit) {
+        notNull("tenantId", tenantId);
+        notNull("seriesId", seriesId);
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit must be positive, got " + limit);
+        }
+        return core.run(tenantId, "read the occurrences of series " + seriesId, sql.seriesSlots(), ps -> {
+            ps.setString(1, tenantId.value());
+            ps.setString(2, seriesId.value());
+            sql.bindInstant(ps, 3, after);
+            ps.setInt(4, limit);
+        }, rs -> {
+            List<Slot> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(slot(tenantId, rs));
+            }
+            return out;
+        }, false);
+    }
+
+    @Override
+    public StoreOutcome<List<HoldResult>> holdAll(TenantId tenantId, List<HoldCommand> commands, SeriesMode mode) {
+        notNull("tenantId", tenantId);
+        notNull("commands", commands);
+        notNull("mode", mode);
+        StringBuilder records = new StringBuilder();
+        for (int n = 0; n < commands.size(); n++) {
+            HoldCommand cmd = notNull("commands[" + n + "]", commands.get(n));
+            StudentId first = commands.get(0).request().studentId();
+            if (!cmd.request().studentId().equals(first)) {
+                throw new IllegalArgumentException("commands must all be of one student: commands[" + n
+                        + "] is of '" + cmd.request().studentId() + "', commands[0] of '" + first + "'");
+            }
+            if (n > 0) {
+                records.append(RECORD);
+            }
+            record(records, cmd.bookingId().value(), cmd.request().requestId().value(),
+                    cmd.request().slotId().value(), cmd.request().studentId().value(), cmd.status().name(),
+                    epochMicros(cmd.now()), Long.toString(micros(cmd.holdTtl())),
+                    Long.toString(micros(cmd.longestSession())), cmd.gateHeld() ? "1" : "0",
+                    cmd.request().waitlist() ? "1" : "0", Integer.toString(cmd.rules().maxUpcoming()),
+                    Integer.toString(cmd.rules().maxPerWeek()), Long.toString(micros(cmd.rules().waitlistCutoff())),
+                    cmd.rules().credits().name());
+        }
+        if (commands.isEmpty()) {
+            return StoreOutcome.of(List.of());
+        }
+        Facts facts = core.run(tenantId, "hold " + commands.size() + " seats of student "
+                + commands.get(0).request().studentId(), holdAll, ps -> {
+            int i = sql.bindPrefix(ps);
+            ps.setString(i++, tenantId.value());
+            ps.setString(i++, mode.name());
+            ps.setString(i, records.toString());
+        }, rs -> Facts.read(rs, sql, tenantId), true);
+        List<HoldResult> results = new ArrayList<>(commands.size());
+        List<BookingEvent> events = new ArrayList<>();
+        List<WaitlistEntry> skipped = new ArrayList<>();
+        boolean allHeld = true;
+        for (int n = 0; n < commands.size(); n++) {
+            Facts part = facts.part(n + 1);
+            HoldResult result = holdResult(part, commands.get(n));
+            results.add(result);
+            events.addAll(part.events());
+            skipped.addAll(part.skipped());
+            allHeld &= result instanceof Held held && held.booking().status().isActive();
+        }
+        if (!allHeld && mode == SeriesMode.ALL_OR_NOTHING) {
+            return new StoreOutcome<>(results, List.of(), null, List.of());
+        }
+        return new StoreOutcome<>(results, events, null, skipped);
+    }
+
+    /** Separates the records of schedule_series and hold_all (ids never hold control characters). */
+    static final char RECORD = '\u001e';
+    /** Separates the fields of one record. */
+    static final char FIELD = '\u001f';
+
+    private static void record(StringBuilder out, String... fields) {
+        for (int f = 0; f < fields.length; f++) {
+            if (f > 0) {
+                out.append(FIELD);
+            }
+            out.append(fields[f]);
+        }
+    }
+
+    private static String nullToEmpty(String value) {
+        return value == null ? "" : value;
+    }
+
+    private static void page(int offset, int limit) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be at least 0, got " + offset);
+        }
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit must be positive, got " + limit);
+        }
+    }
+
     // ---------------------------------------------------------------- mapping
 
-    /** Columns 1-13 in {@link SqlDialect#SLOT_COLUMNS} order. */
+    /** Columns 1-16 in {@link SqlDialect#SLOT_COLUMNS} order. */
     private Slot slot(TenantId tenantId, ResultSet rs) throws SQLException {
         return slot(tenantId, rs, 0);
     }
 
-    /** The 13 {@link SqlDialect#SLOT_COLUMNS} from column {@code from + 1} on. */
+    /** The 16 {@link SqlDialect#SLOT_COLUMNS} from column {@code from + 1} on. */
     private Slot slot(TenantId tenantId, ResultSet rs, int from) throws SQLException {
         long cutoff = rs.getLong(from + 12);
         Long cutoffSeconds = rs.wasNull() ? null : cutoff;
@@ -539,7 +984,9 @@ public final class Decisions implements BookingStore {
                 TimeRange.of(sql.readInstant(rs, from + 4), sql.readInstant(rs, from + 5)), rs.getInt(from + 6),
                 SlotStatus.valueOf(rs.getString(from + 7)), sql.readInstant(rs, from + 8),
                 sql.readInstant(rs, from + 9), Duration.ofSeconds(rs.getInt(from + 10)),
-                Facts.cancellation(rs.getString(from + 11), cutoffSeconds), rs.getBoolean(from + 13));
+                Facts.cancellation(rs.getString(from + 11), cutoffSeconds), rs.getBoolean(from + 13),
+                rs.getString(from + 14), rs.getInt(from + 15),
+                rs.getString(from + 16) == null ? null : SeriesId.of(rs.getString(from + 16)));
     }
 
     /** Columns 1-7 in {@link SqlDialect#WAITER_COLUMNS} order. */
@@ -552,12 +999,14 @@ public final class Decisions implements BookingStore {
                 BookingId.of(rs.getString(1)), sql.readInstant(rs, 7));
     }
 
-    /** Columns 1-9 in {@link SqlDialect#BOOKING_COLUMNS} order. */
+    /** Columns 1-12 in {@link SqlDialect#BOOKING_COLUMNS} order. */
     private Booking booking(TenantId tenantId, ResultSet rs) throws SQLException {
+        String packageId = rs.getString(10);
         return new Booking(tenantId, BookingId.of(rs.getString(1)), RequestId.of(rs.getString(2)),
                 SlotId.of(rs.getString(3)), StudentId.of(rs.getString(4)), rs.getInt(5),
                 BookingStatus.valueOf(rs.getString(6)), sql.readInstant(rs, 7), sql.readInstant(rs, 8),
-                sql.readInstant(rs, 9));
+                sql.readInstant(rs, 9), packageId == null ? null : PackageId.of(packageId), rs.getInt(11),
+                Attendance.valueOf(rs.getString(12)));
     }
 
     private static BookingStoreException unexpected(String routine, Fact answer) {

@@ -18,12 +18,18 @@ import org.slotbook.jdbc.JdbcDialect;
  * part of every name).
  */
 public abstract class SqlDialect {
-    /** The booking columns every read and every fact row carries, in this order. */
-    static final String BOOKING_COLUMNS =
-            "booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at";
-    /** The slot columns every slot read carries, in this order (13). */
+    /** The booking columns every booking read carries, in this order (12). */
+    static final String BOOKING_COLUMNS = "booking_id, request_id, slot_id, student_id, seat, status, held_until,"
+            + " created_at, updated_at, package_id, credits, attendance";
+    /** The slot columns every slot read carries, in this order (16). */
     static final String SLOT_COLUMNS = "slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at,"
-            + " closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds, buffer_students";
+            + " closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds, buffer_students, class_type, cost,"
+            + " series_id";
+    /** The package columns of a read, in this order (8). */
+    static final String PACKAGE_COLUMNS = "package_id, student_id, credits, remaining, valid_from, valid_until,"
+            + " class_types, granted_at";
+    /** The journal columns of a read, in this order (7). */
+    static final String CREDIT_COLUMNS = "seq, package_id, reason, delta, booking_id, request_id, at";
     /** The waitlist columns of a read, in this order (7), before the position. */
     static final String WAITER_COLUMNS = "booking_id, request_id, slot_id, student_id, status, reason, joined_at";
 
@@ -101,7 +107,7 @@ public abstract class SqlDialect {
     public String liveSlot() {
         return "SELECT " + prefixed("s.", SLOT_COLUMNS) + ","
                 + " b.booking_id, b.request_id, b.student_id, b.seat, b.status AS booking_status, b.held_until,"
-                + " b.created_at, b.updated_at"
+                + " b.created_at, b.updated_at, b.package_id, b.credits, b.attendance"
                 + " FROM " + tables.slot() + " s LEFT JOIN " + tables.booking() + " b"
                 + " ON b.tenant_id = s.tenant_id AND b.slot_id = s.slot_id"
                 + " AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND b.held_until > " + nowOr() + "))"
@@ -159,6 +165,28 @@ public abstract class SqlDialect {
                 + " WHERE o.tenant_id = ? AND o.resource_kind = ? AND o.resource_id = ? AND o.active"
                 + " AND o.booking_id IS NULL AND o.starts_at < ? AND s.ends_at > ? AND s.status = 'OPEN'"
                 + " ORDER BY s.starts_at, s.slot_id LIMIT ? OFFSET ?";
+    }
+
+    /** A student's packages in the order they pay; parameters: tenant, student, limit, offset. */
+    public String packages() {
+        return "SELECT " + PACKAGE_COLUMNS + " FROM " + tables.lessonPackage()
+                + " WHERE tenant_id = ? AND student_id = ? ORDER BY valid_until, package_id LIMIT ? OFFSET ?";
+    }
+
+    /** A package's journal in the order it was written; parameters: tenant, package, limit, offset. */
+    public String creditJournal() {
+        return "SELECT " + CREDIT_COLUMNS + " FROM " + tables.creditEntry()
+                + " WHERE tenant_id = ? AND package_id = ? ORDER BY seq LIMIT ? OFFSET ?";
+    }
+
+    /**
+     * The open occurrences of a series starting after an instant (null: the database's now), by start;
+     * parameters: tenant, series, after-or-null, limit.
+     */
+    public String seriesSlots() {
+        return "SELECT " + SLOT_COLUMNS + " FROM " + tables.slot()
+                + " WHERE tenant_id = ? AND series_id = ? AND status = 'OPEN' AND starts_at > " + nowOr()
+                + " ORDER BY starts_at, slot_id LIMIT ?";
     }
 
     static String prefixed(String alias, String columns) {

@@ -42,6 +42,14 @@ public record Tables(String prefix) {
         return prefix + "waiter";
     }
 
+    public String lessonPackage() {
+        return prefix + "lesson_package";
+    }
+
+    public String creditEntry() {
+        return prefix + "credit_entry";
+    }
+
     public String lock() {
         return prefix + "resource_lock";
     }
