@@ -24,6 +24,9 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}slot (
     week_start  TIMESTAMPTZ,
     week_end    TIMESTAMPTZ,
     buffer_students BOOLEAN NOT NULL DEFAULT FALSE,
+    class_type  VARCHAR(32) COLLATE "C",
+    cost        INTEGER     NOT NULL DEFAULT 0,
+    series_id   VARCHAR(64) COLLATE "C",
     CONSTRAINT ${slotbook_prefix}slot_pk PRIMARY KEY (tenant_id, slot_id),
     CONSTRAINT ${slotbook_prefix}slot_time_ck CHECK (starts_at < ends_at),
     CONSTRAINT ${slotbook_prefix}slot_capacity_ck CHECK (capacity > 0),
@@ -41,6 +44,14 @@ ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS week_start TIMESTAMP
 ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS week_end TIMESTAMPTZ;
 -- Schemas created before student buffers: whether the buffer keeps the booked students too.
 ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS buffer_students BOOLEAN NOT NULL DEFAULT FALSE;
+-- Schemas created before lessons: the class type a package must cover, the credits a booking costs,
+-- the weekly series a slot is an occurrence of.
+ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS class_type VARCHAR(32) COLLATE "C";
+ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS cost INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS series_id VARCHAR(64) COLLATE "C";
+-- The occurrences of a series by start (cancelSeries, seriesSlots).
+CREATE INDEX IF NOT EXISTS ${slotbook_prefix}slot_series_ix
+    ON ${slotbook_prefix}slot (tenant_id, series_id, starts_at) WHERE series_id IS NOT NULL;
 
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 -- The owner (booking, student) lives on the row, so taking a free or expired seat is one statement.
@@ -82,11 +93,26 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}booking (
     created_at  TIMESTAMPTZ NOT NULL,
     updated_at  TIMESTAMPTZ NOT NULL,
     late_cancel BOOLEAN     NOT NULL DEFAULT FALSE,
+    package_id  VARCHAR(64) COLLATE "C",
+    credits     INTEGER     NOT NULL DEFAULT 0,
+    attendance  VARCHAR(16) NOT NULL DEFAULT 'NONE',
     CONSTRAINT ${slotbook_prefix}booking_pk PRIMARY KEY (tenant_id, booking_id),
+    CONSTRAINT ${slotbook_prefix}booking_credits_ck CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0),
+    CONSTRAINT ${slotbook_prefix}booking_attendance_ck CHECK (attendance IN ('NONE', 'CHECKED_IN', 'NO_SHOW')),
     CONSTRAINT ${slotbook_prefix}booking_status_ck CHECK (status IN ('HELD', 'CONFIRMED', 'CANCELLED', 'EXPIRED'))
 );
 -- Schemas created before the booking rules: whether a cancel came after the cutoff.
 ALTER TABLE ${slotbook_prefix}booking ADD COLUMN IF NOT EXISTS late_cancel BOOLEAN NOT NULL DEFAULT FALSE;
+-- Schemas created before lessons: the package that paid and how many credits the booking holds of
+-- it now, and whether the student came.
+ALTER TABLE ${slotbook_prefix}booking ADD COLUMN IF NOT EXISTS package_id VARCHAR(64) COLLATE "C";
+ALTER TABLE ${slotbook_prefix}booking ADD COLUMN IF NOT EXISTS credits INTEGER NOT NULL DEFAULT 0
+    CONSTRAINT ${slotbook_prefix}booking_credits_ck CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0);
+ALTER TABLE ${slotbook_prefix}booking ADD COLUMN IF NOT EXISTS attendance VARCHAR(16) NOT NULL DEFAULT 'NONE'
+    CONSTRAINT ${slotbook_prefix}booking_attendance_ck CHECK (attendance IN ('NONE', 'CHECKED_IN', 'NO_SHOW'));
+-- CONFIRMED bookings not checked in (yet): what the sweep marks as no-shows, by slot.
+CREATE INDEX IF NOT EXISTS ${slotbook_prefix}booking_unattended_ix
+    ON ${slotbook_prefix}booking (tenant_id, slot_id) WHERE status = 'CONFIRMED' AND attendance = 'NONE';
 -- Until statistics exist, the planner costs every index whose first column is bound alike, and a
 -- lookup of one row could walk all of a tenant's bookings over the wrong one. So the indexes below
 -- do not compete for the lookup by primary key: the request index starts with request_id, the
@@ -156,8 +182,12 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}waiter (
     updated_at  TIMESTAMPTZ NOT NULL,
     CONSTRAINT ${slotbook_prefix}waiter_pk PRIMARY KEY (tenant_id, request_id),
     CONSTRAINT ${slotbook_prefix}waiter_status_ck CHECK (status IN ('WAITING', 'PROMOTED', 'LEFT', 'SKIPPED')),
-    CONSTRAINT ${slotbook_prefix}waiter_reason_ck CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED'))
+    CONSTRAINT ${slotbook_prefix}waiter_reason_ck CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED', 'NO_CREDITS'))
 );
+-- Schemas created before lessons: a waiter is also skipped when no package of his can pay (NO_CREDITS).
+ALTER TABLE ${slotbook_prefix}waiter DROP CONSTRAINT IF EXISTS ${slotbook_prefix}waiter_reason_ck;
+ALTER TABLE ${slotbook_prefix}waiter ADD CONSTRAINT ${slotbook_prefix}waiter_reason_ck
+    CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED', 'NO_CREDITS'));
 -- The waiting entries of a slot in join order: promotion walks it, a position counts in it, and a
 -- student's own waiting entry of the slot is found in it (a slot's waitlist is short).
 CREATE INDEX IF NOT EXISTS ${slotbook_prefix}waiter_waiting_ix
@@ -170,6 +200,54 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}resource_lock (
     resource_id   VARCHAR(64) COLLATE "C" NOT NULL,
     CONSTRAINT ${slotbook_prefix}resource_lock_pk PRIMARY KEY (tenant_id, resource_kind, resource_id)
 );
+
+-- Lesson packages: credits granted to a student, remaining = what is not drawn yet (never below 0).
+-- class_types: the class types it pays for, sorted and joined by ',' ('' : any session). Every change
+-- of remaining writes a credit_entry row in the same transaction, so the journal sums to it.
+CREATE TABLE IF NOT EXISTS ${slotbook_prefix}lesson_package (
+    tenant_id   VARCHAR(64) COLLATE "C" NOT NULL,
+    package_id  VARCHAR(64) COLLATE "C" NOT NULL,
+    student_id  VARCHAR(64) COLLATE "C" NOT NULL,
+    credits     INTEGER     NOT NULL,
+    remaining   INTEGER     NOT NULL,
+    valid_from  TIMESTAMPTZ NOT NULL,
+    valid_until TIMESTAMPTZ NOT NULL,
+    class_types VARCHAR(700) COLLATE "C" NOT NULL DEFAULT '',
+    granted_at  TIMESTAMPTZ NOT NULL,
+    CONSTRAINT ${slotbook_prefix}lesson_package_pk PRIMARY KEY (tenant_id, package_id),
+    CONSTRAINT ${slotbook_prefix}lesson_package_credits_ck CHECK (credits > 0),
+    CONSTRAINT ${slotbook_prefix}lesson_package_remaining_ck CHECK (remaining >= 0 AND remaining <= credits),
+    CONSTRAINT ${slotbook_prefix}lesson_package_valid_ck CHECK (valid_from < valid_until)
+);
+-- A student's packages in the order they pay (the one that runs out first).
+CREATE INDEX IF NOT EXISTS ${slotbook_prefix}lesson_package_student_ix
+    ON ${slotbook_prefix}lesson_package (tenant_id, student_id, valid_until, package_id);
+
+-- The credit journal, append-only: GRANT (+credits), DRAW and FORFEIT (-cost), REFUND (+credits held).
+-- seq orders the entries as they were written. At most one entry of each reason per booking.
+CREATE TABLE IF NOT EXISTS ${slotbook_prefix}credit_entry (
+    seq         BIGINT GENERATED BY DEFAULT AS IDENTITY,
+    tenant_id   VARCHAR(64) COLLATE "C" NOT NULL,
+    package_id  VARCHAR(64) COLLATE "C" NOT NULL,
+    reason      VARCHAR(8)  NOT NULL,
+    delta       INTEGER     NOT NULL,
+    booking_id  VARCHAR(64) COLLATE "C",
+    request_id  VARCHAR(64) COLLATE "C",
+    at          TIMESTAMPTZ NOT NULL,
+    CONSTRAINT ${slotbook_prefix}credit_entry_pk PRIMARY KEY (seq),
+    CONSTRAINT ${slotbook_prefix}credit_entry_reason_ck CHECK (reason IN ('GRANT', 'DRAW', 'REFUND', 'FORFEIT')),
+    CONSTRAINT ${slotbook_prefix}credit_entry_delta_ck CHECK (
+        (reason IN ('GRANT', 'REFUND') AND delta > 0) OR (reason IN ('DRAW', 'FORFEIT') AND delta < 0)),
+    CONSTRAINT ${slotbook_prefix}credit_entry_booking_ck CHECK ((reason = 'GRANT') = (booking_id IS NULL))
+);
+-- A package's journal in order.
+CREATE INDEX IF NOT EXISTS ${slotbook_prefix}credit_entry_package_ix
+    ON ${slotbook_prefix}credit_entry (tenant_id, package_id, seq);
+-- Idempotency: one entry of each reason per booking (and one GRANT per package).
+CREATE UNIQUE INDEX IF NOT EXISTS ${slotbook_prefix}credit_entry_booking_ux
+    ON ${slotbook_prefix}credit_entry (tenant_id, booking_id, reason) WHERE booking_id IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS ${slotbook_prefix}credit_entry_grant_ux
+    ON ${slotbook_prefix}credit_entry (tenant_id, package_id) WHERE reason = 'GRANT';
 
 -- Slotbook decision functions for PostgreSQL 15+, run after schema-postgresql.sql.
 -- ${slotbook_prefix} is the table prefix (default slotbook_); this migration names it slotbook_prefix.
@@ -205,6 +283,40 @@ DROP FUNCTION IF EXISTS ${slotbook_prefix}expire_due(VARCHAR, TIMESTAMPTZ, INTEG
 DROP FUNCTION IF EXISTS ${slotbook_prefix}schedule(VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, BIGINT,
                                           TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, VARCHAR, INTEGER, TIMESTAMPTZ,
                                           TIMESTAMPTZ);
+-- Versions before lessons answered 17 columns (now 20: ref_id, amount, note) and took no credit
+-- policy, slot class type, cost or series: drop them all, with their old signatures, so that no call
+-- can reach one and the new ones can change their result columns.
+DROP FUNCTION IF EXISTS ${slotbook_prefix}booking_row(VARCHAR, VARCHAR, VARCHAR, VARCHAR);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}waiter_row(VARCHAR, VARCHAR, VARCHAR);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}slot_row(VARCHAR, VARCHAR, VARCHAR);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}event_rows(VARCHAR, VARCHAR[], VARCHAR[]);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}replay(VARCHAR, VARCHAR);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}promote(VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT, BIGINT, INTEGER, INTEGER, BIGINT);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}schedule(VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, BIGINT,
+                                          TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, VARCHAR, INTEGER, TIMESTAMPTZ,
+                                          TIMESTAMPTZ, BOOLEAN);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}hold(VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT, BIGINT,
+                                      BOOLEAN, BOOLEAN, INTEGER, INTEGER, BIGINT);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}confirm(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT, BIGINT, INTEGER, INTEGER,
+                                         BIGINT);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}cancel(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, VARCHAR, BIGINT, BIGINT, BIGINT,
+                                        INTEGER, INTEGER, BIGINT);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}expire_due(VARCHAR, TIMESTAMPTZ, INTEGER, BIGINT, BIGINT, INTEGER, INTEGER, BIGINT);
+-- Same parameters, new result columns: a database holding the 17-column version gets it replaced.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+               WHERE p.proname = '${slotbook_prefix}cancel_slot' AND n.nspname = current_schema()
+                 AND NOT ('note' = ANY (COALESCE(p.proargnames, ARRAY[]::TEXT[])))) THEN
+        DROP FUNCTION ${slotbook_prefix}cancel_slot(VARCHAR, VARCHAR, TIMESTAMPTZ);
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+               WHERE p.proname = '${slotbook_prefix}leave_waitlist' AND n.nspname = current_schema()
+                 AND NOT ('note' = ANY (COALESCE(p.proargnames, ARRAY[]::TEXT[])))) THEN
+        DROP FUNCTION ${slotbook_prefix}leave_waitlist(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ);
+    END IF;
+END
+$$;
 
 -- ------------------------------------------------------------------------------------------------
 -- Helpers, called from the decision functions inside their one call.
@@ -234,12 +346,13 @@ CREATE OR REPLACE FUNCTION ${slotbook_prefix}booking_row(p_tenant VARCHAR, p_tag
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE sql
 AS $$
     SELECT p_tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,
            b.created_at, b.updated_at, p_kind, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR,
-           NULL::VARCHAR, NULL::INTEGER
+           NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits, b.attendance
     FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking
 $$;
 
@@ -249,7 +362,8 @@ CREATE OR REPLACE FUNCTION ${slotbook_prefix}waiter_row(p_tenant VARCHAR, p_tag 
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE sql
 AS $$
     SELECT p_tag, w.booking_id, w.request_id, w.slot_id, w.student_id,
@@ -259,7 +373,7 @@ AS $$
                    AND o.seq <= w.seq)
             ELSE 0 END)::INTEGER,
            w.status, NULL::TIMESTAMPTZ, w.joined_at, w.updated_at, w.reason, NULL::VARCHAR, NULL::TIMESTAMPTZ,
-           NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+           NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR
     FROM ${slotbook_prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request
 $$;
 
@@ -270,13 +384,14 @@ CREATE OR REPLACE FUNCTION ${slotbook_prefix}slot_row(p_tenant VARCHAR, p_tag VA
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE sql
 AS $$
     SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, s.slot_id,
            (CASE WHEN s.buffer_students THEN 'STUDENTS' END)::VARCHAR, s.buffer_seconds, s.status, s.opens_at,
            s.closes_at, NULL::TIMESTAMPTZ, s.cancel_policy, s.cancel_cutoff_seconds::VARCHAR, s.starts_at,
-           s.ends_at, s.coach_id, s.room_id, s.capacity
+           s.ends_at, s.coach_id, s.room_id, s.capacity, s.class_type, s.cost, s.series_id
     FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot
 $$;
 
@@ -286,7 +401,8 @@ CREATE OR REPLACE FUNCTION ${slotbook_prefix}event_rows(p_tenant VARCHAR, p_tags
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE plpgsql
 AS $$
 BEGIN
@@ -345,6 +461,165 @@ BEGIN
 END;
 $$;
 
+-- ------------------------------------------------------------------------------------------------
+-- Credits. A slot with cost > 0 is paid by the student's package that covers it (valid_from <=
+-- start < valid_until, class_types '' or naming the slot's class type) and holds the cost: the one
+-- with the earliest valid_until, then the lowest package id. Every change of a package's remaining
+-- writes its journal entry (credit_entry) in the same call. Lock order: student lock, slot row, seat
+-- rows, package rows (in payer order), booking rows.
+-- ------------------------------------------------------------------------------------------------
+
+-- An instant from microseconds since the epoch as text ('' or NULL: NULL).
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}micros_ts(p_micros TEXT)
+RETURNS TIMESTAMPTZ
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT CASE WHEN NULLIF(p_micros, '') IS NULL THEN NULL::TIMESTAMPTZ
+                ELSE TIMESTAMPTZ 'epoch' + p_micros::BIGINT * INTERVAL '1 microsecond' END
+$$;
+
+-- The package that would pay for p_student's seat in p_slot, read without a lock; NULL when none can
+-- (or the slot is free).
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}payer(p_tenant VARCHAR, p_student VARCHAR, p_slot VARCHAR)
+RETURNS VARCHAR
+LANGUAGE sql
+AS $$
+    SELECT p.package_id
+    FROM ${slotbook_prefix}slot s
+    JOIN ${slotbook_prefix}lesson_package p ON p.tenant_id = s.tenant_id AND p.student_id = p_student
+    WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.cost > 0
+      AND p.remaining >= s.cost AND p.valid_from <= s.starts_at AND s.starts_at < p.valid_until
+      AND (p.class_types = '' OR (s.class_type IS NOT NULL
+                                  AND s.class_type = ANY (string_to_array(p.class_types, ','))))
+    ORDER BY p.valid_until, p.package_id
+    LIMIT 1
+$$;
+
+-- Locks the package that pays for p_student's seat in p_slot and answers its id: the candidates in
+-- payer order, each locked and checked again (a concurrent draw may have emptied it); NULL when none
+-- can pay.
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}lock_payer(p_tenant VARCHAR, p_student VARCHAR, p_slot VARCHAR)
+RETURNS VARCHAR
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_cost      INTEGER;
+    v_remaining INTEGER;
+    r           RECORD;
+BEGIN
+    SELECT s.cost INTO v_cost FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
+    IF COALESCE(v_cost, 0) <= 0 THEN
+        RETURN NULL;
+    END IF;
+    FOR r IN SELECT p.package_id
+             FROM ${slotbook_prefix}slot s
+             JOIN ${slotbook_prefix}lesson_package p ON p.tenant_id = s.tenant_id AND p.student_id = p_student
+             WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot
+               AND p.remaining >= s.cost AND p.valid_from <= s.starts_at AND s.starts_at < p.valid_until
+               AND (p.class_types = '' OR (s.class_type IS NOT NULL
+                                           AND s.class_type = ANY (string_to_array(p.class_types, ','))))
+             ORDER BY p.valid_until, p.package_id
+    LOOP
+        SELECT p.remaining INTO v_remaining FROM ${slotbook_prefix}lesson_package p
+            WHERE p.tenant_id = p_tenant AND p.package_id = r.package_id FOR UPDATE;
+        IF v_remaining >= v_cost THEN
+            RETURN r.package_id;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END;
+$$;
+
+-- Draws p_cost from package p_package (locked by the caller) for booking p_booking: remaining, the
+-- journal entry (p_reason DRAW or FORFEIT) and the booking's package and credits.
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}charge(p_tenant VARCHAR, p_booking VARCHAR, p_package VARCHAR, p_cost INTEGER,
+                                           p_reason VARCHAR, p_now TIMESTAMPTZ)
+RETURNS VOID
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    UPDATE ${slotbook_prefix}lesson_package p SET remaining = p.remaining - p_cost
+        WHERE p.tenant_id = p_tenant AND p.package_id = p_package;
+    INSERT INTO ${slotbook_prefix}credit_entry (tenant_id, package_id, reason, delta, booking_id, request_id, at)
+        SELECT p_tenant, p_package, p_reason, -p_cost, b.booking_id, b.request_id, p_now
+        FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+    UPDATE ${slotbook_prefix}booking b SET package_id = p_package, credits = p_cost, updated_at = p_now
+        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+END;
+$$;
+
+-- Gives back the credits booking p_booking holds, if any (REFUND): the package's remaining, the
+-- journal entry, the booking holding none.
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}refund(p_tenant VARCHAR, p_booking VARCHAR, p_now TIMESTAMPTZ)
+RETURNS VOID
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_package VARCHAR;
+    v_credits INTEGER;
+    v_request VARCHAR;
+BEGIN
+    SELECT b.package_id, b.credits, b.request_id INTO v_package, v_credits, v_request FROM ${slotbook_prefix}booking b
+        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+    IF COALESCE(v_credits, 0) <= 0 OR v_package IS NULL THEN
+        RETURN;
+    END IF;
+    UPDATE ${slotbook_prefix}lesson_package p SET remaining = p.remaining + v_credits
+        WHERE p.tenant_id = p_tenant AND p.package_id = v_package;
+    INSERT INTO ${slotbook_prefix}credit_entry (tenant_id, package_id, reason, delta, booking_id, request_id, at)
+        VALUES (p_tenant, v_package, 'REFUND', v_credits, p_booking, v_request, p_now);
+    UPDATE ${slotbook_prefix}booking b SET package_id = NULL, credits = 0, updated_at = p_now
+        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+END;
+$$;
+
+-- What a late cancel by the student and a no-show cost under AT_CHECK_IN: a booking of a slot with a
+-- cost that holds no credits draws them as a FORFEIT when a package can pay (else nothing).
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}forfeit(p_tenant VARCHAR, p_booking VARCHAR, p_credit_policy VARCHAR,
+                                            p_now TIMESTAMPTZ)
+RETURNS VOID
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_slot    VARCHAR;
+    v_student VARCHAR;
+    v_credits INTEGER;
+    v_cost    INTEGER;
+    v_payer   VARCHAR;
+BEGIN
+    IF p_credit_policy IS DISTINCT FROM 'AT_CHECK_IN' THEN
+        RETURN;
+    END IF;
+    SELECT b.slot_id, b.student_id, b.credits, s.cost INTO v_slot, v_student, v_credits, v_cost
+        FROM ${slotbook_prefix}booking b JOIN ${slotbook_prefix}slot s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id
+        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+    IF COALESCE(v_cost, 0) <= 0 OR v_credits > 0 THEN
+        RETURN;
+    END IF;
+    v_payer := ${slotbook_prefix}lock_payer(p_tenant, v_student, v_slot);
+    IF v_payer IS NOT NULL THEN
+        PERFORM ${slotbook_prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'FORFEIT', p_now);
+    END IF;
+END;
+$$;
+
+-- A package as a fact row tagged p_tag: ref_id = package id, student_id, capacity = credits, amount =
+-- remaining, starts_at/ends_at = validity, res_id = class types, created_at = granted at.
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}package_row(p_tenant VARCHAR, p_tag VARCHAR, p_package VARCHAR)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+LANGUAGE sql
+AS $$
+    SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR, p.student_id, NULL::INTEGER, NULL::VARCHAR,
+           NULL::TIMESTAMPTZ, p.granted_at, NULL::TIMESTAMPTZ, NULL::VARCHAR, p.class_types, p.valid_from,
+           p.valid_until, NULL::VARCHAR, NULL::VARCHAR, p.credits, p.package_id, p.remaining, NULL::VARCHAR
+    FROM ${slotbook_prefix}lesson_package p WHERE p.tenant_id = p_tenant AND p.package_id = p_package
+$$;
+
 -- Ends a booking whose seat row the caller has locked and checked: the seat is FREE again, the
 -- booking gets p_status, its occupation is released.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}release(
@@ -369,12 +644,13 @@ $$;
 -- request id, held for p_hold_micros) and turns PROMOTED; those before it that cannot turn SKIPPED
 -- with the reason: ALREADY_BOOKED (a HELD or CONFIRMED booking of the slot, live or not), CONFLICT (a
 -- live booking overlapping the slot's student time), LIMIT (a student limit, against the slot's
--- week). Each waiter's student lock is taken (after the slot row's: the one exception to the lock
+-- week), NO_CREDITS (the slot has a cost and no package of the student can pay it; under
+-- p_credit_policy AT_BOOKING the promoted booking draws it at once). Each waiter's student lock is taken (after the slot row's: the one exception to the lock
 -- order; a deadlock is retried by the caller). Answers the events in order: ('EV_SKIPPED', request id) per
 -- entry passed over, then ('EV_PROMOTED', booking id). Nobody able to take it: the seat stays FREE.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}promote(
     p_tenant VARCHAR, p_slot VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT, p_longest_micros BIGINT,
-    p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT)
+    p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT, p_credit_policy VARCHAR)
 RETURNS TABLE (ev_tag VARCHAR, ev_id VARCHAR)
 LANGUAGE plpgsql
 AS $$
@@ -389,13 +665,15 @@ DECLARE
     v_seq        INTEGER;
     v_reason     VARCHAR;
     v_waiter_status VARCHAR;
+    v_cost       INTEGER;
+    v_payer      VARCHAR;
     w            RECORD;
 BEGIN
     -- v_end: the end of the student's time, the session's or (buffer_students) its buffer's
     SELECT s.status, s.starts_at,
            (CASE WHEN s.buffer_students THEN s.ends_at + s.buffer_seconds * INTERVAL '1 second' ELSE s.ends_at END),
-           s.week_start, s.week_end
-        INTO v_status, v_start, v_end, v_week_start, v_week_end
+           s.week_start, s.week_end, s.cost
+        INTO v_status, v_start, v_end, v_week_start, v_week_end, v_cost
         FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
     IF v_status IS DISTINCT FROM 'OPEN'
             OR p_now >= v_start - COALESCE(p_waitlist_cutoff_micros, 0) * INTERVAL '1 microsecond' THEN
@@ -448,6 +726,16 @@ BEGIN
             ELSIF ${slotbook_prefix}limit_reached(p_tenant, w.student_id, p_now, p_longest_micros, p_max_upcoming,
                                          p_max_week, v_week_start, v_week_end) IS NOT NULL THEN
                 v_reason := 'LIMIT';
+            ELSIF v_cost > 0 THEN
+                -- a package that can pay: locked when it pays now, else only required
+                IF p_credit_policy = 'AT_BOOKING' THEN
+                    v_payer := ${slotbook_prefix}lock_payer(p_tenant, w.student_id, p_slot);
+                ELSE
+                    v_payer := ${slotbook_prefix}payer(p_tenant, w.student_id, p_slot);
+                END IF;
+                IF v_payer IS NULL THEN
+                    v_reason := 'NO_CREDITS';
+                END IF;
             END IF;
         END IF;
         IF v_reason IS NOT NULL THEN
@@ -467,6 +755,9 @@ BEGIN
         INSERT INTO ${slotbook_prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
                                         booking_id, active)
             VALUES (p_tenant, 'STUDENT', w.student_id, v_start, v_end, p_slot, w.booking_id, TRUE);
+        IF v_cost > 0 AND p_credit_policy = 'AT_BOOKING' THEN
+            PERFORM ${slotbook_prefix}charge(p_tenant, w.booking_id, v_payer, v_cost, 'DRAW', p_now);
+        END IF;
         UPDATE ${slotbook_prefix}waiter x SET status = 'PROMOTED', updated_at = p_now
             WHERE x.tenant_id = p_tenant AND x.request_id = w.request_id;
         ev_tag := 'EV_PROMOTED';
@@ -482,14 +773,16 @@ CREATE OR REPLACE FUNCTION ${slotbook_prefix}replay(p_tenant VARCHAR, p_request 
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
 BEGIN
     RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
             b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-            NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+            NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits,
+            b.attendance
         FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
     IF NOT FOUND THEN
         RETURN QUERY SELECT * FROM ${slotbook_prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request);
@@ -502,18 +795,20 @@ $$;
 -- ------------------------------------------------------------------------------------------------
 
 -- Schedules a slot: locks coach and room, answers EXISTS (the stored slot, nothing written) or
--- CONFLICT rows (nothing written), else writes the slot (with its rules, its week and whether its
--- buffer keeps the booked students too), its seats and the coach and room occupations over
+-- CONFLICT rows (nothing written), else writes the slot (with its rules, its week, whether its
+-- buffer keeps the booked students too, its class type, cost and series), its seats and the coach and room occupations over
 -- [p_start, p_end + buffer) and answers SCHEDULED.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}schedule(
     p_tenant VARCHAR, p_slot VARCHAR, p_coach VARCHAR, p_room VARCHAR,
     p_start TIMESTAMPTZ, p_end TIMESTAMPTZ, p_capacity INTEGER, p_longest_micros BIGINT,
     p_opens_at TIMESTAMPTZ, p_closes_at TIMESTAMPTZ, p_buffer_seconds INTEGER, p_cancel_policy VARCHAR,
-    p_cancel_cutoff_seconds INTEGER, p_week_start TIMESTAMPTZ, p_week_end TIMESTAMPTZ, p_buffer_students BOOLEAN)
+    p_cancel_cutoff_seconds INTEGER, p_week_start TIMESTAMPTZ, p_week_end TIMESTAMPTZ, p_buffer_students BOOLEAN,
+    p_class_type VARCHAR, p_cost INTEGER, p_series VARCHAR)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -550,7 +845,8 @@ BEGIN
     FOR i IN 1 .. 2 LOOP
         RETURN QUERY SELECT 'CONFLICT'::VARCHAR, o.booking_id, NULL::VARCHAR, o.slot_id, NULL::VARCHAR,
                 NULL::INTEGER, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,
-                o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+                o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER,
+                NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR
             FROM ${slotbook_prefix}occupancy o
             WHERE o.tenant_id = p_tenant AND o.resource_kind = v_kinds[i] AND o.resource_id = v_ids[i]
               AND o.active AND o.starts_at < v_padded AND o.ends_at > p_start AND o.starts_at > v_lowest
@@ -565,10 +861,10 @@ BEGIN
     -- the coach's and the room's occupations
     INSERT INTO ${slotbook_prefix}slot (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity, status,
                                opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds,
-                               week_start, week_end, buffer_students)
+                               week_start, week_end, buffer_students, class_type, cost, series_id)
         VALUES (p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, 'OPEN', p_opens_at, p_closes_at,
                 COALESCE(p_buffer_seconds, 0), p_cancel_policy, p_cancel_cutoff_seconds, p_week_start, p_week_end,
-                COALESCE(p_buffer_students, FALSE))
+                COALESCE(p_buffer_students, FALSE), p_class_type, COALESCE(p_cost, 0), p_series)
         ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_inserted = ROW_COUNT;
     IF v_inserted = 1 THEN
@@ -586,18 +882,21 @@ $$;
 
 -- Holds (p_status 'HELD') or books (p_status 'CONFIRMED') a seat for a student. Answers HELD (plus
 -- EV_HELD or EV_CONFIRMED), REPLAY, WAITLISTED, WAITLISTED_REPLAY, ALREADY, CONFLICT rows, LIMIT, FULL,
--- NOT_OPEN_YET, BOOKING_CLOSED, NOT_OPEN or NOT_FOUND; before the new booking's event come the events
+-- NOT_OPEN_YET, BOOKING_CLOSED, NOT_OPEN, NOT_FOUND or INSUFFICIENT_CREDITS (a slot with a cost and no
+-- package of the student that can pay it; under p_credit_policy AT_BOOKING the new booking draws it); before the new booking's event come the events
 -- of what it did on the way: EV_EXPIRED for every dead hold it retired or took over, EV_PROMOTED and
 -- EV_SKIPPED for the waitlists of the seats the retired holds freed. A request id used by another
 -- student, or a seat the student got concurrently, fails with the unique violation (SQLSTATE 23505).
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}hold(
     p_tenant VARCHAR, p_booking VARCHAR, p_request VARCHAR, p_slot VARCHAR, p_student VARCHAR,
     p_status VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT, p_longest_micros BIGINT, p_gate_held BOOLEAN,
-    p_waitlist BOOLEAN, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT)
+    p_waitlist BOOLEAN, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -625,6 +924,8 @@ DECLARE
     v_seat_booking VARCHAR;
     v_seat_until   TIMESTAMPTZ;
     v_waiter      VARCHAR;
+    v_cost        INTEGER;
+    v_payer       VARCHAR;
     r             RECORD;
 BEGIN
     IF p_status IS NULL OR p_status NOT IN ('HELD', 'CONFIRMED') THEN
@@ -636,8 +937,10 @@ BEGIN
     -- 1. the slot
     -- v_student_end: the end of the student's time, the session's or (buffer_students) its buffer's
     SELECT s.starts_at, s.ends_at, s.status, s.opens_at, s.closes_at, s.week_start, s.week_end,
-           (CASE WHEN s.buffer_students THEN s.ends_at + s.buffer_seconds * INTERVAL '1 second' ELSE s.ends_at END)
-        INTO v_start, v_end, v_slot_status, v_opens_at, v_closes_at, v_week_start, v_week_end, v_student_end
+           (CASE WHEN s.buffer_students THEN s.ends_at + s.buffer_seconds * INTERVAL '1 second' ELSE s.ends_at END),
+           s.cost
+        INTO v_start, v_end, v_slot_status, v_opens_at, v_closes_at, v_week_start, v_week_end, v_student_end,
+             v_cost
         FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
     IF NOT FOUND THEN
         tag := 'NOT_FOUND';
@@ -680,7 +983,8 @@ BEGIN
         -- waitlist entry
         RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
                 b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits,
+                b.attendance
             FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
         IF FOUND THEN
             RETURN;
@@ -692,7 +996,8 @@ BEGIN
         END IF;
         RETURN QUERY SELECT 'ALREADY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
                 b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits,
+                b.attendance
             FROM ${slotbook_prefix}booking b
             WHERE b.tenant_id = p_tenant AND b.slot_id = p_slot AND b.student_id = p_student
               AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND v_now < b.held_until))
@@ -717,7 +1022,8 @@ BEGIN
     -- 7. the student's live booking of this slot (a dead one is retired in step 10)
     RETURN QUERY SELECT 'ALREADY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
             b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-            NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+            NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits,
+            b.attendance
         FROM ${slotbook_prefix}booking b
         WHERE b.tenant_id = p_tenant AND b.slot_id = p_slot AND b.student_id = p_student
           AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND v_now < b.held_until))
@@ -731,7 +1037,8 @@ BEGIN
     -- lookup a separate, keyed scan.)
     RETURN QUERY SELECT 'CONFLICT'::VARCHAR, o.booking_id, NULL::VARCHAR, o.slot_id, NULL::VARCHAR,
             NULL::INTEGER, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,
-            o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
+            o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER,
+                NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR
         FROM ${slotbook_prefix}occupancy o
         LEFT JOIN LATERAL (SELECT d.status, d.held_until FROM ${slotbook_prefix}booking d
                            WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d ON TRUE
@@ -779,16 +1086,31 @@ BEGIN
             FROM ${slotbook_prefix}slot_seat s
             WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot AND s.seq = r.seq FOR UPDATE;
         IF v_seat_status = 'HELD' AND v_seat_booking = r.id AND v_seat_until <= v_now THEN
+            PERFORM ${slotbook_prefix}refund(p_tenant, r.id, v_now);
             PERFORM ${slotbook_prefix}release(p_tenant, r.slot, r.seq, r.id, 'EXPIRED', v_now);
             v_tags := v_tags || 'EV_EXPIRED'::VARCHAR;
             v_ids := v_ids || r.id;
             SELECT array_agg(e.ev_tag ORDER BY e.n), array_agg(e.ev_id ORDER BY e.n) INTO v_more_tags, v_more_ids
                 FROM ${slotbook_prefix}promote(p_tenant, r.slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
-                                      p_max_week, p_waitlist_cutoff_micros) WITH ORDINALITY AS e (ev_tag, ev_id, n);
+                                      p_max_week, p_waitlist_cutoff_micros, p_credit_policy) WITH ORDINALITY AS e (ev_tag, ev_id, n);
             v_tags := v_tags || COALESCE(v_more_tags, ARRAY[]::VARCHAR[]);
             v_ids := v_ids || COALESCE(v_more_ids, ARRAY[]::VARCHAR[]);
         END IF;
     END LOOP;
+
+    -- 10b. a slot with a cost: the student needs a package that can pay it, for a seat and for a place
+    -- on the waitlist alike (read here without a lock; a seat's draw locks and checks it again)
+    IF v_cost > 0 THEN
+        v_payer := ${slotbook_prefix}payer(p_tenant, p_student, p_slot);
+        IF v_payer IS NULL THEN
+            tag := 'INSUFFICIENT_CREDITS';
+            slot_id := p_slot;
+            seat := v_cost;
+            RETURN NEXT;
+            RETURN QUERY SELECT * FROM ${slotbook_prefix}event_rows(p_tenant, v_tags, v_ids);
+            RETURN;
+        END IF;
+    END IF;
 
     -- 11. claim: the first free seat, else (only while nobody waits for the slot) the oldest dead
     -- hold's seat, skipping seats other claims have locked; then both again waiting for them (such a
@@ -859,11 +1181,25 @@ BEGIN
         RETURN;
     END IF;
 
+    -- a seat that is paid now: lock the paying package and check it again (after the seat's lock)
+    IF v_cost > 0 AND p_credit_policy = 'AT_BOOKING' THEN
+        v_payer := ${slotbook_prefix}lock_payer(p_tenant, p_student, p_slot);
+        IF v_payer IS NULL THEN
+            tag := 'INSUFFICIENT_CREDITS';
+            slot_id := p_slot;
+            seat := v_cost;
+            RETURN NEXT;
+            RETURN QUERY SELECT * FROM ${slotbook_prefix}event_rows(p_tenant, v_tags, v_ids);
+            RETURN;
+        END IF;
+    END IF;
+
     -- the seat row is locked by the statement that found it, and was checked by it
     UPDATE ${slotbook_prefix}slot_seat s
         SET status = p_status, booking_id = p_booking, student_id = p_student, held_until = v_held_until
         WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.seq = v_seq;
     IF v_displaced IS NOT NULL THEN
+        PERFORM ${slotbook_prefix}refund(p_tenant, v_displaced, v_now);
         UPDATE ${slotbook_prefix}booking b SET status = 'EXPIRED', updated_at = v_now
             WHERE b.tenant_id = p_tenant AND b.booking_id = v_displaced;
         UPDATE ${slotbook_prefix}occupancy o SET active = FALSE
@@ -879,6 +1215,9 @@ BEGIN
     INSERT INTO ${slotbook_prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
                                     booking_id, active)
         VALUES (p_tenant, 'STUDENT', p_student, v_start, v_student_end, p_slot, p_booking, TRUE);
+    IF v_cost > 0 AND p_credit_policy = 'AT_BOOKING' THEN
+        PERFORM ${slotbook_prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'DRAW', v_now);
+    END IF;
     v_tags := v_tags || ('EV_' || p_status)::VARCHAR;
     v_ids := v_ids || p_booking;
     RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, 'HELD', p_booking, NULL);
@@ -891,11 +1230,13 @@ $$;
 -- ALREADY_CANCELLED or NOT_FOUND.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}confirm(
     p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT,
-    p_longest_micros BIGINT, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT)
+    p_longest_micros BIGINT, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -950,13 +1291,14 @@ BEGIN
         IF v_seat_status IS DISTINCT FROM 'HELD' OR v_seat_booking IS DISTINCT FROM p_booking THEN
             RAISE EXCEPTION 'ledger rows disagree: booking % is HELD, its seat is not', p_booking;
         END IF;
+        PERFORM ${slotbook_prefix}refund(p_tenant, p_booking, v_now);
         PERFORM ${slotbook_prefix}release(p_tenant, v_slot, v_seq, p_booking, 'EXPIRED', v_now);
         v_tag := 'HOLD_EXPIRED';
         SELECT ARRAY['EV_EXPIRED']::VARCHAR[] || COALESCE(array_agg(e.ev_tag ORDER BY e.n), ARRAY[]::VARCHAR[]),
                ARRAY[p_booking] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
             INTO v_tags, v_ids
             FROM ${slotbook_prefix}promote(p_tenant, v_slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
-                                  p_max_week, p_waitlist_cutoff_micros) WITH ORDINALITY AS e (ev_tag, ev_id, n);
+                                  p_max_week, p_waitlist_cutoff_micros, p_credit_policy) WITH ORDINALITY AS e (ev_tag, ev_id, n);
     END IF;
     RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, v_tag, p_booking, NULL);
     RETURN QUERY SELECT * FROM ${slotbook_prefix}event_rows(p_tenant, v_tags, v_ids);
@@ -968,15 +1310,19 @@ $$;
 -- promotion's events; TOO_LATE (held_until = the cutoff) when the policy refuses a student's late
 -- cancel; ALREADY_CANCELLED with the booking (plus EV_EXPIRED and the promotion's events when this
 -- call retired a hold that had run out); NOT_FOUND. The policy is the slot's own when it has one,
--- else p_cancel_policy with p_cancel_cutoff_micros (NULL: never late).
+-- else p_cancel_policy with p_cancel_cutoff_micros (NULL: never late). A student's cancel of a booking
+-- checked in or marked a no-show: TOO_LATE with held_until = the start. Credits: a late cancel by the
+-- student keeps them (AT_BOOKING) or forfeits the cost (AT_CHECK_IN); any other cancel and a retired
+-- expired hold refund them.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}cancel(
     p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_cancel_policy VARCHAR,
     p_cancel_cutoff_micros BIGINT, p_hold_micros BIGINT, p_longest_micros BIGINT, p_max_upcoming INTEGER,
-    p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT)
+    p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT, p_credit_policy VARCHAR)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -998,6 +1344,7 @@ DECLARE
     v_slot_cutoff INTEGER;
     v_cutoff_at   TIMESTAMPTZ;
     v_late   BOOLEAN;
+    v_attendance   VARCHAR;
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
 BEGIN
@@ -1015,7 +1362,7 @@ BEGIN
     END IF;
     SELECT s.status, s.booking_id INTO v_seat_status, v_seat_booking FROM ${slotbook_prefix}slot_seat s
         WHERE s.tenant_id = p_tenant AND s.slot_id = v_slot AND s.seq = v_seq FOR UPDATE;
-    SELECT b.status, b.held_until INTO v_status, v_until FROM ${slotbook_prefix}booking b
+    SELECT b.status, b.held_until, b.attendance INTO v_status, v_until, v_attendance FROM ${slotbook_prefix}booking b
         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
     IF v_status IN ('CANCELLED', 'EXPIRED') THEN
         v_tag := 'ALREADY_CANCELLED';
@@ -1024,12 +1371,21 @@ BEGIN
         IF v_seat_status IS DISTINCT FROM 'HELD' OR v_seat_booking IS DISTINCT FROM p_booking THEN
             RAISE EXCEPTION 'ledger rows disagree: booking % is HELD, its seat is not', p_booking;
         END IF;
+        PERFORM ${slotbook_prefix}refund(p_tenant, p_booking, v_now);
         PERFORM ${slotbook_prefix}release(p_tenant, v_slot, v_seq, p_booking, 'EXPIRED', v_now);
         v_tag := 'ALREADY_CANCELLED';
         v_event := 'EV_EXPIRED';
     ELSE
         IF v_seat_status IS DISTINCT FROM v_status OR v_seat_booking IS DISTINCT FROM p_booking THEN
             RAISE EXCEPTION 'ledger rows disagree: booking % is %, its seat is not', p_booking, v_status;
+        END IF;
+        IF p_student IS NOT NULL AND v_attendance IS DISTINCT FROM 'NONE' THEN
+            -- the student came (or was marked absent): only staff may still cancel
+            tag := 'TOO_LATE';
+            booking_id := p_booking;
+            held_until := v_start;
+            RETURN NEXT;
+            RETURN;
         END IF;
         IF v_slot_policy IS NOT NULL THEN
             v_policy := v_slot_policy;
@@ -1045,6 +1401,12 @@ BEGIN
             held_until := v_cutoff_at;
             RETURN NEXT;
             RETURN;
+        END IF;
+        -- a late cancel by the student keeps the credits (or forfeits them); any other cancel refunds
+        IF v_late AND p_student IS NOT NULL THEN
+            PERFORM ${slotbook_prefix}forfeit(p_tenant, p_booking, p_credit_policy, v_now);
+        ELSE
+            PERFORM ${slotbook_prefix}refund(p_tenant, p_booking, v_now);
         END IF;
         PERFORM ${slotbook_prefix}release(p_tenant, v_slot, v_seq, p_booking, 'CANCELLED', v_now);
         IF v_late THEN
@@ -1062,7 +1424,7 @@ BEGIN
                ARRAY[p_booking] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
             INTO v_tags, v_ids
             FROM ${slotbook_prefix}promote(p_tenant, v_slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
-                                  p_max_week, p_waitlist_cutoff_micros) WITH ORDINALITY AS e (ev_tag, ev_id, n);
+                                  p_max_week, p_waitlist_cutoff_micros, p_credit_policy) WITH ORDINALITY AS e (ev_tag, ev_id, n);
     END IF;
     RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, v_tag, p_booking, v_kind);
     RETURN QUERY SELECT * FROM ${slotbook_prefix}event_rows(p_tenant, v_tags, v_ids);
@@ -1070,17 +1432,22 @@ END;
 $$;
 
 -- Calls a slot off: SLOT_CANCELLED (the slot) plus one EV_CANCELLED per booking it cancelled, by
--- seat; ALREADY_CANCELLED; NOT_FOUND. Nobody is promoted; the waitlist stays as it is.
+-- seat (each refunded first); ALREADY_CANCELLED; NOT_FOUND. Nobody is promoted; the waitlist stays as
+-- it is.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}cancel_slot(p_tenant VARCHAR, p_slot VARCHAR, p_now TIMESTAMPTZ)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_now TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
+    v_now  TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
+    v_tags VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_ids  VARCHAR[] := ARRAY[]::VARCHAR[];
+    r      RECORD;
 BEGIN
     UPDATE ${slotbook_prefix}slot s SET status = 'CANCELLED'
         WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'OPEN';
@@ -1095,32 +1462,39 @@ BEGIN
     UPDATE ${slotbook_prefix}slot_seat s
         SET status = 'CLOSED', booking_id = NULL, student_id = NULL, held_until = NULL
         WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status <> 'CLOSED';
-    RETURN QUERY SELECT * FROM ${slotbook_prefix}slot_row(p_tenant, 'SLOT_CANCELLED', p_slot);
-    -- every live booking, each reported as it is after this update
-    RETURN QUERY WITH c AS (
-            UPDATE ${slotbook_prefix}booking b SET status = 'CANCELLED', updated_at = v_now
-                WHERE b.tenant_id = p_tenant AND b.slot_id = p_slot AND b.status IN ('HELD', 'CONFIRMED')
-                RETURNING b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,
-                          b.created_at, b.updated_at)
-        SELECT 'EV_CANCELLED'::VARCHAR, c.booking_id, c.request_id, c.slot_id, c.student_id, c.seat, c.status,
-               c.held_until, c.created_at, c.updated_at, NULL::VARCHAR, NULL::VARCHAR, NULL::TIMESTAMPTZ,
-               NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER
-        FROM c ORDER BY c.seat;
+    -- every live booking: its credits back, then cancelled
+    FOR r IN SELECT b.booking_id AS id FROM ${slotbook_prefix}booking b
+             WHERE b.tenant_id = p_tenant AND b.slot_id = p_slot AND b.status IN ('HELD', 'CONFIRMED')
+             ORDER BY b.seat
+    LOOP
+        PERFORM ${slotbook_prefix}refund(p_tenant, r.id, v_now);
+        UPDATE ${slotbook_prefix}booking b SET status = 'CANCELLED', updated_at = v_now
+            WHERE b.tenant_id = p_tenant AND b.booking_id = r.id;
+        v_tags := v_tags || 'EV_CANCELLED'::VARCHAR;
+        v_ids := v_ids || r.id;
+    END LOOP;
     UPDATE ${slotbook_prefix}occupancy o SET active = FALSE
         WHERE o.tenant_id = p_tenant AND o.slot_id = p_slot AND o.active IS NOT FALSE;
+    RETURN QUERY SELECT * FROM ${slotbook_prefix}slot_row(p_tenant, 'SLOT_CANCELLED', p_slot);
+    RETURN QUERY SELECT * FROM ${slotbook_prefix}event_rows(p_tenant, v_tags, v_ids);
 END;
 $$;
 
 -- Expires up to p_limit holds of the tenant that ran out (oldest deadline first): one EV_EXPIRED row
--- per booking this call expired, each followed by the events of its seat's promotion. Safe on several
--- nodes at once: the seat row, locked after its slot row and checked, decides.
+-- per booking this call expired (refunded), each followed by the events of its seat's promotion. Then,
+-- when p_marks_no_shows, marks with what is left of p_limit the CONFIRMED bookings not checked in whose
+-- check-in closed (end + p_check_in_closes_micros <= now): attendance NO_SHOW (and under AT_CHECK_IN a
+-- FORFEIT), one EV_NO_SHOW row each. Safe on several nodes at once: the seat row, locked (after its
+-- slot row, for an expiry) and checked, decides.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}expire_due(
     p_tenant VARCHAR, p_now TIMESTAMPTZ, p_limit INTEGER, p_hold_micros BIGINT, p_longest_micros BIGINT,
-    p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT)
+    p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT, p_credit_policy VARCHAR,
+    p_marks_no_shows BOOLEAN, p_check_in_closes_micros BIGINT)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -1129,8 +1503,11 @@ DECLARE
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
     v_seat_until   TIMESTAMPTZ;
+    v_status       VARCHAR;
+    v_attendance   VARCHAR;
     v_tags         VARCHAR[];
     v_ids          VARCHAR[];
+    v_done         INTEGER := 0;
     r              RECORD;
 BEGIN
     IF p_limit IS NULL OR p_limit <= 0 THEN
@@ -1146,13 +1523,39 @@ BEGIN
             FROM ${slotbook_prefix}slot_seat s
             WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot AND s.seq = r.seq FOR UPDATE;
         IF v_seat_status = 'HELD' AND v_seat_booking = r.id AND v_seat_until <= v_now THEN
+            PERFORM ${slotbook_prefix}refund(p_tenant, r.id, v_now);
             PERFORM ${slotbook_prefix}release(p_tenant, r.slot, r.seq, r.id, 'EXPIRED', v_now);
+            v_done := v_done + 1;
             SELECT ARRAY['EV_EXPIRED']::VARCHAR[] || COALESCE(array_agg(e.ev_tag ORDER BY e.n), ARRAY[]::VARCHAR[]),
                    ARRAY[r.id] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
                 INTO v_tags, v_ids
                 FROM ${slotbook_prefix}promote(p_tenant, r.slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
-                                      p_max_week, p_waitlist_cutoff_micros) WITH ORDINALITY AS e (ev_tag, ev_id, n);
+                                      p_max_week, p_waitlist_cutoff_micros, p_credit_policy)
+                     WITH ORDINALITY AS e (ev_tag, ev_id, n);
             RETURN QUERY SELECT * FROM ${slotbook_prefix}event_rows(p_tenant, v_tags, v_ids);
+        END IF;
+    END LOOP;
+    IF NOT COALESCE(p_marks_no_shows, FALSE) OR v_done >= p_limit THEN
+        RETURN;
+    END IF;
+    FOR r IN SELECT d.booking_id AS id, d.slot_id AS slot, d.seat AS seq
+             FROM ${slotbook_prefix}booking d
+             JOIN ${slotbook_prefix}slot s ON s.tenant_id = d.tenant_id AND s.slot_id = d.slot_id
+             WHERE d.tenant_id = p_tenant AND d.status = 'CONFIRMED' AND d.attendance = 'NONE'
+               AND s.ends_at + COALESCE(p_check_in_closes_micros, 0) * INTERVAL '1 microsecond' <= v_now
+             ORDER BY s.ends_at, d.booking_id
+             LIMIT p_limit - v_done
+    LOOP
+        -- the seat row decides between sweepers, a check-in and a cancel: lock it, then check the booking
+        PERFORM 1 FROM ${slotbook_prefix}slot_seat s
+            WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot AND s.seq = r.seq FOR UPDATE;
+        SELECT b.status, b.attendance INTO v_status, v_attendance FROM ${slotbook_prefix}booking b
+            WHERE b.tenant_id = p_tenant AND b.booking_id = r.id;
+        IF v_status = 'CONFIRMED' AND v_attendance = 'NONE' THEN
+            PERFORM ${slotbook_prefix}forfeit(p_tenant, r.id, p_credit_policy, v_now);
+            UPDATE ${slotbook_prefix}booking b SET attendance = 'NO_SHOW', updated_at = v_now
+                WHERE b.tenant_id = p_tenant AND b.booking_id = r.id;
+            RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, 'EV_NO_SHOW', r.id, NULL);
         END IF;
     END LOOP;
 END;
@@ -1165,7 +1568,8 @@ CREATE OR REPLACE FUNCTION ${slotbook_prefix}leave_waitlist(
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER)
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -1188,5 +1592,272 @@ BEGIN
     ELSE
         RETURN QUERY SELECT * FROM ${slotbook_prefix}waiter_row(p_tenant, 'NOT_WAITING', p_request);
     END IF;
+END;
+$$;
+
+-- ------------------------------------------------------------------------------------------------
+-- Lessons: packages, attendance, weekly series.
+-- ------------------------------------------------------------------------------------------------
+
+-- Grants a package: GRANTED with the package (remaining = p_credits) and its GRANT journal entry, or
+-- PACKAGE_EXISTS with the stored package when the tenant has this package id (nothing written; the
+-- caller compares). p_class_types: sorted, joined by ','; '' for any session.
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}grant_package(
+    p_tenant VARCHAR, p_package VARCHAR, p_student VARCHAR, p_credits INTEGER, p_valid_from TIMESTAMPTZ,
+    p_valid_until TIMESTAMPTZ, p_class_types VARCHAR, p_now TIMESTAMPTZ)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_now      TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
+    v_inserted INTEGER;
+BEGIN
+    RETURN QUERY SELECT * FROM ${slotbook_prefix}package_row(p_tenant, 'PACKAGE_EXISTS', p_package);
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    INSERT INTO ${slotbook_prefix}lesson_package (tenant_id, package_id, student_id, credits, remaining, valid_from,
+                                         valid_until, class_types, granted_at)
+        VALUES (p_tenant, p_package, p_student, p_credits, p_credits, p_valid_from, p_valid_until,
+                COALESCE(p_class_types, ''), v_now)
+        ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS v_inserted = ROW_COUNT;
+    IF v_inserted = 1 THEN
+        INSERT INTO ${slotbook_prefix}credit_entry (tenant_id, package_id, reason, delta, booking_id, request_id, at)
+            VALUES (p_tenant, p_package, 'GRANT', p_credits, NULL, NULL, v_now);
+    END IF;
+    RETURN QUERY SELECT * FROM ${slotbook_prefix}package_row(p_tenant,
+            (CASE WHEN v_inserted = 1 THEN 'GRANTED' ELSE 'PACKAGE_EXISTS' END)::VARCHAR, p_package);
+END;
+$$;
+
+-- Checks a CONFIRMED booking in within [start - p_opens_before_micros, end + p_closes_after_micros):
+-- CHECKED_IN (plus EV_CHECKED_IN), CHECKED_IN_REPLAY, NOT_CONFIRMED, CHECK_IN_NOT_OPEN or
+-- CHECK_IN_CLOSED (held_until = when it opens or closed; closed too for a no-show), INSUFFICIENT_CREDITS
+-- (AT_CHECK_IN, a cost the booking has not paid and no package that can), NOT_FOUND (none, or another
+-- student's; p_student NULL: staff). Under the student's lock, then the seat row's.
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}check_in(
+    p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_opens_before_micros BIGINT,
+    p_closes_after_micros BIGINT, p_credit_policy VARCHAR)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_now        TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
+    v_slot       VARCHAR;
+    v_seq        INTEGER;
+    v_owner      VARCHAR;
+    v_status     VARCHAR;
+    v_attendance VARCHAR;
+    v_credits    INTEGER;
+    v_opens      TIMESTAMPTZ;
+    v_closes     TIMESTAMPTZ;
+    v_cost       INTEGER;
+    v_payer      VARCHAR;
+BEGIN
+    SELECT b.slot_id, b.seat, b.student_id INTO v_slot, v_seq, v_owner FROM ${slotbook_prefix}booking b
+        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+    IF NOT FOUND OR (p_student IS NOT NULL AND v_owner <> p_student) THEN
+        tag := 'NOT_FOUND';
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    PERFORM ${slotbook_prefix}lock_student(p_tenant, v_owner);
+    PERFORM 1 FROM ${slotbook_prefix}slot_seat s
+        WHERE s.tenant_id = p_tenant AND s.slot_id = v_slot AND s.seq = v_seq FOR UPDATE;
+    SELECT b.status, b.attendance, b.credits INTO v_status, v_attendance, v_credits FROM ${slotbook_prefix}booking b
+        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+    IF v_status <> 'CONFIRMED' THEN
+        RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, 'NOT_CONFIRMED', p_booking, NULL);
+        RETURN;
+    END IF;
+    IF v_attendance = 'CHECKED_IN' THEN
+        RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, 'CHECKED_IN_REPLAY', p_booking, NULL);
+        RETURN;
+    END IF;
+    SELECT s.starts_at - COALESCE(p_opens_before_micros, 0) * INTERVAL '1 microsecond',
+           s.ends_at + COALESCE(p_closes_after_micros, 0) * INTERVAL '1 microsecond', s.cost
+        INTO v_opens, v_closes, v_cost
+        FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = v_slot;
+    IF v_attendance = 'NO_SHOW' OR v_now >= v_closes THEN
+        tag := 'CHECK_IN_CLOSED';
+        booking_id := p_booking;
+        held_until := v_closes;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    IF v_now < v_opens THEN
+        tag := 'CHECK_IN_NOT_OPEN';
+        booking_id := p_booking;
+        held_until := v_opens;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    IF p_credit_policy = 'AT_CHECK_IN' AND v_cost > 0 AND v_credits = 0 THEN
+        v_payer := ${slotbook_prefix}lock_payer(p_tenant, v_owner, v_slot);
+        IF v_payer IS NULL THEN
+            tag := 'INSUFFICIENT_CREDITS';
+            slot_id := v_slot;
+            seat := v_cost;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        PERFORM ${slotbook_prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'DRAW', v_now);
+    END IF;
+    UPDATE ${slotbook_prefix}booking b SET attendance = 'CHECKED_IN', updated_at = v_now
+        WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+    RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, 'CHECKED_IN', p_booking, NULL);
+    RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, 'EV_CHECKED_IN', p_booking, NULL);
+END;
+$$;
+
+-- Schedules the occurrences of a series in one call, each as schedule does, in order (an occurrence
+-- may conflict with an earlier one of the same call). p_occurrences: records separated by chr(30),
+-- fields by chr(31): slot_id, coach_id, room_id, start, end, capacity, opens_at, closes_at,
+-- buffer_seconds, cancel_policy, cancel_cutoff_seconds, week_start, week_end, buffer_students ('1'/'0'),
+-- class_type, cost; instants as microseconds since the epoch, '' for NULL. Answers each occurrence's
+-- rows: SCHEDULED or EXISTS (the slot), or CONFLICT rows with request_id = the occurrence's slot id.
+-- p_mode ALL_OR_NOTHING with a conflict: every write of the call is undone (the rows stay as answered).
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}schedule_series(
+    p_tenant VARCHAR, p_series VARCHAR, p_mode VARCHAR, p_longest_micros BIGINT, p_occurrences TEXT)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_record   TEXT;
+    f          TEXT[];
+    v_conflict BOOLEAN := FALSE;
+BEGIN
+    IF p_mode IS NULL OR p_mode NOT IN ('ALL_OR_NOTHING', 'BEST_EFFORT') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('p_mode must be ALL_OR_NOTHING or BEST_EFFORT, got %s', p_mode);
+    END IF;
+    BEGIN
+        FOREACH v_record IN ARRAY string_to_array(p_occurrences, chr(30)) LOOP
+            f := string_to_array(v_record, chr(31));
+            RETURN QUERY SELECT x.tag, x.booking_id,
+                    (CASE WHEN x.tag = 'CONFLICT' THEN f[1] ELSE x.request_id END)::VARCHAR, x.slot_id,
+                    x.student_id, x.seat, x.status, x.held_until, x.created_at, x.updated_at, x.res_kind, x.res_id,
+                    x.starts_at, x.ends_at, x.coach_id, x.room_id, x.capacity, x.ref_id, x.amount, x.note
+                FROM ${slotbook_prefix}schedule(p_tenant, f[1], f[2], f[3], ${slotbook_prefix}micros_ts(f[4]),
+                                       ${slotbook_prefix}micros_ts(f[5]), f[6]::INTEGER, p_longest_micros,
+                                       ${slotbook_prefix}micros_ts(f[7]), ${slotbook_prefix}micros_ts(f[8]), f[9]::INTEGER,
+                                       NULLIF(f[10], '')::VARCHAR, NULLIF(f[11], '')::INTEGER,
+                                       ${slotbook_prefix}micros_ts(f[12]), ${slotbook_prefix}micros_ts(f[13]), f[14] = '1',
+                                       NULLIF(f[15], '')::VARCHAR, f[16]::INTEGER, p_series) x;
+            -- scheduled (now or before) exactly when its slot row exists
+            v_conflict := v_conflict OR NOT EXISTS (
+                SELECT 1 FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = f[1]);
+        END LOOP;
+        IF v_conflict AND p_mode = 'ALL_OR_NOTHING' THEN
+            RAISE EXCEPTION USING ERRCODE = 'SB001', MESSAGE = 'all or nothing: undo the series';
+        END IF;
+    EXCEPTION WHEN SQLSTATE 'SB001' THEN
+        -- the block's writes are undone; the rows answered stay
+        NULL;
+    END;
+END;
+$$;
+
+-- Cancels, as cancel_slot does, every OPEN occurrence of series p_series starting at or after p_from,
+-- by start then slot id: per occurrence a SLOT_CANCELLED row (the slot) and its EV_CANCELLED rows
+-- (bookings refunded). No occurrence left: no rows.
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}cancel_series(
+    p_tenant VARCHAR, p_series VARCHAR, p_from TIMESTAMPTZ, p_now TIMESTAMPTZ)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_now TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
+    r     RECORD;
+BEGIN
+    FOR r IN SELECT s.slot_id AS id FROM ${slotbook_prefix}slot s
+             WHERE s.tenant_id = p_tenant AND s.series_id = p_series AND s.status = 'OPEN'
+               AND s.starts_at >= p_from
+             ORDER BY s.starts_at, s.slot_id
+    LOOP
+        -- a concurrent cancel may have been first: it answers ALREADY_CANCELLED, left out
+        RETURN QUERY SELECT * FROM ${slotbook_prefix}cancel_slot(p_tenant, r.id, v_now) c
+            WHERE c.tag IN ('SLOT_CANCELLED', 'EV_CANCELLED');
+    END LOOP;
+END;
+$$;
+
+-- Decides several holds of one student in one call, each as hold does, in order. p_commands: records
+-- separated by chr(30), fields by chr(31): booking_id, request_id, slot_id, student_id, status, now
+-- (microseconds since the epoch, '' for the database clock), hold_micros, longest_micros, gate_held
+-- ('1'/'0'), waitlist ('1'/'0'), max_upcoming, max_week, waitlist_cutoff_micros, credit_policy. Every
+-- row of the n-th command (from 1) has capacity = n. A command succeeds when it answers HELD, or REPLAY
+-- of a HELD or CONFIRMED booking; p_mode ALL_OR_NOTHING and one that does not: every write of the call
+-- is undone (the rows stay as answered).
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}hold_all(p_tenant VARCHAR, p_mode VARCHAR, p_commands TEXT)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_record TEXT;
+    f        TEXT[];
+    v_n      INTEGER := 0;
+    v_failed BOOLEAN := FALSE;
+    v_ok     BOOLEAN;
+    x        RECORD;
+BEGIN
+    IF p_mode IS NULL OR p_mode NOT IN ('ALL_OR_NOTHING', 'BEST_EFFORT') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('p_mode must be ALL_OR_NOTHING or BEST_EFFORT, got %s', p_mode);
+    END IF;
+    BEGIN
+        FOREACH v_record IN ARRAY string_to_array(p_commands, chr(30)) LOOP
+            f := string_to_array(v_record, chr(31));
+            v_n := v_n + 1;
+            v_ok := NULL;
+            FOR x IN SELECT * FROM ${slotbook_prefix}hold(p_tenant, f[1], f[2], f[3], f[4], f[5], ${slotbook_prefix}micros_ts(f[6]),
+                                                 f[7]::BIGINT, f[8]::BIGINT, f[9] = '1', f[10] = '1',
+                                                 f[11]::INTEGER, f[12]::INTEGER, f[13]::BIGINT, f[14])
+            LOOP
+                IF v_ok IS NULL AND x.tag NOT LIKE 'EV\_%' THEN
+                    v_ok := x.tag = 'HELD' OR (x.tag = 'REPLAY' AND x.status IN ('HELD', 'CONFIRMED'));
+                END IF;
+                tag := x.tag; booking_id := x.booking_id; request_id := x.request_id; slot_id := x.slot_id;
+                student_id := x.student_id; seat := x.seat; status := x.status; held_until := x.held_until;
+                created_at := x.created_at; updated_at := x.updated_at; res_kind := x.res_kind;
+                res_id := x.res_id; starts_at := x.starts_at; ends_at := x.ends_at; coach_id := x.coach_id;
+                room_id := x.room_id; capacity := v_n; ref_id := x.ref_id; amount := x.amount; note := x.note;
+                RETURN NEXT;
+            END LOOP;
+            v_failed := v_failed OR NOT COALESCE(v_ok, FALSE);
+        END LOOP;
+        IF v_failed AND p_mode = 'ALL_OR_NOTHING' THEN
+            RAISE EXCEPTION USING ERRCODE = 'SB001', MESSAGE = 'all or nothing: undo the holds';
+        END IF;
+    EXCEPTION WHEN SQLSTATE 'SB001' THEN
+        -- the block's writes are undone; the rows answered stay
+        NULL;
+    END;
 END;
 $$;
