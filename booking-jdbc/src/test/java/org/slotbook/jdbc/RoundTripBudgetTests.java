@@ -3,7 +3,13 @@ package org.slotbook.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.DayOfWeek;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.temporal.TemporalAdjusters;
+import java.util.List;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,6 +19,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.slotbook.core.CheckedIn;
+import org.slotbook.core.InsufficientCredits;
+import org.slotbook.core.LessonPackage;
+import org.slotbook.core.PackageGrant;
+import org.slotbook.core.PackageId;
+import org.slotbook.core.SeriesBooking;
+import org.slotbook.core.SeriesCancelled;
+import org.slotbook.core.SeriesId;
+import org.slotbook.core.SeriesMode;
+import org.slotbook.core.SeriesResult;
+import org.slotbook.core.SeriesSpec;
 import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.AlreadyCancelled;
 import org.slotbook.core.Availability;
@@ -44,12 +61,15 @@ import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
  * The round-trip budget of every engine operation, counted through the connections the store
  * borrows: statements, commits, rollbacks, autocommit switches and isolation queries. Each decision
  * is one call of its database routine, so hold, book, confirm, cancel, cancelSlot, a sweep batch and
- * availability cost at most 2, schedule at most 3 whatever the capacity.
+ * availability cost at most 2, schedule at most 3 whatever the capacity. Lessons alike: a package grant,
+ * a paid hold, a check-in, a series scheduled, cancelled, or its occurrences read, each at most 2; a
+ * series booked (its occurrences read, then all held in one call) at most 3.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class RoundTripBudgetTests {
     static final int BUDGET = 2;
     static final int SCHEDULE_BUDGET = 3;
+    static final int SERIES_BOOKING_BUDGET = 3;
 
     private TestDatabase db;
     private CountingDataSource counting;
@@ -146,5 +166,39 @@ abstract class RoundTripBudgetTests {
         within(BUDGET, "cancel slot", () -> engine.cancelSlot(t, big.slotId()), SlotCancelled.class);
         within(BUDGET, "hold, slot not open", () -> engine.hold(t,
                 HoldRequest.of(RequestId.random(), big.slotId(), StudentId.of("late"))), SlotNotOpen.class);
+        // lessons
+        Instant now = Instant.now();
+        PackageGrant grant = PackageGrant.of(PackageId.of("pack"), StudentId.of("pupil"), 10,
+                now.minus(Duration.ofDays(1)).truncatedTo(ChronoUnit.SECONDS),
+                now.plus(Duration.ofDays(60)).truncatedTo(ChronoUnit.SECONDS));
+        within(BUDGET, "grant a package", () -> engine.grantPackage(t, grant), LessonPackage.class);
+        within(BUDGET, "grant it again", () -> engine.grantPackage(t, grant), LessonPackage.class);
+        within(BUDGET, "packages", () -> engine.packages(t, StudentId.of("pupil"), 0, 10), List.class);
+        SlotSpec paid = new SlotSpec(SlotId.of("paid"), CoachId.of("eve"), RoomId.of("r5"),
+                TimeRange.of(now.plusSeconds(600).truncatedTo(ChronoUnit.SECONDS), Duration.ofHours(1)), 3)
+                .withCost(2);
+        engine.schedule(t, paid);
+        Held paidHold = (Held) within(BUDGET, "book, drawing credits", () -> engine.book(t,
+                HoldRequest.of(RequestId.random(), paid.slotId(), StudentId.of("pupil"))), Held.class);
+        within(BUDGET, "hold, insufficient credits", () -> engine.hold(t,
+                HoldRequest.of(RequestId.random(), paid.slotId(), StudentId.of("broke"))), InsufficientCredits.class);
+        within(BUDGET, "credit journal", () -> engine.creditJournal(t, PackageId.of("pack"), 0, 10), List.class);
+        within(BUDGET, "check in", () -> engine.checkIn(t, paidHold.booking().bookingId(), StudentId.of("pupil")),
+                CheckedIn.class);
+        LocalDate monday = LocalDate.now(ZoneOffset.UTC).plusWeeks(1)
+                .with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
+        SeriesSpec weekly = SeriesSpec.weekly(SeriesId.of("weekly"), CoachId.of("fay"), RoomId.of("r6"), 4)
+                .on(DayOfWeek.MONDAY, DayOfWeek.THURSDAY).at(LocalTime.of(18, 0), Duration.ofHours(1), ZoneOffset.UTC)
+                .from(monday).forWeeks(6).withCost(1);
+        within(BUDGET, "schedule a series of 12", () -> engine.scheduleSeries(t, weekly, SeriesMode.ALL_OR_NOTHING),
+                SeriesResult.class);
+        within(BUDGET, "schedule it again", () -> engine.scheduleSeries(t, weekly, SeriesMode.ALL_OR_NOTHING),
+                SeriesResult.class);
+        SeriesBooking series = (SeriesBooking) within(SERIES_BOOKING_BUDGET, "book a series of 12",
+                () -> engine.bookSeries(t, RequestId.of("series-" + UUID.randomUUID().toString().substring(0, 8)),
+                        weekly.seriesId(), StudentId.of("pupil"), SeriesMode.ALL_OR_NOTHING), SeriesBooking.class);
+        assertThat(series.lines()).hasSize(12);
+        within(BUDGET, "cancel the series", () -> engine.cancelSeries(t, weekly.seriesId(), now),
+                SeriesCancelled.class);
     }
 }
