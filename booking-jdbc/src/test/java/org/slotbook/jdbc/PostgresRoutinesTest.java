@@ -37,7 +37,7 @@ import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 class PostgresRoutinesTest {
     private static final List<String> COLUMNS = List.of("tag", "booking_id", "request_id", "slot_id", "student_id",
             "seat", "status", "held_until", "created_at", "updated_at", "res_kind", "res_id", "starts_at", "ends_at",
-            "coach_id", "room_id", "capacity");
+            "coach_id", "room_id", "capacity", "ref_id", "amount", "note");
     private static final long HOUR_MICROS = Duration.ofHours(1).toNanos() / 1000;
     private static final long HOLD_MICROS = Duration.ofMinutes(10).toNanos() / 1000;
     private static final long LONGEST_MICROS = Duration.ofHours(24).toNanos() / 1000;
@@ -570,9 +570,9 @@ class PostgresRoutinesTest {
 
     private static List<Fact> schedule(String t, String slot, String coach, String room, OffsetDateTime start,
                                        OffsetDateTime end, int capacity) throws SQLException {
-        return call("SELECT * FROM " + p + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, slot, coach,
-                room, start, end, capacity, LONGEST_MICROS, null, null, 0, new Null(Types.VARCHAR),
-                new Null(Types.INTEGER), null, null, false);
+        return call("SELECT * FROM " + p + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t,
+                slot, coach, room, start, end, capacity, LONGEST_MICROS, null, null, 0, new Null(Types.VARCHAR),
+                new Null(Types.INTEGER), null, null, false, new Null(Types.VARCHAR), 0, new Null(Types.VARCHAR));
     }
 
     private static List<Fact> hold(String t, String booking, String request, String slot, String student,
@@ -583,18 +583,18 @@ class PostgresRoutinesTest {
     private static List<Fact> hold(String t, String booking, String request, String slot, String student,
                                    String status, OffsetDateTime now, boolean gateHeld, long holdMicros)
             throws SQLException {
-        return call("SELECT * FROM " + p + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, request, slot,
-                student, status, now, holdMicros, LONGEST_MICROS, gateHeld, false, 0, 0, 0L);
+        return call("SELECT * FROM " + p + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, request,
+                slot, student, status, now, holdMicros, LONGEST_MICROS, gateHeld, false, 0, 0, 0L, "AT_BOOKING");
     }
 
     private static List<Fact> confirm(String t, String booking, String student, OffsetDateTime now) throws SQLException {
-        return call("SELECT * FROM " + p + "confirm(?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, student, now, HOLD_MICROS,
-                LONGEST_MICROS, 0, 0, 0L);
+        return call("SELECT * FROM " + p + "confirm(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, student, now,
+                HOLD_MICROS, LONGEST_MICROS, 0, 0, 0L, "AT_BOOKING");
     }
 
     private static List<Fact> cancel(String t, String booking, String student, OffsetDateTime now) throws SQLException {
-        return call("SELECT * FROM " + p + "cancel(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, student, now, "FREE",
-                new Null(Types.BIGINT), HOLD_MICROS, LONGEST_MICROS, 0, 0, 0L);
+        return call("SELECT * FROM " + p + "cancel(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, student, now,
+                "FREE", new Null(Types.BIGINT), HOLD_MICROS, LONGEST_MICROS, 0, 0, 0L, "AT_BOOKING");
     }
 
     private static List<Fact> cancelSlot(String t, String slot, OffsetDateTime now) throws SQLException {
@@ -602,8 +602,8 @@ class PostgresRoutinesTest {
     }
 
     private static List<Fact> expireDue(String t, OffsetDateTime now, int limit) throws SQLException {
-        return call("SELECT * FROM " + p + "expire_due(?, ?, ?, ?, ?, ?, ?, ?)", t, now, limit, HOLD_MICROS,
-                LONGEST_MICROS, 0, 0, 0L);
+        return call("SELECT * FROM " + p + "expire_due(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, now, limit,
+                HOLD_MICROS, LONGEST_MICROS, 0, 0, 0L, "AT_BOOKING", false, 0L);
     }
 
     /** A NULL argument of another type than timestamptz. */
