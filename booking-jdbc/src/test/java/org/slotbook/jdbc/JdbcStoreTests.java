@@ -244,6 +244,47 @@ abstract class JdbcStoreTests {
         assertBalanced(t, overlapping.slotId(), activeBookings(t, overlapping.slotId()));
     }
 
+    /**
+     * Rounds of {@link #manyStudentsRacingForOverlappingSlotsNeverHoldTwo}; raise it with
+     * {@code -Dslotbook.test.overlapRounds=N} to hunt a rare interleaving.
+     */
+    static final int OVERLAP_ROUNDS = Integer.getInteger("slotbook.test.overlapRounds", 25);
+
+    @Test
+    void manyStudentsRacingForOverlappingSlotsNeverHoldTwo() throws Exception {
+        int students = 24;
+        for (int round = 1; round <= OVERLAP_ROUNDS; round++) {
+            // a fresh tenant each round: no student has a lock row yet, so the first holds create it
+            TenantId t = tenant();
+            List<Slot> slots = List.of(
+                    slot(t, "early", TimeRange.of(T0, HOUR), students),
+                    slot(t, "middle", TimeRange.of(T0.plusSeconds(900), HOUR), students),
+                    slot(t, "late", TimeRange.of(T0.plusSeconds(1800), HOUR), students));
+            slots.forEach(this::schedule);
+            int n = slots.size();
+            // a student's holds are submitted next to each other, so they tend to meet on the pool
+            List<HoldResult> results = race(students * n,
+                    i -> hold(slots.get(i % n), "student-" + (i / n), T0.minusSeconds(60)));
+            String active = " FROM " + db.table("booking") + " WHERE tenant_id = ? AND status IN ('HELD', 'CONFIRMED')";
+            List<String> doubled = sql.withHandle(h -> h.createQuery("SELECT student_id" + active
+                            + " GROUP BY student_id HAVING COUNT(*) > 1 ORDER BY student_id")
+                    .bind(0, t.value()).mapTo(String.class).list());
+            assertThat(doubled).as("round %d: students with two active bookings of overlapping slots", round)
+                    .isEmpty();
+            assertThat(count("SELECT COUNT(DISTINCT student_id)" + active, t.value()))
+                    .as("round %d: students with a booking", round).isEqualTo(students);
+            assertThat(activeOccupations(t, ResourceKind.STUDENT)).as("round %d: student occupations", round)
+                    .isEqualTo(students);
+            assertThat(overlappingOccupations(t)).as("round %d: overlapping active occupations", round).isZero();
+            assertThat(results).as("round %d", round).filteredOn(r -> r instanceof Held).hasSize(students);
+            assertThat(results).as("round %d", round).filteredOn(r -> r instanceof Conflict)
+                    .hasSize(students * (n - 1));
+            for (Slot s : slots) {
+                assertBalanced(t, s.slotId(), activeBookings(t, s.slotId()));
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ tenancy and input
 
     @Test

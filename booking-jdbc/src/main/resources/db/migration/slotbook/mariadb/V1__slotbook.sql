@@ -172,6 +172,12 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}waiter (
 -- Lock order everywhere: resource_lock rows (kind, then id), slot row, seat rows, booking rows; a
 -- freed seat is offered to the slot's waitlist (promote) under the slot row's lock, and the waiter's
 -- student lock is taken after it (a deadlock this may cause is retried by the caller).
+-- Reads that decide under a lock are locking reads (LOCK IN SHARE MODE, or FOR UPDATE): InnoDB can
+-- grant a lock row (resource_lock, slot, seat) to this transaction while a read view opened right
+-- after it still misses the changes of the transaction that held it, so a plain (consistent) read at
+-- READ COMMITTED may not see the booking or occupation the previous holder just made (seen on 10.11:
+-- two concurrent holds of one student for overlapping slots both passed the occupancy check). A
+-- locking read reads the newest committed row and waits for an uncommitted one.
 -- p_now NULL means the database clock, UTC_TIMESTAMP(6), read once per call.
 -- The helpers (waiter_row, note_booking, promote, retire) run inside the caller's transaction.
 -- ---------------------------------------------------------------------------------------------
@@ -284,17 +290,25 @@ BEGIN
             INSERT INTO ${slotbook_prefix}resource_lock (tenant_id, resource_kind, resource_id) VALUES (p_tenant, 'STUDENT', v_student)
                 ON DUPLICATE KEY UPDATE resource_id = resource_id;
         END IF;
-            IF EXISTS (SELECT 1 FROM ${slotbook_prefix}booking
-                        WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = v_student
-                          AND status IN ('HELD', 'CONFIRMED')) THEN
+            -- what the student's lock guards is read with locking reads (see hold, step 5)
+            SELECT COUNT(*) INTO v_n FROM ${slotbook_prefix}booking
+             WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = v_student
+               AND status IN ('HELD', 'CONFIRMED') LOCK IN SHARE MODE;
+            IF v_n = 0 THEN
+                SELECT COUNT(*) INTO v_n FROM ${slotbook_prefix}occupancy o
+                 WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = v_student
+                   AND o.active = TRUE AND o.starts_at < v_end AND o.ends_at > v_start
+                   AND o.starts_at > v_start - INTERVAL p_longest_micros MICROSECOND
+                   AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}booking b
+                                    WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
+                                      AND b.status = 'HELD' AND b.held_until <= p_now) LOCK IN SHARE MODE;
+                IF v_n > 0 THEN
+                    SET v_n = -1;
+                END IF;
+            END IF;
+            IF v_n > 0 THEN
                 SET v_reason = 'ALREADY_BOOKED';
-            ELSEIF EXISTS (SELECT 1 FROM ${slotbook_prefix}occupancy o
-                            WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = v_student
-                              AND o.active = TRUE AND o.starts_at < v_end AND o.ends_at > v_start
-                              AND o.starts_at > v_start - INTERVAL p_longest_micros MICROSECOND
-                              AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}booking b
-                                               WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
-                                                 AND b.status = 'HELD' AND b.held_until <= p_now)) THEN
+            ELSEIF v_n < 0 THEN
                 SET v_reason = 'CONFLICT';
             ELSE
                 IF p_max_upcoming > 0 THEN
@@ -305,7 +319,7 @@ BEGIN
                        AND o.ends_at > p_now
                        AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}booking b
                                         WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
-                                          AND b.status = 'HELD' AND b.held_until <= p_now);
+                                          AND b.status = 'HELD' AND b.held_until <= p_now) LOCK IN SHARE MODE;
                 END IF;
                 IF p_max_week > 0 AND v_week_start IS NOT NULL THEN
                     SELECT COUNT(*) INTO v_week
@@ -314,7 +328,7 @@ BEGIN
                        AND o.active = TRUE AND o.starts_at >= v_week_start AND o.starts_at < v_week_end
                        AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}booking b
                                         WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
-                                          AND b.status = 'HELD' AND b.held_until <= p_now);
+                                          AND b.status = 'HELD' AND b.held_until <= p_now) LOCK IN SHARE MODE;
                 END IF;
                 IF (p_max_upcoming > 0 AND v_up >= p_max_upcoming) OR (p_max_week > 0 AND v_week >= p_max_week) THEN
                     SET v_reason = 'LIMIT';
@@ -476,7 +490,7 @@ BEGIN
          WHERE tenant_id = p_tenant
            AND ((resource_kind = 'COACH' AND resource_id = p_coach) OR (resource_kind = 'ROOM' AND resource_id = p_room))
            AND active = TRUE AND starts_at < v_padded AND ends_at > p_start
-           AND starts_at > p_start - INTERVAL p_longest_micros MICROSECOND;
+           AND starts_at > p_start - INTERVAL p_longest_micros MICROSECOND LOCK IN SHARE MODE;
         IF v_n > 0 THEN
             LEAVE main;
         END IF;
@@ -690,7 +704,8 @@ BEGIN
             LEAVE main;
         END IF;
 
-        -- 5. the student's lock
+        -- 5. the student's lock. What it guards (the student's bookings, waitlist entries and
+        --    occupations) is read from here on with locking reads (see the note at the top)
         SELECT COUNT(*) INTO v_n FROM ${slotbook_prefix}resource_lock
          WHERE tenant_id = p_tenant AND resource_kind = 'STUDENT' AND resource_id = p_student FOR UPDATE;
         IF v_n = 0 THEN
@@ -702,7 +717,7 @@ BEGIN
         --    its booking, else its waitlist entry
         SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
               INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated
-              FROM ${slotbook_prefix}booking WHERE tenant_id = p_tenant AND request_id = p_request;
+              FROM ${slotbook_prefix}booking WHERE tenant_id = p_tenant AND request_id = p_request LOCK IN SHARE MODE;
         IF r_booking IS NOT NULL THEN
             SET r_tag = 'REPLAY';
             LEAVE main;
@@ -717,7 +732,7 @@ BEGIN
         -- 7. the student's own booking of this slot: live answers ALREADY, a dead hold is retired below
         SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
               INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated
-              FROM ${slotbook_prefix}booking WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student AND status IN ('HELD', 'CONFIRMED') LIMIT 1;
+              FROM ${slotbook_prefix}booking WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student AND status IN ('HELD', 'CONFIRMED') LIMIT 1 LOCK IN SHARE MODE;
         IF r_booking IS NOT NULL THEN
             IF r_status = 'CONFIRMED' OR v_now < r_held THEN
                 SET r_tag = 'ALREADY';
@@ -736,7 +751,7 @@ BEGIN
            AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
            AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}booking b
                             WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
-                              AND b.status = 'HELD' AND b.held_until <= v_now);
+                              AND b.status = 'HELD' AND b.held_until <= v_now) LOCK IN SHARE MODE;
         IF v_n > 0 THEN
             LEAVE main;
         END IF;
@@ -751,7 +766,7 @@ BEGIN
                AND o.ends_at > v_now
                AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}booking b
                                 WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
-                                  AND b.status = 'HELD' AND b.held_until <= v_now);
+                                  AND b.status = 'HELD' AND b.held_until <= v_now) LOCK IN SHARE MODE;
             IF v_up >= p_max_upcoming THEN
                 SET r_tag = 'LIMIT', r_kind = 'UPCOMING', r_seat = p_max_upcoming;
                 LEAVE main;
@@ -764,7 +779,7 @@ BEGIN
                AND o.active = TRUE AND o.starts_at >= v_week_start AND o.starts_at < v_week_end
                AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}booking b
                                 WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
-                                  AND b.status = 'HELD' AND b.held_until <= v_now);
+                                  AND b.status = 'HELD' AND b.held_until <= v_now) LOCK IN SHARE MODE;
             IF v_week >= p_max_week THEN
                 SET r_tag = 'LIMIT', r_kind = 'WEEKLY', r_seat = p_max_week;
                 LEAVE main;
@@ -874,7 +889,7 @@ BEGIN
                 SET v_bid = NULL;
                 SELECT request_id INTO v_bid FROM ${slotbook_prefix}waiter FORCE INDEX (${slotbook_prefix}waiter_student_ix)
                  WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student AND status = 'WAITING'
-                 LIMIT 1;
+                 LIMIT 1 LOCK IN SHARE MODE;
                 IF v_bid IS NOT NULL THEN
                     CALL ${slotbook_prefix}waiter_row(p_tenant, v_bid, r_booking, r_request, r_slot, r_student, r_seat,
                                               r_status, r_created, r_updated, r_kind);
@@ -1009,7 +1024,7 @@ BEGIN
         END IF;
         SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
           INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated
-          FROM ${slotbook_prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
+          FROM ${slotbook_prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking LOCK IN SHARE MODE;
         IF r_status = 'CONFIRMED' THEN
             SET r_tag = 'CONFIRMED';
         ELSEIF r_status = 'CANCELLED' THEN
@@ -1125,7 +1140,7 @@ BEGIN
         END IF;
         SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
           INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated
-          FROM ${slotbook_prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
+          FROM ${slotbook_prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking LOCK IN SHARE MODE;
         IF r_status NOT IN ('HELD', 'CONFIRMED') OR v_start IS NULL THEN
             SET r_tag = 'ALREADY_CANCELLED';
             LEAVE main;
@@ -1245,7 +1260,7 @@ BEGIN
         SET STATEMENT group_concat_max_len = 4294967295 FOR
         SELECT COUNT(*), JSON_ARRAYAGG(booking_id) INTO v_n, v_ids
           FROM ${slotbook_prefix}booking
-         WHERE tenant_id = p_tenant AND slot_id = p_slot AND status IN ('HELD', 'CONFIRMED');
+         WHERE tenant_id = p_tenant AND slot_id = p_slot AND status IN ('HELD', 'CONFIRMED') LOCK IN SHARE MODE;
         UPDATE ${slotbook_prefix}booking SET status = 'CANCELLED', updated_at = v_now
          WHERE tenant_id = p_tenant AND slot_id = p_slot AND status IN ('HELD', 'CONFIRMED');
         IF ROW_COUNT() <> v_n THEN
