@@ -10,3 +10,8 @@ CREATE ALIAS IF NOT EXISTS ${prefix}cancel FOR 'org.slotbook.jdbc.internal.H2Rou
 CREATE ALIAS IF NOT EXISTS ${prefix}cancel_slot FOR 'org.slotbook.jdbc.internal.H2Routines.cancelSlot';
 CREATE ALIAS IF NOT EXISTS ${prefix}expire_due FOR 'org.slotbook.jdbc.internal.H2Routines.expireDue';
 CREATE ALIAS IF NOT EXISTS ${prefix}leave_waitlist FOR 'org.slotbook.jdbc.internal.H2Routines.leaveWaitlist';
+CREATE ALIAS IF NOT EXISTS ${prefix}grant_package FOR 'org.slotbook.jdbc.internal.H2Routines.grantPackage';
+CREATE ALIAS IF NOT EXISTS ${prefix}check_in FOR 'org.slotbook.jdbc.internal.H2Routines.checkIn';
+CREATE ALIAS IF NOT EXISTS ${prefix}schedule_series FOR 'org.slotbook.jdbc.internal.H2Routines.scheduleSeries';
+CREATE ALIAS IF NOT EXISTS ${prefix}cancel_series FOR 'org.slotbook.jdbc.internal.H2Routines.cancelSeries';
+CREATE ALIAS IF NOT EXISTS ${prefix}hold_all FOR 'org.slotbook.jdbc.internal.H2Routines.holdAll';

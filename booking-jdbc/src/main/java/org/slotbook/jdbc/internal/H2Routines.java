@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.h2.tools.SimpleResultSet;
 
 /**
- * The seven one-call routines of the store on H2 ({@code docs}: the one-call contract), as Java
+ * The one-call routines of the store on H2 ({@code docs}: the one-call contract), as Java
  * static methods that {@code schema-h2.sql} registers per table prefix:
  * <pre>{@code
  * CREATE ALIAS IF NOT EXISTS ${prefix}hold FOR 'org.slotbook.jdbc.internal.H2Routines.hold'
@@ -27,7 +27,7 @@ import org.h2.tools.SimpleResultSet;
  * }</pre>
  * H2 passes its nested connection first (the caller's session and transaction); the table prefix
  * is the first SQL argument, since one method serves every prefix. Each routine answers with fact
- * rows of the 17 contract columns ({@link #FACT_COLUMNS}).
+ * rows of the 20 contract columns ({@link #FACT_COLUMNS}).
  *
  * <p>Atomicity: H2 does not undo the writes of a table function whose call fails (the CALL is a
  * query to H2, and an autocommitted session then commits what the function had written). So each
@@ -38,13 +38,16 @@ import org.h2.tools.SimpleResultSet;
  * <p>Lock order everywhere: resource_lock rows (by kind, then id), slot row, seat rows, booking rows. A
  * routine that frees a seat (cancel, expiry, a retired dead hold) locks the slot row before the seat
  * row, and the promotion that follows takes each waiter's student lock after the slot row: the one
- * exception to the order, whose rare deadlock the caller's retry resolves.
+ * exception to the order, whose rare deadlock the caller's retry resolves. Credits: a package row is
+ * locked last (after the student's lock and the seat rows); a paid hold locks the paying package
+ * under the student's lock, so the holds of one student draw one after the other, and a draw is a
+ * conditional update that never takes remaining below the cost.
  */
 public final class H2Routines {
     /** The contract's fact columns, in order. */
     public static final List<String> FACT_COLUMNS = List.of("TAG", "BOOKING_ID", "REQUEST_ID", "SLOT_ID",
             "STUDENT_ID", "SEAT", "STATUS", "HELD_UNTIL", "CREATED_AT", "UPDATED_AT", "RES_KIND", "RES_ID",
-            "STARTS_AT", "ENDS_AT", "COACH_ID", "ROOM_ID", "CAPACITY");
+            "STARTS_AT", "ENDS_AT", "COACH_ID", "ROOM_ID", "CAPACITY", "REF_ID", "AMOUNT", "NOTE");
 
     /** The URL of the connection H2 passes when it only asks a table function for its columns. */
     private static final String COLUMN_LIST_URL = "jdbc:columnlist:connection";
@@ -66,61 +69,80 @@ public final class H2Routines {
      * Schedules a slot: lock coach and room, answer {@code EXISTS} for a stored slot, {@code CONFLICT}
      * rows for clashing coach/room occupations over the padded time [start, end + buffer), else insert
      * slot, seats and the two padded occupations: {@code SCHEDULED}. With p_buffer_students the buffer
-     * applies to the slot's booked students too (their occupations end at end + buffer).
+     * applies to the slot's booked students too (their occupations end at end + buffer). The slot keeps
+     * its class type, cost (credits a booking draws) and series.
      */
     public static ResultSet schedule(Connection connection, String prefix, String tenant, String slotId,
                                      String coach, String room, OffsetDateTime start, OffsetDateTime end,
                                      Integer capacity, Long longestMicros, OffsetDateTime opensAt,
                                      OffsetDateTime closesAt, Integer bufferSeconds, String cancelPolicy,
                                      Integer cancelCutoffSeconds, OffsetDateTime weekStart, OffsetDateTime weekEnd,
-                                     Boolean bufferStudents)
+                                     Boolean bufferStudents, String classType, Integer cost, String seriesId)
             throws SQLException {
-        return run(connection, prefix, tenant, null, call -> {
-            required("p_slot", slotId);
-            required("p_coach", coach);
-            required("p_room", room);
-            required("p_capacity", capacity);
-            OffsetDateTime from = utcMicros(required("p_start", start));
-            OffsetDateTime to = utcMicros(required("p_end", end));
-            int buffer = bufferSeconds == null ? 0 : bufferSeconds;
-            if (buffer < 0) {
-                throw invalid("p_buffer_seconds must not be negative, got " + bufferSeconds);
-            }
-            if (cancelPolicy != null && !List.of("FREE", "REFUSE", "LATE").contains(cancelPolicy)) {
-                throw invalid("p_cancel_policy must be 'FREE', 'REFUSE', 'LATE' or NULL, got " + cancelPolicy);
-            }
-            OffsetDateTime padded = to.plusSeconds(buffer);
-            // a stored occupation lasts at most the longest session and its buffer
-            OffsetDateTime lowest = from.minus(positive("p_longest_micros", longestMicros), ChronoUnit.MICROS)
-                    .minusSeconds(MAX_BUFFER_SECONDS);
+        return run(connection, prefix, tenant, null, call -> scheduleOne(call, slotId, coach, room, start, end,
+                capacity, longestMicros, opensAt, closesAt, bufferSeconds, cancelPolicy, cancelCutoffSeconds,
+                weekStart, weekEnd, bufferStudents, classType, cost, seriesId));
+    }
 
-            call.lockResource("COACH", coach);
-            call.lockResource("ROOM", room);
-            Optional<Slot> stored = call.findSlot(slotId);
-            if (stored.isPresent()) {
-                call.facts.slot("EXISTS", stored.get());
-                return;
+    /** The body of schedule; answers true when the slot is stored (SCHEDULED or EXISTS), false on CONFLICT. */
+    private static boolean scheduleOne(Call call, String slotId, String coach, String room, OffsetDateTime start,
+                                       OffsetDateTime end, Integer capacity, Long longestMicros,
+                                       OffsetDateTime opensAt, OffsetDateTime closesAt, Integer bufferSeconds,
+                                       String cancelPolicy, Integer cancelCutoffSeconds, OffsetDateTime weekStart,
+                                       OffsetDateTime weekEnd, Boolean bufferStudents, String classType,
+                                       Integer cost, String seriesId) throws SQLException {
+        String tenant = call.tenant;
+        required("p_slot", slotId);
+        required("p_coach", coach);
+        required("p_room", room);
+        required("p_capacity", capacity);
+        OffsetDateTime from = utcMicros(required("p_start", start));
+        OffsetDateTime to = utcMicros(required("p_end", end));
+        int buffer = bufferSeconds == null ? 0 : bufferSeconds;
+        if (buffer < 0) {
+            throw invalid("p_buffer_seconds must not be negative, got " + bufferSeconds);
+        }
+        if (cancelPolicy != null && !List.of("FREE", "REFUSE", "LATE").contains(cancelPolicy)) {
+            throw invalid("p_cancel_policy must be 'FREE', 'REFUSE', 'LATE' or NULL, got " + cancelPolicy);
+        }
+        int price = cost == null ? 0 : cost;
+        if (price < 0) {
+            throw invalid("p_cost must not be negative, got " + cost);
+        }
+        OffsetDateTime padded = to.plusSeconds(buffer);
+        // a stored occupation lasts at most the longest session and its buffer
+        OffsetDateTime lowest = from.minus(positive("p_longest_micros", longestMicros), ChronoUnit.MICROS)
+                .minusSeconds(MAX_BUFFER_SECONDS);
+
+        call.lockResource("COACH", coach);
+        call.lockResource("ROOM", room);
+        Optional<Slot> stored = call.findSlot(slotId);
+        if (stored.isPresent()) {
+            call.facts.slot("EXISTS", stored.get());
+            return true;
+        }
+        List<Occupation> clashes = new ArrayList<>(call.occupations("COACH", coach, from, padded, lowest));
+        clashes.addAll(call.occupations("ROOM", room, from, padded, lowest));
+        if (!clashes.isEmpty()) {
+            for (Occupation clash : clashes) {
+                call.facts.conflict(clash, call.occurrence);
             }
-            List<Occupation> clashes = new ArrayList<>(call.occupations("COACH", coach, from, padded, lowest));
-            clashes.addAll(call.occupations("ROOM", room, from, padded, lowest));
-            if (!clashes.isEmpty()) {
-                clashes.forEach(call.facts::conflict);
-                return;
-            }
-            Slot slot = new Slot(slotId, coach, room, from, to, capacity, "OPEN", utcOrNull(opensAt),
-                    utcOrNull(closesAt), buffer, cancelPolicy, cancelCutoffSeconds, utcOrNull(weekStart),
-                    utcOrNull(weekEnd), Boolean.TRUE.equals(bufferStudents));
-            if (!call.insertSlot(slot)) {
-                // a concurrent schedule of the same slot id (under another coach or room) was first
-                call.facts.slot("EXISTS", call.findSlot(slotId).orElseThrow(() -> inconsistent(
-                        "slot '" + slotId + "' could be neither inserted nor found")));
-                return;
-            }
-            call.update(call.sql.insertSeats, tenant, slotId, capacity);
-            call.update(call.sql.insertOccupation, tenant, "COACH", coach, from, padded, slotId, null);
-            call.update(call.sql.insertOccupation, tenant, "ROOM", room, from, padded, slotId, null);
-            call.facts.slot("SCHEDULED", slot);
-        });
+            return false;
+        }
+        Slot slot = new Slot(slotId, coach, room, from, to, capacity, "OPEN", utcOrNull(opensAt),
+                utcOrNull(closesAt), buffer, cancelPolicy, cancelCutoffSeconds, utcOrNull(weekStart),
+                utcOrNull(weekEnd), Boolean.TRUE.equals(bufferStudents), classType, price, seriesId);
+        if (!call.insertSlot(slot)) {
+            // a concurrent schedule of the same slot id (under another coach or room) was first
+            call.facts.slot("EXISTS", call.findSlot(slotId).orElseThrow(() -> inconsistent(
+                    "slot '" + slotId + "' could be neither inserted nor found")));
+            return true;
+        }
+        call.update(call.sql.insertSeats, tenant, slotId, capacity);
+        call.update(call.sql.insertOccupation, tenant, "COACH", coach, from, padded, slotId, null);
+        call.update(call.sql.insertOccupation, tenant, "ROOM", room, from, padded, slotId, null);
+        call.facts.slot("SCHEDULED", slot);
+        return true;
     }
 
     /**
@@ -130,9 +152,19 @@ public final class H2Routines {
     public static ResultSet hold(Connection connection, String prefix, String tenant, String bookingId,
                                  String requestId, String slotId, String student, String status, OffsetDateTime now,
                                  Long holdMicros, Long longestMicros, Boolean gateHeld, Boolean waitlist,
-                                 Integer maxUpcoming, Integer maxWeek, Long waitlistCutoffMicros)
+                                 Integer maxUpcoming, Integer maxWeek, Long waitlistCutoffMicros,
+                                 String creditPolicy)
             throws SQLException {
-        return run(connection, prefix, tenant, now, call -> {
+        return run(connection, prefix, tenant, now, call -> holdOne(call, bookingId, requestId, slotId, student,
+                status, Boolean.TRUE.equals(gateHeld), Boolean.TRUE.equals(waitlist),
+                Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros, creditPolicy)));
+    }
+
+    /** The body of hold (the steps numbered as in the contract). */
+    private static void holdOne(Call call, String bookingId, String requestId, String slotId, String student,
+                                String status, boolean gateHeld, boolean joins, Terms terms) throws SQLException {
+        String tenant = call.tenant;
+        {
             required("p_booking", bookingId);
             required("p_request", requestId);
             required("p_slot", slotId);
@@ -140,9 +172,7 @@ public final class H2Routines {
             if (!"HELD".equals(status) && !"CONFIRMED".equals(status)) {
                 throw invalid("p_status must be 'HELD' or 'CONFIRMED', got " + status);
             }
-            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros);
             OffsetDateTime heldUntil = call.now.plus(terms.holdMicros(), ChronoUnit.MICROS);
-            boolean joins = Boolean.TRUE.equals(waitlist);
             Facts facts = call.facts;
 
             // 1. the slot
@@ -173,7 +203,7 @@ public final class H2Routines {
                 return;
             }
             // 4. full by committed seats: answer without locking anything (not when joining the waitlist)
-            if (!Boolean.TRUE.equals(gateHeld) && !joins && !call.hasFreeSeat(slotId)) {
+            if (!gateHeld && !joins && !call.hasFreeSeat(slotId)) {
                 if (call.replay(requestId)) {
                     return;
                 }
@@ -220,6 +250,17 @@ public final class H2Routines {
             for (Booking dead : deadHolds.values()) {
                 call.retire(dead, terms);
             }
+            // 10b. a slot with a cost needs a package of the student that can pay it, for a seat and for a
+            // place on the waitlist alike; paid now (AT_BOOKING): the package row is locked here, under the
+            // student's lock, and drawn once the seat is taken
+            String payer = null;
+            if (slot.cost() > 0) {
+                payer = terms.atBooking() ? call.lockPayer(student, slot) : call.payer(student, slot);
+                if (payer == null) {
+                    facts.insufficient(slotId, slot.cost());
+                    return;
+                }
+            }
             // 11. claim a seat: a free one, else (when nobody waits) one whose hold ran out
             Optional<Claim> claim = call.claimSeat(slotId, bookingId, student, status, heldUntil,
                     !call.hasWaiting(slotId));
@@ -254,26 +295,31 @@ public final class H2Routines {
                 facts.booking("EV_EXPIRED", call.expireDisplaced(claim.get().displaced()));
             }
             // the booking and the student's occupation
-            Booking booking = new Booking(bookingId, requestId, slotId, student, claim.get().seq(), status,
-                    heldUntil, call.now, call.now);
+            Booking booking = Booking.fresh(bookingId, requestId, slotId, student, claim.get().seq(), status,
+                    heldUntil, call.now);
             call.update(call.sql.insertBooking, tenant, bookingId, requestId, slotId, student, booking.seat(), status,
                     heldUntil, call.now, call.now);
             call.update(call.sql.insertOccupation, tenant, "STUDENT", student, slot.startsAt(), slot.studentEnd(),
                     slotId, bookingId);
+            if (slot.cost() > 0 && terms.atBooking()) {
+                booking = call.charge(booking, payer, slot.cost(), "DRAW");
+            }
             facts.booking("HELD", booking);
             facts.booking("CONFIRMED".equals(status) ? "EV_CONFIRMED" : "EV_HELD", booking);
-        });
+        }
     }
 
     /** Confirms the student's live hold; a hold that ran out expires here instead, its seat offered to a waiter. */
     public static ResultSet confirm(Connection connection, String prefix, String tenant, String bookingId,
                                     String student, OffsetDateTime now, Long holdMicros, Long longestMicros,
-                                    Integer maxUpcoming, Integer maxWeek, Long waitlistCutoffMicros)
+                                    Integer maxUpcoming, Integer maxWeek, Long waitlistCutoffMicros,
+                                    String creditPolicy)
             throws SQLException {
         return run(connection, prefix, tenant, now, call -> {
             required("p_booking", bookingId);
             required("p_student", student);
-            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros);
+            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros,
+                    creditPolicy);
             Facts facts = call.facts;
             for (int attempt = 0; attempt < 3; attempt++) {
                 Optional<Booking> found = call.findOwned(bookingId, student);
@@ -334,13 +380,14 @@ public final class H2Routines {
     public static ResultSet cancel(Connection connection, String prefix, String tenant, String bookingId,
                                    String student, OffsetDateTime now, String cancelPolicy, Long cancelCutoffMicros,
                                    Long holdMicros, Long longestMicros, Integer maxUpcoming, Integer maxWeek,
-                                   Long waitlistCutoffMicros) throws SQLException {
+                                   Long waitlistCutoffMicros, String creditPolicy) throws SQLException {
         return run(connection, prefix, tenant, now, call -> {
             required("p_booking", bookingId);
             if (cancelPolicy != null && !List.of("FREE", "REFUSE", "LATE").contains(cancelPolicy)) {
                 throw invalid("p_cancel_policy must be 'FREE', 'REFUSE', 'LATE' or NULL, got " + cancelPolicy);
             }
-            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros);
+            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros,
+                    creditPolicy);
             Facts facts = call.facts;
             Optional<Booking> found = student == null ? call.findBooking(bookingId) : call.findOwned(bookingId, student);
             if (found.isEmpty()) {
@@ -369,6 +416,11 @@ public final class H2Routines {
                 facts.booking("ALREADY_CANCELLED", expired.orElse(b));
                 return;
             }
+            if (student != null && !"NONE".equals(b.attendance())) {
+                // the student came (or was marked absent): only staff may still cancel
+                facts.tooLate(bookingId, slot.startsAt());
+                return;
+            }
             String policy;
             Long cutoffMicros;
             if (slot.cancelPolicy() != null) {
@@ -388,65 +440,117 @@ public final class H2Routines {
                 facts.booking("ALREADY_CANCELLED", call.findBooking(bookingId).orElse(b));
                 return;
             }
+            // a late cancel by the student keeps the credits (or forfeits them); any other cancel refunds
+            if (late && student != null) {
+                call.forfeit(b, slot, terms);
+            } else {
+                call.refund(b);
+            }
             if (call.update(call.sql.cancelBooking, call.now, late, tenant, b.bookingId()) != 1) {
                 throw inconsistent("the seat of booking '" + b.bookingId() + "' changed but the booking row did not");
             }
             call.update(call.sql.releaseBooking, tenant, b.bookingId());
-            Booking cancelled = b.with("CANCELLED", call.now);
+            Booking cancelled = call.reread(b);
             facts.cancelled(cancelled, late);
             facts.booking(late ? "EV_LATE_CANCELLED" : "EV_CANCELLED", cancelled);
             call.promote(slot, terms);
         });
     }
 
-    /** Calls a slot off: every seat closed, every active booking cancelled, every occupation released. */
+    /** Calls a slot off: every seat closed, every active booking refunded and cancelled, every occupation released. */
     public static ResultSet cancelSlot(Connection connection, String prefix, String tenant, String slotId,
                                        OffsetDateTime now) throws SQLException {
         return run(connection, prefix, tenant, now, call -> {
             required("p_slot", slotId);
-            Facts facts = call.facts;
-            Optional<Slot> found = call.findSlot(slotId);
-            if (found.isEmpty()) {
-                facts.bare("NOT_FOUND");
-                return;
-            }
-            // the conditional update locks the slot row and decides between concurrent cancels
-            if (!"OPEN".equals(found.get().status())
-                    || call.update(call.sql.cancelSlot, tenant, slotId) == 0) {
-                facts.bare("ALREADY_CANCELLED");
-                return;
-            }
-            // closing every seat waits for a claim in flight; no claim can take one afterwards
-            call.update(call.sql.closeSeats, tenant, slotId);
-            List<Booking> active = call.query(call.sql.activeBookingsOfSlot, Booking::read, tenant, slotId);
-            int cancelled = call.update(call.sql.cancelBookingsOfSlot, call.now, tenant, slotId);
-            if (cancelled != active.size()) {
-                throw inconsistent("cancel slot '" + slotId + "': " + active.size() + " active bookings read, "
-                        + cancelled + " cancelled");
-            }
-            call.update(call.sql.releaseSlot, tenant, slotId);
-            facts.slot("SLOT_CANCELLED", call.findSlot(slotId).orElseThrow(() -> inconsistent(
-                    "slot '" + slotId + "' disappeared during its cancel")));
-            active.forEach(b -> facts.booking("EV_CANCELLED", b.with("CANCELLED", call.now)));
+            cancelSlotOne(call, slotId, true);
         });
     }
 
     /**
-     * Expires up to p_limit holds of the tenant that ran out, oldest deadline first; each freed seat
-     * goes to the first waiter of its slot who can take it: EV_EXPIRED, then its EV_SKIPPED and
-     * EV_PROMOTED rows.
+     * The body of cancel_slot: SLOT_CANCELLED and one EV_CANCELLED per booking; with {@code answerAll},
+     * NOT_FOUND and ALREADY_CANCELLED too. True when this call cancelled the slot.
+     */
+    private static boolean cancelSlotOne(Call call, String slotId, boolean answerAll) throws SQLException {
+        String tenant = call.tenant;
+        Facts facts = call.facts;
+        Optional<Slot> found = call.findSlot(slotId);
+        if (found.isEmpty()) {
+            if (answerAll) {
+                facts.bare("NOT_FOUND");
+            }
+            return false;
+        }
+        // the conditional update locks the slot row and decides between concurrent cancels
+        if (!"OPEN".equals(found.get().status())
+                || call.update(call.sql.cancelSlot, tenant, slotId) == 0) {
+            if (answerAll) {
+                facts.bare("ALREADY_CANCELLED");
+            }
+            return false;
+        }
+        // closing every seat waits for a claim in flight; no claim can take one afterwards
+        call.update(call.sql.closeSeats, tenant, slotId);
+        List<Booking> active = call.query(call.sql.activeBookingsOfSlot, Booking::read, tenant, slotId);
+        for (Booking b : active) {
+            call.refund(b);
+        }
+        int cancelled = call.update(call.sql.cancelBookingsOfSlot, call.now, tenant, slotId);
+        if (cancelled != active.size()) {
+            throw inconsistent("cancel slot '" + slotId + "': " + active.size() + " active bookings read, "
+                    + cancelled + " cancelled");
+        }
+        call.update(call.sql.releaseSlot, tenant, slotId);
+        facts.slot("SLOT_CANCELLED", call.findSlot(slotId).orElseThrow(() -> inconsistent(
+                "slot '" + slotId + "' disappeared during its cancel")));
+        for (Booking b : active) {
+            facts.booking("EV_CANCELLED", call.reread(b));
+        }
+        return true;
+    }
+
+    /**
+     * Expires up to p_limit holds of the tenant that ran out, oldest deadline first (each refunded); each
+     * freed seat goes to the first waiter of its slot who can take it: EV_EXPIRED, then its EV_SKIPPED and
+     * EV_PROMOTED rows. Then, with p_marks_no_shows, marks with what is left of p_limit the CONFIRMED
+     * bookings not checked in whose check-in closed: NO_SHOW (under AT_CHECK_IN a FORFEIT), EV_NO_SHOW.
      */
     public static ResultSet expireDue(Connection connection, String prefix, String tenant, OffsetDateTime now,
                                       Integer limit, Long holdMicros, Long longestMicros, Integer maxUpcoming,
-                                      Integer maxWeek, Long waitlistCutoffMicros) throws SQLException {
+                                      Integer maxWeek, Long waitlistCutoffMicros, String creditPolicy,
+                                      Boolean marksNoShows, Long checkInClosesMicros) throws SQLException {
         return run(connection, prefix, tenant, now, call -> {
             if (limit == null || limit <= 0) {
                 throw invalid("p_limit must be positive, got " + limit);
             }
-            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros);
+            Terms terms = Terms.of(holdMicros, longestMicros, maxUpcoming, maxWeek, waitlistCutoffMicros,
+                    creditPolicy);
+            int done = 0;
             for (Booking due : call.query(call.sql.dueHolds, Booking::read, tenant, call.now, limit)) {
                 // another sweeper or a takeover may have been first: the seat decides
-                call.retire(due, terms);
+                if (call.retire(due, terms).isPresent()) {
+                    done++;
+                }
+            }
+            if (!Boolean.TRUE.equals(marksNoShows) || done >= limit) {
+                return;
+            }
+            long closes = checkInClosesMicros == null ? 0 : checkInClosesMicros;
+            // ends_at + closes <= now, i.e. ends_at <= now - closes
+            OffsetDateTime endedBy = call.now.minus(closes, ChronoUnit.MICROS);
+            for (Booking absent : call.query(call.sql.unattended, Booking::read, tenant, endedBy, limit - done)) {
+                // the seat row decides between sweepers, a check-in and a cancel: lock it, then check the booking
+                Optional<Booking> locked = call.lockSeatAndReread(absent);
+                if (locked.isEmpty() || !"CONFIRMED".equals(locked.get().status())
+                        || !"NONE".equals(locked.get().attendance())) {
+                    continue;
+                }
+                Booking b = locked.get();
+                call.forfeit(b, call.findSlot(b.slotId()).orElseThrow(() -> inconsistent(
+                        "slot '" + absent.slotId() + "' of a booking is missing")), terms);
+                if (call.update(call.sql.setAttendance, "NO_SHOW", call.now, tenant, b.bookingId(), "NONE") != 1) {
+                    throw inconsistent("booking '" + b.bookingId() + "' changed under its seat's lock");
+                }
+                call.facts.booking("EV_NO_SHOW", call.reread(b));
             }
         });
     }
@@ -471,6 +575,257 @@ public final class H2Routines {
             call.setWaiter(w, "LEFT", null);
             facts.waiter("LEFT", w.with("LEFT", null), 0);
         });
+    }
+
+    // ================================================================== lessons
+
+    /**
+     * Grants a package: GRANTED with the package and its GRANT journal entry, or PACKAGE_EXISTS with the
+     * stored package when the tenant has this package id (nothing written).
+     */
+    public static ResultSet grantPackage(Connection connection, String prefix, String tenant, String packageId,
+                                         String student, Integer credits, OffsetDateTime validFrom,
+                                         OffsetDateTime validUntil, String classTypes, OffsetDateTime now)
+            throws SQLException {
+        return run(connection, prefix, tenant, now, call -> {
+            required("p_package", packageId);
+            required("p_student", student);
+            if (credits == null || credits <= 0) {
+                throw invalid("p_credits must be positive, got " + credits);
+            }
+            OffsetDateTime from = utcMicros(required("p_valid_from", validFrom));
+            OffsetDateTime until = utcMicros(required("p_valid_until", validUntil));
+            if (!from.isBefore(until)) {
+                throw invalid("p_valid_from must be before p_valid_until, got " + from + " and " + until);
+            }
+            Optional<Package> stored = call.findPackage(packageId);
+            if (stored.isPresent()) {
+                call.facts.lessonPackage("PACKAGE_EXISTS", stored.get());
+                return;
+            }
+            try {
+                call.update(call.sql.insertPackage, call.tenant, packageId, student, credits, credits, from, until,
+                        classTypes == null ? "" : classTypes, call.now);
+            } catch (SQLException e) {
+                if (!"23505".equals(e.getSQLState())) {
+                    throw e;
+                }
+                // a concurrent grant of the same id was first
+                call.facts.lessonPackage("PACKAGE_EXISTS", call.findPackage(packageId).orElseThrow(() ->
+                        inconsistent("package '" + packageId + "' could be neither inserted nor found")));
+                return;
+            }
+            call.update(call.sql.insertEntry, call.tenant, packageId, "GRANT", credits, null, null, call.now);
+            call.facts.lessonPackage("GRANTED", call.findPackage(packageId).orElseThrow(() -> inconsistent(
+                    "package '" + packageId + "' is missing after its insert")));
+        });
+    }
+
+    /**
+     * Checks a CONFIRMED booking in within [start - p_opens_before_micros, end + p_closes_after_micros):
+     * CHECKED_IN (plus EV_CHECKED_IN), CHECKED_IN_REPLAY, NOT_CONFIRMED, CHECK_IN_NOT_OPEN, CHECK_IN_CLOSED,
+     * INSUFFICIENT_CREDITS (AT_CHECK_IN, an unpaid cost and no package that can pay), NOT_FOUND. Under the
+     * student's lock, then the seat row's, then the package's.
+     */
+    public static ResultSet checkIn(Connection connection, String prefix, String tenant, String bookingId,
+                                    String student, OffsetDateTime now, Long opensBeforeMicros,
+                                    Long closesAfterMicros, String creditPolicy) throws SQLException {
+        return run(connection, prefix, tenant, now, call -> {
+            required("p_booking", bookingId);
+            boolean atCheckIn = "AT_CHECK_IN".equals(creditPolicy(creditPolicy));
+            Facts facts = call.facts;
+            Optional<Booking> found = call.findBooking(bookingId);
+            if (found.isEmpty() || (student != null && !found.get().studentId().equals(student))) {
+                facts.bare("NOT_FOUND");
+                return;
+            }
+            call.lockResource("STUDENT", found.get().studentId());
+            Booking b = call.lockSeatAndReread(found.get()).orElseThrow(() -> inconsistent(
+                    "booking '" + bookingId + "' disappeared during check-in"));
+            if (!"CONFIRMED".equals(b.status())) {
+                facts.booking("NOT_CONFIRMED", b);
+                return;
+            }
+            if ("CHECKED_IN".equals(b.attendance())) {
+                facts.booking("CHECKED_IN_REPLAY", b);
+                return;
+            }
+            Slot slot = call.findSlot(b.slotId()).orElseThrow(() -> inconsistent(
+                    "slot '" + b.slotId() + "' of a booking is missing"));
+            OffsetDateTime opens = slot.startsAt().minus(opensBeforeMicros == null ? 0 : opensBeforeMicros,
+                    ChronoUnit.MICROS);
+            OffsetDateTime closes = slot.endsAt().plus(closesAfterMicros == null ? 0 : closesAfterMicros,
+                    ChronoUnit.MICROS);
+            if ("NO_SHOW".equals(b.attendance()) || !call.now.isBefore(closes)) {
+                facts.checkInWindow("CHECK_IN_CLOSED", bookingId, closes);
+                return;
+            }
+            if (call.now.isBefore(opens)) {
+                facts.checkInWindow("CHECK_IN_NOT_OPEN", bookingId, opens);
+                return;
+            }
+            if (atCheckIn && slot.cost() > 0 && b.credits() == 0) {
+                String payer = call.lockPayer(b.studentId(), slot);
+                if (payer == null) {
+                    facts.insufficient(slot.slotId(), slot.cost());
+                    return;
+                }
+                call.charge(b, payer, slot.cost(), "DRAW");
+            }
+            if (call.update(call.sql.setAttendance, "CHECKED_IN", call.now, call.tenant, bookingId, "NONE") != 1) {
+                throw inconsistent("booking '" + bookingId + "' changed under its seat's lock");
+            }
+            Booking checkedIn = call.reread(b);
+            facts.booking("CHECKED_IN", checkedIn);
+            facts.booking("EV_CHECKED_IN", checkedIn);
+        });
+    }
+
+    /**
+     * Schedules the occurrences of a series in order, each as schedule does (with series_id = p_series):
+     * SCHEDULED or EXISTS, or CONFLICT rows with request_id = the occurrence's slot id. ALL_OR_NOTHING
+     * with a conflict: every write of the call is undone, the rows answered stay.
+     */
+    public static ResultSet scheduleSeries(Connection connection, String prefix, String tenant, String seriesId,
+                                           String mode, Long longestMicros, String occurrences) throws SQLException {
+        return run(connection, prefix, tenant, null, call -> {
+            required("p_series", seriesId);
+            boolean allOrNothing = allOrNothing(mode);
+            Savepoint undo = allOrNothing ? call.connection.setSavepoint() : null;
+            boolean conflict = false;
+            for (String[] f : records(occurrences, 16)) {
+                call.occurrence = f[0];
+                try {
+                    conflict |= !scheduleOne(call, f[0], f[1], f[2], micros(f[3]), micros(f[4]), integer(f[5]),
+                            longestMicros, micros(f[6]), micros(f[7]), integer(f[8]), emptyToNull(f[9]),
+                            integer(f[10]), micros(f[11]), micros(f[12]), "1".equals(f[13]), emptyToNull(f[14]),
+                            integer(f[15]), seriesId);
+                } finally {
+                    call.occurrence = null;
+                }
+            }
+            if (undo != null) {
+                if (conflict) {
+                    call.connection.rollback(undo);
+                } else {
+                    call.connection.releaseSavepoint(undo);
+                }
+            }
+        });
+    }
+
+    /**
+     * Cancels, as cancel_slot does, every OPEN occurrence of the series starting at or after p_from, by
+     * start then slot id: per occurrence SLOT_CANCELLED and its EV_CANCELLED rows.
+     */
+    public static ResultSet cancelSeries(Connection connection, String prefix, String tenant, String seriesId,
+                                         OffsetDateTime from, OffsetDateTime now) throws SQLException {
+        return run(connection, prefix, tenant, now, call -> {
+            required("p_series", seriesId);
+            OffsetDateTime after = utcMicros(required("p_from", from));
+            for (String slotId : call.query(call.sql.openSeriesSlots, rs -> rs.getString(1), tenant, seriesId,
+                    after)) {
+                // a concurrent cancel may have been first: left out
+                cancelSlotOne(call, slotId, false);
+            }
+        });
+    }
+
+    /**
+     * Runs hold for each command in order, every row of command n (from 1) with capacity = n. ALL_OR_NOTHING
+     * and a command that answers neither HELD nor a REPLAY of a live booking: every write of the call is
+     * undone (the rows stay as answered).
+     */
+    public static ResultSet holdAll(Connection connection, String prefix, String tenant, String mode,
+                                    String commands) throws SQLException {
+        return run(connection, prefix, tenant, null, call -> {
+            boolean allOrNothing = allOrNothing(mode);
+            Savepoint undo = allOrNothing ? call.connection.setSavepoint() : null;
+            boolean failed = false;
+            int n = 0;
+            for (String[] f : records(commands, 14)) {
+                n++;
+                Call one = new Call(call.connection, call.sql, call.tenant, clock(micros(f[5])), call.facts);
+                call.facts.part = n;
+                int before = call.facts.answers();
+                try {
+                    holdOne(one, f[0], f[1], f[2], f[3], f[4], "1".equals(f[8]), "1".equals(f[9]),
+                            Terms.of(longOrNull(f[6]), longOrNull(f[7]), integer(f[10]), integer(f[11]),
+                                    longOrNull(f[12]), emptyToNull(f[13])));
+                } finally {
+                    call.facts.part = null;
+                }
+                Object[] answer = call.facts.answerSince(before);
+                boolean ok = answer != null && ("HELD".equals(answer[0]) || ("REPLAY".equals(answer[0])
+                        && ("HELD".equals(answer[6]) || "CONFIRMED".equals(answer[6]))));
+                failed |= !ok;
+            }
+            if (undo != null) {
+                if (failed) {
+                    call.connection.rollback(undo);
+                } else {
+                    call.connection.releaseSavepoint(undo);
+                }
+            }
+        });
+    }
+
+    private static boolean allOrNothing(String mode) throws SQLException {
+        if (!"ALL_OR_NOTHING".equals(mode) && !"BEST_EFFORT".equals(mode)) {
+            throw invalid("p_mode must be ALL_OR_NOTHING or BEST_EFFORT, got " + mode);
+        }
+        return "ALL_OR_NOTHING".equals(mode);
+    }
+
+    /** A credit policy: AT_BOOKING, AT_CHECK_IN or NULL (nothing drawn, a payer still required). */
+    private static String creditPolicy(String policy) throws SQLException {
+        if (policy != null && !"AT_BOOKING".equals(policy) && !"AT_CHECK_IN".equals(policy)) {
+            throw invalid("p_credit_policy must be 'AT_BOOKING', 'AT_CHECK_IN' or NULL, got " + policy);
+        }
+        return policy;
+    }
+
+    /** Records separated by U+001E, fields by U+001F, each of {@code fields} fields. */
+    private static List<String[]> records(String text, int fields) throws SQLException {
+        List<String[]> out = new ArrayList<>();
+        if (text == null || text.isEmpty()) {
+            return out;
+        }
+        for (String record : text.split("\u001e", -1)) {
+            String[] f = record.split("\u001f", -1);
+            if (f.length != fields) {
+                throw invalid("a record must have " + fields + " fields, got " + f.length + ": " + record);
+            }
+            out.add(f);
+        }
+        return out;
+    }
+
+    private static String emptyToNull(String field) {
+        return field == null || field.isEmpty() ? null : field;
+    }
+
+    private static Integer integer(String field) throws SQLException {
+        try {
+            return field == null || field.isEmpty() ? null : Integer.valueOf(field);
+        } catch (NumberFormatException e) {
+            throw invalid("not an integer: '" + field + "'");
+        }
+    }
+
+    private static Long longOrNull(String field) throws SQLException {
+        try {
+            return field == null || field.isEmpty() ? null : Long.valueOf(field);
+        } catch (NumberFormatException e) {
+            throw invalid("not an integer: '" + field + "'");
+        }
+    }
+
+    /** An instant given as microseconds since the epoch; '' is NULL. */
+    private static OffsetDateTime micros(String field) throws SQLException {
+        Long micros = longOrNull(field);
+        return micros == null ? null
+                : Instant.EPOCH.plus(micros, ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
     }
 
     // ================================================================== one call
@@ -557,6 +912,8 @@ public final class H2Routines {
         final String tenant;
         final OffsetDateTime now;
         final Facts facts;
+        /** The occurrence a series schedules now (its CONFLICT rows carry it as request_id); null otherwise. */
+        String occurrence;
 
         Call(Connection connection, Sql sql, String tenant, OffsetDateTime now, Facts facts) {
             this.connection = connection;
@@ -598,7 +955,8 @@ public final class H2Routines {
             try {
                 update(sql.insertSlot, tenant, s.slotId(), s.coachId(), s.roomId(), s.startsAt(), s.endsAt(),
                         s.capacity(), s.opensAt(), s.closesAt(), s.bufferSeconds(), s.cancelPolicy(),
-                        s.cancelCutoffSeconds(), s.weekStart(), s.weekEnd(), s.bufferStudents());
+                        s.cancelCutoffSeconds(), s.weekStart(), s.weekEnd(), s.bufferStudents(), s.classType(),
+                        s.cost(), s.seriesId());
                 return true;
             } catch (SQLException e) {
                 if ("23505".equals(e.getSQLState())) {
@@ -773,6 +1131,14 @@ public final class H2Routines {
             } else if (reachedLimit(w.studentId(), slot, terms) != null) {
                 reason = "LIMIT";
             }
+            // a package that can pay: locked when it pays now, else only required
+            String payer = null;
+            if (reason == null && slot.cost() > 0) {
+                payer = terms.atBooking() ? lockPayer(w.studentId(), slot) : payer(w.studentId(), slot);
+                if (payer == null) {
+                    reason = "NO_CREDITS";
+                }
+            }
             if (reason != null) {
                 setWaiter(w, "SKIPPED", reason);
                 facts.waiter("EV_SKIPPED", w.with("SKIPPED", reason), 0);
@@ -784,12 +1150,15 @@ public final class H2Routines {
             if (seat.isEmpty()) {
                 throw inconsistent("slot '" + slot.slotId() + "': a freed seat could not be given to a waiter");
             }
-            Booking booking = new Booking(w.bookingId(), w.requestId(), slot.slotId(), w.studentId(),
-                    seat.get().seq(), "HELD", heldUntil, now, now);
+            Booking booking = Booking.fresh(w.bookingId(), w.requestId(), slot.slotId(), w.studentId(),
+                    seat.get().seq(), "HELD", heldUntil, now);
             update(sql.insertBooking, tenant, booking.bookingId(), booking.requestId(), booking.slotId(),
                     booking.studentId(), booking.seat(), "HELD", heldUntil, now, now);
             update(sql.insertOccupation, tenant, "STUDENT", w.studentId(), slot.startsAt(), slot.studentEnd(),
                     slot.slotId(), w.bookingId());
+            if (slot.cost() > 0 && terms.atBooking()) {
+                booking = charge(booking, payer, slot.cost(), "DRAW");
+            }
             setWaiter(w, "PROMOTED", null);
             facts.booking("EV_PROMOTED", booking);
             return true;
@@ -842,18 +1211,118 @@ public final class H2Routines {
             if (!b.isDeadHold(now) || update(sql.freeDeadSeat, tenant, b.slotId(), b.seat(), b.bookingId()) == 0) {
                 return Optional.empty();
             }
+            refund(b);
             setBookingStatus(sql.expireBooking, b);
             update(sql.releaseBooking, tenant, b.bookingId());
-            return Optional.of(b.with("EXPIRED", now));
+            return Optional.of(reread(b));
         }
 
         /** The booking whose expired seat a claim took over: EXPIRED, occupation released. */
         Booking expireDisplaced(String bookingId) throws SQLException {
             Booking b = findBooking(bookingId).orElseThrow(() -> inconsistent(
                     "the displaced booking '" + bookingId + "' is missing"));
+            refund(b);
             setBookingStatus(sql.expireBooking, b);
             update(sql.releaseBooking, tenant, bookingId);
-            return b.with("EXPIRED", now);
+            return reread(b);
+        }
+
+        /** The booking as stored now. */
+        Booking reread(Booking b) throws SQLException {
+            return findBooking(b.bookingId()).orElseThrow(() -> inconsistent(
+                    "booking '" + b.bookingId() + "' is missing"));
+        }
+
+        // ------------------------------------------------------------------ credits
+
+        Optional<Package> findPackage(String packageId) throws SQLException {
+            return first(query(sql.findPackage, Package::read, tenant, packageId));
+        }
+
+        /** The student's packages that could pay for {@code slot} now, in payer order (read without a lock). */
+        private List<String> payers(String student, Slot slot) throws SQLException {
+            List<String> out = new ArrayList<>(2);
+            for (Package p : query(sql.payerCandidates, Package::read, tenant, student, slot.cost(), slot.startsAt(),
+                    slot.startsAt())) {
+                if (p.covers(slot.classType())) {
+                    out.add(p.packageId());
+                }
+            }
+            return out;
+        }
+
+        /** The package that would pay for the student's seat in {@code slot}; null when none can (or it is free). */
+        String payer(String student, Slot slot) throws SQLException {
+            if (slot.cost() <= 0) {
+                return null;
+            }
+            List<String> payers = payers(student, slot);
+            return payers.isEmpty() ? null : payers.get(0);
+        }
+
+        /**
+         * Locks the package that pays for the student's seat in {@code slot} and answers its id: the
+         * candidates in payer order, each locked by key and checked again (a concurrent draw may have
+         * emptied it); null when none can pay.
+         */
+        String lockPayer(String student, Slot slot) throws SQLException {
+            if (slot.cost() <= 0) {
+                return null;
+            }
+            for (String candidate : payers(student, slot)) {
+                List<Integer> remaining = query(sql.lockPackage, rs -> rs.getInt(1), tenant, candidate);
+                if (!remaining.isEmpty() && remaining.get(0) >= slot.cost()) {
+                    return candidate;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * Draws {@code cost} from package {@code packageId} (locked by the caller) for booking {@code b}:
+         * remaining, the journal entry (DRAW or FORFEIT) and the booking's package and credits. The
+         * booking as it is after.
+         */
+        Booking charge(Booking b, String packageId, int cost, String reason) throws SQLException {
+            if (update(sql.drawPackage, cost, tenant, packageId, cost) != 1) {
+                throw inconsistent("package '" + packageId + "' cannot pay " + cost + " credits under its lock");
+            }
+            update(sql.insertEntry, tenant, packageId, reason, -cost, b.bookingId(), b.requestId(), now);
+            if (update(sql.setBookingCredits, packageId, cost, now, tenant, b.bookingId()) != 1) {
+                throw inconsistent("booking '" + b.bookingId() + "' is missing while it is charged");
+            }
+            return reread(b);
+        }
+
+        /** Gives back the credits the booking holds, if any (REFUND): the package, the journal, the booking. */
+        void refund(Booking given) throws SQLException {
+            Booking b = reread(given);
+            if (b.credits() <= 0 || b.packageId() == null) {
+                return;
+            }
+            if (update(sql.refundPackage, b.credits(), tenant, b.packageId()) != 1) {
+                throw inconsistent("package '" + b.packageId() + "' of booking '" + b.bookingId() + "' is missing");
+            }
+            update(sql.insertEntry, tenant, b.packageId(), "REFUND", b.credits(), b.bookingId(), b.requestId(), now);
+            update(sql.setBookingCredits, null, 0, now, tenant, b.bookingId());
+        }
+
+        /**
+         * What a late cancel by the student and a no-show cost under AT_CHECK_IN: a booking of a slot with a
+         * cost that holds no credits draws them as a FORFEIT when a package can pay (else nothing).
+         */
+        void forfeit(Booking given, Slot slot, Terms terms) throws SQLException {
+            if (!"AT_CHECK_IN".equals(terms.creditPolicy()) || slot.cost() <= 0) {
+                return;
+            }
+            Booking b = reread(given);
+            if (b.credits() > 0) {
+                return;
+            }
+            String payer = lockPayer(b.studentId(), slot);
+            if (payer != null) {
+                charge(b, payer, slot.cost(), "FORFEIT");
+            }
         }
 
         void setBookingStatus(String statement, Booking b) throws SQLException {
@@ -970,17 +1439,37 @@ public final class H2Routines {
 
     // ================================================================== rows
 
-    private static final String BOOKING_COLUMNS =
+    /** Columns "a, b" as "x.a, x.b". */
+    private static String prefixed(String alias, String columns) {
+        StringBuilder out = new StringBuilder();
+        for (String column : columns.split(",")) {
+            out.append(out.length() == 0 ? "" : ", ").append(alias).append('.').append(column.trim());
+        }
+        return out.toString();
+    }
+
+    /** The columns a new booking is inserted with (package, credits and attendance take their defaults). */
+    private static final String INSERT_BOOKING_COLUMNS =
             "booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at";
+    private static final String BOOKING_COLUMNS = INSERT_BOOKING_COLUMNS + ", package_id, credits, attendance";
     private static final String SLOT_COLUMNS = "slot_id, coach_id, room_id, starts_at, ends_at, capacity, status,"
             + " opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds, week_start, week_end,"
-            + " buffer_students";
+            + " buffer_students, class_type, cost, series_id";
+    private static final String PACKAGE_COLUMNS =
+            "package_id, student_id, credits, remaining, valid_from, valid_until, class_types, granted_at";
     private static final String WAITER_COLUMNS =
             "request_id, slot_id, student_id, booking_id, seq, status, reason, joined_at";
 
     private record Booking(String bookingId, String requestId, String slotId, String studentId, int seat,
                            String status, OffsetDateTime heldUntil, OffsetDateTime createdAt,
-                           OffsetDateTime updatedAt) {
+                           OffsetDateTime updatedAt, String packageId, int credits, String attendance) {
+
+        /** A booking as inserted: no credits, no attendance yet. */
+        static Booking fresh(String bookingId, String requestId, String slotId, String studentId, int seat,
+                             String status, OffsetDateTime heldUntil, OffsetDateTime now) {
+            return new Booking(bookingId, requestId, slotId, studentId, seat, status, heldUntil, now, now, null, 0,
+                    "NONE");
+        }
 
         /** Reads {@link #BOOKING_COLUMNS} from the first column on. */
         static Booking read(ResultSet rs) throws SQLException {
@@ -990,11 +1479,13 @@ public final class H2Routines {
         static Booking read(ResultSet rs, int from) throws SQLException {
             return new Booking(rs.getString(from), rs.getString(from + 1), rs.getString(from + 2),
                     rs.getString(from + 3), rs.getInt(from + 4), rs.getString(from + 5), time(rs, from + 6),
-                    time(rs, from + 7), time(rs, from + 8));
+                    time(rs, from + 7), time(rs, from + 8), rs.getString(from + 9), rs.getInt(from + 10),
+                    rs.getString(from + 11));
         }
 
         Booking with(String newStatus, OffsetDateTime now) {
-            return new Booking(bookingId, requestId, slotId, studentId, seat, newStatus, heldUntil, createdAt, now);
+            return new Booking(bookingId, requestId, slotId, studentId, seat, newStatus, heldUntil, createdAt, now,
+                    packageId, credits, attendance);
         }
 
         boolean isActive() {
@@ -1019,14 +1510,15 @@ public final class H2Routines {
     private record Slot(String slotId, String coachId, String roomId, OffsetDateTime startsAt, OffsetDateTime endsAt,
                         int capacity, String status, OffsetDateTime opensAt, OffsetDateTime closesAt,
                         int bufferSeconds, String cancelPolicy, Integer cancelCutoffSeconds,
-                        OffsetDateTime weekStart, OffsetDateTime weekEnd, boolean bufferStudents) {
+                        OffsetDateTime weekStart, OffsetDateTime weekEnd, boolean bufferStudents, String classType,
+                        int cost, String seriesId) {
 
         static Slot read(ResultSet rs) throws SQLException {
             int cutoff = rs.getInt(12);
             Integer cutoffSeconds = rs.wasNull() ? null : cutoff;
             return new Slot(rs.getString(1), rs.getString(2), rs.getString(3), time(rs, 4), time(rs, 5), rs.getInt(6),
                     rs.getString(7), time(rs, 8), time(rs, 9), rs.getInt(10), rs.getString(11), cutoffSeconds,
-                    time(rs, 13), time(rs, 14), rs.getBoolean(15));
+                    time(rs, 13), time(rs, 14), rs.getBoolean(15), rs.getString(16), rs.getInt(17), rs.getString(18));
         }
 
         /** The end of a booked student's time: the session's end, plus the buffer when it applies to students. */
@@ -1049,14 +1541,20 @@ public final class H2Routines {
         }
     }
 
-    /** What a freed seat's promotion and a hold's limits need from the caller. */
-    private record Terms(long holdMicros, long longestMicros, int maxUpcoming, int maxWeek, long cutoffMicros) {
+    /** What a freed seat's promotion and a hold's limits and credits need from the caller. */
+    private record Terms(long holdMicros, long longestMicros, int maxUpcoming, int maxWeek, long cutoffMicros,
+                         String creditPolicy) {
 
         static Terms of(Long holdMicros, Long longestMicros, Integer maxUpcoming, Integer maxWeek,
-                        Long waitlistCutoffMicros) throws SQLException {
+                        Long waitlistCutoffMicros, String creditPolicy) throws SQLException {
             return new Terms(positive("p_hold_micros", holdMicros), positive("p_longest_micros", longestMicros),
                     notNegative("p_max_upcoming", maxUpcoming), notNegative("p_max_week", maxWeek),
-                    notNegative("p_waitlist_cutoff_micros", waitlistCutoffMicros));
+                    notNegative("p_waitlist_cutoff_micros", waitlistCutoffMicros), H2Routines.creditPolicy(creditPolicy));
+        }
+
+        /** Whether the step that gives a seat draws its cost. */
+        boolean atBooking() {
+            return "AT_BOOKING".equals(creditPolicy);
         }
 
         /** Waiters are promoted, and join, only before this instant. */
@@ -1081,6 +1579,24 @@ public final class H2Routines {
         }
     }
 
+    /** {@link #PACKAGE_COLUMNS}: a lesson package. */
+    private record Package(String packageId, String studentId, int credits, int remaining, OffsetDateTime validFrom,
+                           OffsetDateTime validUntil, String classTypes, OffsetDateTime grantedAt) {
+
+        static Package read(ResultSet rs) throws SQLException {
+            return new Package(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getInt(4), time(rs, 5), time(rs, 6),
+                    rs.getString(7), time(rs, 8));
+        }
+
+        /** Whether it pays for a session of this class type ('' : any session). */
+        boolean covers(String classType) {
+            if (classTypes == null || classTypes.isEmpty()) {
+                return true;
+            }
+            return classType != null && List.of(classTypes.split(",")).contains(classType);
+        }
+    }
+
     /** A seat taken (or, for a takeover candidate, to take); {@code displaced}: the expired hold's booking. */
     private record Claim(int seq, String displaced) {
     }
@@ -1092,16 +1608,18 @@ public final class H2Routines {
 
     // ================================================================== the answer
 
-    /** The fact rows: the contract's 17 columns, unused ones NULL. */
+    /** The fact rows: the contract's 20 columns, unused ones NULL. */
     private static final class Facts {
         final SimpleResultSet result = new SimpleResultSet();
         private final List<Object[]> answer = new ArrayList<>(2);
         private final List<Object[]> events = new ArrayList<>(2);
+        /** hold_all: the 1-based index of the command whose rows are written now (its capacity column). */
+        Integer part;
 
         Facts() {
             for (String column : FACT_COLUMNS) {
                 switch (column) {
-                    case "SEAT", "CAPACITY" -> result.addColumn(column, Types.INTEGER, 32, 0);
+                    case "SEAT", "CAPACITY", "AMOUNT" -> result.addColumn(column, Types.INTEGER, 32, 0);
                     case "HELD_UNTIL", "CREATED_AT", "UPDATED_AT", "STARTS_AT", "ENDS_AT" ->
                             result.addColumn(column, Types.TIMESTAMP_WITH_TIMEZONE, 32, 6);
                     default -> result.addColumn(column, Types.VARCHAR, 64, 0);
@@ -1116,40 +1634,81 @@ public final class H2Routines {
             return result;
         }
 
-        private void add(Object... row) {
+        /** How many answer rows there are so far. */
+        int answers() {
+            return answer.size();
+        }
+
+        /** The first answer row written after the first {@code before}; null when none. */
+        Object[] answerSince(int before) {
+            return answer.size() > before ? answer.get(before) : null;
+        }
+
+        /** One row: the 17 columns before ref_id, then ref_id, amount, note. */
+        private void add(Object[] row17, String refId, Integer amount, String note) {
+            Object[] row = java.util.Arrays.copyOf(row17, 20);
+            row[17] = refId;
+            row[18] = amount;
+            row[19] = note;
+            if (part != null) {
+                row[16] = part;
+            }
             (((String) row[0]).startsWith("EV_") ? events : answer).add(row);
         }
 
+        private void add(Object... row) {
+            add(row, null, null, null);
+        }
+
+        /** A booking: ref_id = its package, amount = its credits, note = its attendance. */
         void booking(String tag, Booking b) {
-            add(tag, b.bookingId(), b.requestId(), b.slotId(), b.studentId(), b.seat(), b.status(),
-                    b.heldUntil(), b.createdAt(), b.updatedAt(), null, null, null, null, null, null, null);
+            add(new Object[] {tag, b.bookingId(), b.requestId(), b.slotId(), b.studentId(), b.seat(), b.status(),
+                    b.heldUntil(), b.createdAt(), b.updatedAt(), null, null, null, null, null, null, null},
+                    b.packageId(), b.credits(), b.attendance());
         }
 
         void cancelled(Booking b, boolean late) {
-            add("CANCELLED", b.bookingId(), b.requestId(), b.slotId(), b.studentId(), b.seat(), b.status(),
-                    b.heldUntil(), b.createdAt(), b.updatedAt(), late ? "LATE" : null, null, null, null, null, null,
-                    null);
+            add(new Object[] {"CANCELLED", b.bookingId(), b.requestId(), b.slotId(), b.studentId(), b.seat(),
+                    b.status(), b.heldUntil(), b.createdAt(), b.updatedAt(), late ? "LATE" : null, null, null, null,
+                    null, null, null}, b.packageId(), b.credits(), b.attendance());
         }
 
         void conflict(Occupation o) {
-            add("CONFLICT", o.bookingId(), null, o.slotId(), null, null, null, null, null, null,
+            conflict(o, null);
+        }
+
+        /** An occupation in the way; {@code occurrence}: the series occurrence it blocks (request_id). */
+        void conflict(Occupation o, String occurrence) {
+            add("CONFLICT", o.bookingId(), occurrence, o.slotId(), null, null, null, null, null, null,
                     o.kind(), o.resourceId(), o.startsAt(), o.endsAt(), null, null, null);
         }
 
         /**
          * A slot and its rules: opens at, closes at, buffer seconds, cancel policy and cutoff seconds;
-         * student_id = 'STUDENTS' when the buffer applies to booked students too.
+         * student_id = 'STUDENTS' when the buffer applies to booked students too; ref_id = class type,
+         * amount = cost, note = series id.
          */
         void slot(String tag, Slot s) {
-            add(tag, null, null, s.slotId(), s.bufferStudents() ? "STUDENTS" : null, s.bufferSeconds(), s.status(), s.opensAt(), s.closesAt(), null,
-                    s.cancelPolicy(), s.cancelCutoffSeconds() == null ? null : s.cancelCutoffSeconds().toString(),
-                    s.startsAt(), s.endsAt(), s.coachId(), s.roomId(), s.capacity());
+            add(new Object[] {tag, null, null, s.slotId(), s.bufferStudents() ? "STUDENTS" : null, s.bufferSeconds(),
+                    s.status(), s.opensAt(), s.closesAt(), null, s.cancelPolicy(),
+                    s.cancelCutoffSeconds() == null ? null : s.cancelCutoffSeconds().toString(), s.startsAt(),
+                    s.endsAt(), s.coachId(), s.roomId(), s.capacity()}, s.classType(), s.cost(), s.seriesId());
         }
 
         /** A waitlist entry: seat = its position (0 when not waiting), created_at = joined at, res_kind = reason. */
         void waiter(String tag, Waiter w, int position) {
             add(tag, w.bookingId(), w.requestId(), w.slotId(), w.studentId(), position, w.status(), null,
                     w.joinedAt(), null, w.reason(), null, null, null, null, null, null);
+        }
+
+        /**
+         * A package: ref_id = its id, student_id, capacity = credits, amount = remaining, starts_at/ends_at =
+         * validity, res_id = class types, created_at = granted at.
+         */
+        void lessonPackage(String tag, Package p) {
+            add(new Object[] {tag, null, null, null, p.studentId(), null, null, null, p.grantedAt(), null, null,
+                    p.classTypes(), p.validFrom(), p.validUntil(), null, null, p.credits()}, p.packageId(),
+                    p.remaining(), null);
         }
 
         void notOpen(Slot s) {
@@ -1160,6 +1719,24 @@ public final class H2Routines {
         /** NOT_OPEN_YET, BOOKING_CLOSED, TOO_LATE: held_until = the instant. */
         void instant(String tag, OffsetDateTime at) {
             add(tag, null, null, null, null, null, null, at, null, null, null, null, null, null, null, null, null);
+        }
+
+        /** A student's cancel of a booking checked in or marked a no-show: TOO_LATE, held_until = the start. */
+        void tooLate(String bookingId, OffsetDateTime start) {
+            add("TOO_LATE", bookingId, null, null, null, null, null, start, null, null, null, null, null, null, null,
+                    null, null);
+        }
+
+        /** CHECK_IN_NOT_OPEN, CHECK_IN_CLOSED: booking_id, held_until = when check-in opens or closed. */
+        void checkInWindow(String tag, String bookingId, OffsetDateTime at) {
+            add(tag, bookingId, null, null, null, null, null, at, null, null, null, null, null, null, null, null,
+                    null);
+        }
+
+        /** No package of the student can pay: slot_id, seat = the slot's cost. */
+        void insufficient(String slotId, int cost) {
+            add("INSUFFICIENT_CREDITS", null, null, slotId, null, cost, null, null, null, null, null, null, null,
+                    null, null, null, null);
         }
 
         void limit(String kind, int limit) {
@@ -1258,6 +1835,17 @@ public final class H2Routines {
         final String waiterPosition;
         final String setWaiter;
         final String insertWaiter;
+        final String unattended;
+        final String setAttendance;
+        final String openSeriesSlots;
+        final String findPackage;
+        final String insertPackage;
+        final String insertEntry;
+        final String payerCandidates;
+        final String lockPackage;
+        final String drawPackage;
+        final String refundPackage;
+        final String setBookingCredits;
 
         Sql(Tables t) {
             String slot = t.slot();
@@ -1277,7 +1865,8 @@ public final class H2Routines {
             lockSlot = findSlot + " FOR UPDATE";
             insertSlot = "INSERT INTO " + slot + " (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity,"
                     + " status, opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds, week_start,"
-                    + " week_end, buffer_students) VALUES (?, ?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?, ?)";
+                    + " week_end, buffer_students, class_type, cost, series_id)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
             insertSeats = "INSERT INTO " + seat + " (tenant_id, slot_id, seq, status)"
                     + " SELECT CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(64)), CAST(X AS INTEGER), 'FREE'"
                     + " FROM SYSTEM_RANGE(1, CAST(? AS INTEGER))";
@@ -1292,7 +1881,7 @@ public final class H2Routines {
                     + " ORDER BY o.starts_at";
             studentOverlaps = "SELECT o.resource_kind, o.resource_id, o.slot_id, o.booking_id, o.starts_at, o.ends_at,"
                     + " b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,"
-                    + " b.created_at, b.updated_at FROM " + occupancy + " o LEFT JOIN " + booking
+                    + " b.created_at, b.updated_at, b.package_id, b.credits, b.attendance FROM " + occupancy + " o LEFT JOIN " + booking
                     + " b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id"
                     + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ?" + overlap
                     + " ORDER BY o.starts_at";
@@ -1323,7 +1912,7 @@ public final class H2Routines {
             // never changes, so the owner and status decide; and a range on held_until would steer H2
             // from the primary key to the held-seat index (more matched columns look cheaper to it)
             takeExpiredSeat = take + " AND status = 'HELD' AND booking_id = ?";
-            insertBooking = "INSERT INTO " + booking + " (tenant_id, " + BOOKING_COLUMNS
+            insertBooking = "INSERT INTO " + booking + " (tenant_id, " + INSERT_BOOKING_COLUMNS
                     + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
             confirmSeat = "UPDATE " + seat + " SET status = 'CONFIRMED'" + seatKey
                     + " AND booking_id = ? AND status = 'HELD' AND held_until > ?";
@@ -1371,6 +1960,33 @@ public final class H2Routines {
                     + " WHERE tenant_id = ? AND slot_id = ? AND status = 'WAITING' AND seq <= ?";
             setWaiter = "UPDATE " + waiter + " SET status = ?, reason = ?, updated_at = ?"
                     + " WHERE tenant_id = ? AND request_id = ?";
+            // the CONFIRMED bookings not checked in whose check-in closed (slot end <= now - closes_after)
+            unattended = "SELECT " + prefixed("b", BOOKING_COLUMNS) + " FROM " + booking + " b JOIN " + slot
+                    + " s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id"
+                    + " WHERE b.tenant_id = ? AND b.status = 'CONFIRMED' AND b.attendance = 'NONE' AND s.ends_at <= ?"
+                    + " ORDER BY s.ends_at, b.booking_id LIMIT ?";
+            setAttendance = "UPDATE " + booking + " SET attendance = ?, updated_at = ?"
+                    + " WHERE tenant_id = ? AND booking_id = ? AND status = 'CONFIRMED' AND attendance = ?";
+            openSeriesSlots = "SELECT slot_id FROM " + slot + " WHERE tenant_id = ? AND series_id = ?"
+                    + " AND status = 'OPEN' AND starts_at >= ? ORDER BY starts_at, slot_id";
+            String lessonPackage = t.lessonPackage();
+            findPackage = "SELECT " + PACKAGE_COLUMNS + " FROM " + lessonPackage
+                    + " WHERE tenant_id = ? AND package_id = ?";
+            insertPackage = "INSERT INTO " + lessonPackage + " (tenant_id, " + PACKAGE_COLUMNS
+                    + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            insertEntry = "INSERT INTO " + t.creditEntry() + " (tenant_id, package_id, reason, delta, booking_id,"
+                    + " request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)";
+            // in payer order: the earliest valid_until, then the lowest id; the caller checks the class types
+            payerCandidates = "SELECT " + PACKAGE_COLUMNS + " FROM " + lessonPackage
+                    + " WHERE tenant_id = ? AND student_id = ? AND remaining >= ? AND valid_from <= ?"
+                    + " AND valid_until > ? ORDER BY valid_until, package_id";
+            lockPackage = "SELECT remaining FROM " + lessonPackage + " WHERE tenant_id = ? AND package_id = ? FOR UPDATE";
+            drawPackage = "UPDATE " + lessonPackage + " SET remaining = remaining - ?"
+                    + " WHERE tenant_id = ? AND package_id = ? AND remaining >= ?";
+            refundPackage = "UPDATE " + lessonPackage + " SET remaining = remaining + ?"
+                    + " WHERE tenant_id = ? AND package_id = ?";
+            setBookingCredits = "UPDATE " + booking + " SET package_id = ?, credits = ?, updated_at = ?"
+                    + " WHERE tenant_id = ? AND booking_id = ?";
             insertWaiter = "INSERT INTO " + waiter + " (tenant_id, request_id, slot_id, student_id, booking_id, status,"
                     + " joined_at, updated_at) VALUES (?, ?, ?, ?, ?, 'WAITING', ?, ?)";
         }
