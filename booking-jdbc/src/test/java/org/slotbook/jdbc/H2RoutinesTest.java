@@ -73,7 +73,7 @@ class H2RoutinesTest {
     // ------------------------------------------------------------------ columns and call forms
 
     @Test
-    void everyRoutineAnswersTheSeventeenContractColumnsUnderBothCallForms() throws SQLException {
+    void everyRoutineAnswersTheTwentyContractColumnsUnderBothCallForms() throws SQLException {
         schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 3);
         try (Connection c = db.dataSource().getConnection()) {
             for (String sql : List.of("CALL " + db.prefix() + "cancel_slot(?, ?, ?, ?)",
@@ -82,15 +82,18 @@ class H2RoutinesTest {
                     bind(ps, db.prefix(), tenant, "missing", at(NOW));
                     try (ResultSet rs = ps.executeQuery()) {
                         ResultSetMetaData md = rs.getMetaData();
-                        assertThat(md.getColumnCount()).isEqualTo(17);
+                        assertThat(md.getColumnCount()).isEqualTo(20);
                         List<String> names = new ArrayList<>();
-                        for (int i = 1; i <= 17; i++) {
+                        for (int i = 1; i <= 20; i++) {
                             names.add(md.getColumnLabel(i));
                         }
                         assertThat(names).containsExactly("TAG", "BOOKING_ID", "REQUEST_ID", "SLOT_ID", "STUDENT_ID",
                                 "SEAT", "STATUS", "HELD_UNTIL", "CREATED_AT", "UPDATED_AT", "RES_KIND", "RES_ID",
-                                "STARTS_AT", "ENDS_AT", "COACH_ID", "ROOM_ID", "CAPACITY");
+                                "STARTS_AT", "ENDS_AT", "COACH_ID", "ROOM_ID", "CAPACITY", "REF_ID", "AMOUNT", "NOTE");
                         assertThat(md.getColumnType(6)).isEqualTo(Types.INTEGER);
+                        assertThat(md.getColumnType(18)).isEqualTo(Types.VARCHAR);
+                        assertThat(md.getColumnType(19)).isEqualTo(Types.INTEGER);
+                        assertThat(md.getColumnType(20)).isEqualTo(Types.VARCHAR);
                         assertThat(md.getColumnType(8)).isEqualTo(Types.TIMESTAMP_WITH_TIMEZONE);
                         assertThat(md.getColumnType(17)).isEqualTo(Types.INTEGER);
                         assertThat(rs.next()).isTrue();
@@ -101,8 +104,9 @@ class H2RoutinesTest {
             }
             // the FROM form runs the routine once: one booking, one seat taken
             try (PreparedStatement ps = c.prepareStatement("SELECT tag, seat FROM " + db.prefix()
-                    + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY tag")) {
-                bind(ps, db.prefix(), tenant, "b1", "q1", "s1", "st1", "HELD", at(NOW), HOLD, LONGEST, false, false, 0, 0, 0L);
+                    + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ORDER BY tag")) {
+                bind(ps, db.prefix(), tenant, "b1", "q1", "s1", "st1", "HELD", at(NOW), HOLD, LONGEST, false, false, 0, 0, 0L,
+                        "AT_BOOKING");
                 try (ResultSet rs = ps.executeQuery()) {
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getString(1)).isEqualTo("EV_HELD");
@@ -166,7 +170,7 @@ class H2RoutinesTest {
         // an occupation that started more than "longest" + the longest buffer (24 h) before is not looked
         // at (the caller's bound)
         assertThat(call("schedule", tenant, "s2", "c1", "r2", at(start), at(start.plusSeconds(600)), 1,
-                Duration.ofHours(1).toNanos() / 1000, null, null, 0, null, null, null, null, false)).extracting(Fact::tag).containsExactly("SCHEDULED");
+                Duration.ofHours(1).toNanos() / 1000, null, null, 0, null, null, null, null, false, null, 0, null)).extracting(Fact::tag).containsExactly("SCHEDULED");
         assertThat(schedule("s3", "c1", "r3", start.plusSeconds(1200), start.plusSeconds(1800), 1))
                 .extracting(Fact::tag).containsExactly("CONFLICT");
     }
@@ -236,7 +240,7 @@ class H2RoutinesTest {
         assertThat(hold("b2", "q1", "s1", "st1", "HELD", later)).containsExactly(held.as("REPLAY"));
         assertThat(hold("b2", "q2", "s1", "st1", "HELD", later)).containsExactly(held.as("ALREADY"));
         // the gate said "a seat": the claim itself finds none
-        assertThat(call("hold", tenant, "b2", "q2", "s1", "st2", "HELD", at(later), HOLD, LONGEST, true, false, 0, 0, 0L))
+        assertThat(call("hold", tenant, "b2", "q2", "s1", "st2", "HELD", at(later), HOLD, LONGEST, true, false, 0, 0, 0L, "AT_BOOKING"))
                 .containsExactly(Fact.bare("FULL"));
         assertThat(count("booking", "")).isEqualTo(1);
         assertThat(count("occupancy", " AND resource_kind = 'STUDENT'")).isEqualTo(1);
@@ -328,9 +332,10 @@ class H2RoutinesTest {
         assertThatThrownBy(() -> hold("b1", "q1", "s1", "st1", "CANCELLED", NOW))
                 .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22023"))
                 .hasMessageContaining("p_status");
-        assertThatThrownBy(() -> call("expire_due", tenant, at(NOW), 0, HOLD, LONGEST, 0, 0, 0L))
+        assertThatThrownBy(() -> call("expire_due", tenant, at(NOW), 0, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING", false, 0L))
                 .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22023"));
-        assertThatThrownBy(() -> callWithPrefix("Bad-Prefix", db.prefix() + "expire_due", tenant, at(NOW), 1, HOLD, LONGEST, 0, 0, 0L))
+        assertThatThrownBy(() -> callWithPrefix("Bad-Prefix", db.prefix() + "expire_due", tenant, at(NOW), 1, HOLD, LONGEST, 0, 0, 0L,
+                "AT_BOOKING", false, 0L))
                 .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22023"))
                 .hasMessageContaining("tablePrefix");
     }
@@ -465,7 +470,7 @@ class H2RoutinesTest {
         Instant start = Instant.now().plus(Duration.ofHours(1));
         schedule("s1", "c1", "r1", start, start.plusSeconds(3600), 2);
         Instant before = Instant.now().truncatedTo(ChronoUnit.MICROS);
-        Fact held = call("hold", tenant, "b1", "q1", "s1", "st1", "HELD", null, HOLD, LONGEST, false, false, 0, 0, 0L).get(0);
+        Fact held = call("hold", tenant, "b1", "q1", "s1", "st1", "HELD", null, HOLD, LONGEST, false, false, 0, 0, 0L, "AT_BOOKING").get(0);
         Instant after = Instant.now();
         assertThat(held.tag()).isEqualTo("HELD");
         assertThat(held.createdAt()).isBetween(before, after).isEqualTo(held.updatedAt());
@@ -474,12 +479,12 @@ class H2RoutinesTest {
                 + " WHERE tenant_id = ?", tenant))
                 .containsExactly(List.of(held.createdAt(), held.createdAt(), held.heldUntil()));
 
-        List<Fact> confirmed = call("confirm", tenant, "b1", "st1", null, HOLD, LONGEST, 0, 0, 0L);
+        List<Fact> confirmed = call("confirm", tenant, "b1", "st1", null, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
         assertThat(confirmed).extracting(Fact::tag).containsExactly("CONFIRMED", "EV_CONFIRMED");
         assertThat(confirmed.get(0).updatedAt()).isAfterOrEqualTo(held.createdAt()).isBeforeOrEqualTo(Instant.now());
         // a slot that has not started is open by the database clock; the hold has not run out by it
-        assertThat(call("expire_due", tenant, null, 10, HOLD, LONGEST, 0, 0, 0L)).isEmpty();
-        assertThat(call("cancel", tenant, "b1", "st1", null, null, null, HOLD, LONGEST, 0, 0, 0L)).extracting(Fact::tag)
+        assertThat(call("expire_due", tenant, null, 10, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING", false, 0L)).isEmpty();
+        assertThat(call("cancel", tenant, "b1", "st1", null, null, null, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING")).extracting(Fact::tag)
                 .containsExactly("CANCELLED", "EV_CANCELLED");
         assertThat(call("cancel_slot", tenant, "s1", null)).extracting(Fact::tag).containsExactly("SLOT_CANCELLED");
     }
@@ -535,14 +540,15 @@ class H2RoutinesTest {
         try (TestDatabase fresh = TestDatabases.h2()) {
             checkPlans(fresh);
             try (Connection c = fresh.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
-                    "CALL " + fresh.prefix() + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-                bind(ps, fresh.prefix(), "t", "s", "c", "r", at(T0), at(T0.plusSeconds(3600)), 2000, LONGEST, null, null, 0, null, null, null, null, false);
+                    "CALL " + fresh.prefix() + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                bind(ps, fresh.prefix(), "t", "s", "c", "r", at(T0), at(T0.plusSeconds(3600)), 2000, LONGEST, null, null, 0, null, null, null, null, false,
+                        null, 0, null);
                 ps.executeQuery().close();
                 for (int i = 0; i < 50; i++) {
                     try (PreparedStatement hold = c.prepareStatement(
-                            "CALL " + fresh.prefix() + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                            "CALL " + fresh.prefix() + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                         bind(hold, fresh.prefix(), "t", "b" + i, "q" + i, "s", "st" + i, "HELD", at(NOW), HOLD,
-                                LONGEST, false, false, 0, 0, 0L);
+                                LONGEST, false, false, 0, 0, 0L, "AT_BOOKING");
                         hold.executeQuery().close();
                     }
                 }
@@ -589,7 +595,16 @@ class H2RoutinesTest {
             Map.entry("waitingOfSlot", "WAITER_SLOT_IX"),
             Map.entry("firstWaiting", "WAITER_SLOT_IX"),
             Map.entry("waiterPosition", "WAITER_SLOT_IX"),
-            Map.entry("setWaiter", "PRIMARY_KEY"));
+            Map.entry("setWaiter", "PRIMARY_KEY"),
+            Map.entry("unattended", "BOOKING_UNATTENDED_IX"),
+            Map.entry("setAttendance", "PRIMARY_KEY"),
+            Map.entry("openSeriesSlots", "SLOT_SERIES_IX"),
+            Map.entry("findPackage", "PRIMARY_KEY"),
+            Map.entry("payerCandidates", "LESSON_PACKAGE_STUDENT_IX"),
+            Map.entry("lockPackage", "PRIMARY_KEY"),
+            Map.entry("drawPackage", "PRIMARY_KEY"),
+            Map.entry("refundPackage", "PRIMARY_KEY"),
+            Map.entry("setBookingCredits", "PRIMARY_KEY"));
 
     private static final Pattern FIRST_INDEX = Pattern.compile("/\\* PUBLIC\\.(\\S+):");
 
@@ -633,20 +648,20 @@ class H2RoutinesTest {
 
     private List<Fact> schedule(String slot, String coach, String room, Instant start, Instant end, int capacity)
             throws SQLException {
-        return call("schedule", tenant, slot, coach, room, at(start), at(end), capacity, LONGEST, null, null, 0, null, null, null, null, false);
+        return call("schedule", tenant, slot, coach, room, at(start), at(end), capacity, LONGEST, null, null, 0, null, null, null, null, false, null, 0, null);
     }
 
     private List<Fact> hold(String booking, String request, String slot, String student, String status, Instant now)
             throws SQLException {
-        return call("hold", tenant, booking, request, slot, student, status, at(now), HOLD, LONGEST, false, false, 0, 0, 0L);
+        return call("hold", tenant, booking, request, slot, student, status, at(now), HOLD, LONGEST, false, false, 0, 0, 0L, "AT_BOOKING");
     }
 
     private List<Fact> confirm(String booking, String student, Instant now) throws SQLException {
-        return call("confirm", tenant, booking, student, at(now), HOLD, LONGEST, 0, 0, 0L);
+        return call("confirm", tenant, booking, student, at(now), HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
     }
 
     private List<Fact> cancel(String booking, String student, Instant now) throws SQLException {
-        return call("cancel", tenant, booking, student, at(now), null, null, HOLD, LONGEST, 0, 0, 0L);
+        return call("cancel", tenant, booking, student, at(now), null, null, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
     }
 
     private List<Fact> cancelSlot(String slot, Instant now) throws SQLException {
@@ -654,7 +669,7 @@ class H2RoutinesTest {
     }
 
     private List<Fact> expireDue(Instant now, int limit) throws SQLException {
-        return call("expire_due", tenant, at(now), limit, HOLD, LONGEST, 0, 0, 0L);
+        return call("expire_due", tenant, at(now), limit, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING", false, 0L);
     }
 
     /** {@code CALL <prefix>routine('<prefix>', args...)} in autocommit, retried on lock timeouts and deadlocks. */

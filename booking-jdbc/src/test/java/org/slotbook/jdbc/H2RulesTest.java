@@ -75,7 +75,7 @@ class H2RulesTest {
         Instant opens = NOW.minusSeconds(3600);
         Instant closes = T0.minusSeconds(600);
         List<Fact> scheduled = call("schedule", tenant, "s1", "c1", "r1", at(T0), at(end), 5, LONGEST, at(opens),
-                at(closes), 900, "REFUSE", 7200, at(WEEK), at(WEEK.plus(Duration.ofDays(7))), false);
+                at(closes), 900, "REFUSE", 7200, at(WEEK), at(WEEK.plus(Duration.ofDays(7))), false, null, 0, null);
         assertThat(scheduled).containsExactly(new Fact("SCHEDULED", null, null, "s1", null, 900, "OPEN", opens,
                 closes, null, "REFUSE", "7200", T0, end, "c1", "r1", 5));
         assertThat(rows("SELECT opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds,"
@@ -98,7 +98,7 @@ class H2RulesTest {
         assertThat(count("slot", "")).isEqualTo(2);
         // EXISTS answers the stored rules
         assertThat(call("schedule", tenant, "s1", "c1", "r1", at(T0), at(end), 5, LONGEST, null, null, 0, null, null,
-                at(WEEK), at(WEEK.plus(Duration.ofDays(7))), false)).containsExactly(scheduled.get(0).as("EXISTS"));
+                at(WEEK), at(WEEK.plus(Duration.ofDays(7))), false, null, 0, null)).containsExactly(scheduled.get(0).as("EXISTS"));
     }
 
     @Test
@@ -117,7 +117,7 @@ class H2RulesTest {
         assertThat(rows("SELECT buffer_seconds, cancel_policy, opens_at FROM " + prefix + "slot")).containsExactly(
                 Arrays.asList(0, null, null));
         assertThat(rows("SELECT COUNT(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = ?",
-                (prefix + "slot").toUpperCase())).containsExactly(List.of(16L));
+                (prefix + "slot").toUpperCase())).containsExactly(List.of(19L));
         assertThat(rows("SELECT buffer_students FROM " + prefix + "slot")).containsExactly(List.of(false));
         assertThat(rows("SELECT COUNT(*) FROM " + prefix + "waiter")).containsExactly(List.of(0L));
         assertThat(rows("SELECT COUNT(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = ? AND COLUMN_NAME ="
@@ -179,7 +179,7 @@ class H2RulesTest {
         Instant opens = NOW.plusSeconds(60);
         Instant closes = NOW.plusSeconds(120);
         call("schedule", tenant, "s1", "c1", "r1", at(T0), at(T0.plusSeconds(3600)), 2, LONGEST, at(opens),
-                at(closes), 0, null, null, at(WEEK), at(WEEK.plus(Duration.ofDays(7))), false);
+                at(closes), 0, null, null, at(WEEK), at(WEEK.plus(Duration.ofDays(7))), false, null, 0, null);
         assertThat(hold("b1", "q1", "s1", "st1", NOW, false, 0, 0)).containsExactly(instant("NOT_OPEN_YET", opens));
         Fact held = hold("b1", "q1", "s1", "st1", opens, false, 0, 0).get(0);
         assertThat(held.tag()).isEqualTo("HELD");
@@ -273,11 +273,11 @@ class H2RulesTest {
         assertThat(hold("b9", "q5", "s1", "st5", NOW, true, 0, 0)).extracting(Fact::seat).containsExactly(2);
 
         Instant deadline = NOW.plus(Duration.ofMinutes(10));
-        List<Fact> confirm = call("confirm", tenant, "b1", "st1", at(deadline), HOLD, LONGEST, 0, 0, 0L);
+        List<Fact> confirm = call("confirm", tenant, "b1", "st1", at(deadline), HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
         assertThat(confirm).extracting(Fact::tag).containsExactly("HOLD_EXPIRED", "EV_EXPIRED", "EV_PROMOTED");
         assertThat(confirm.get(1)).isEqualTo(b1.as("EV_EXPIRED").with("EXPIRED", deadline));
         assertThat(confirm.get(2).bookingId()).isEqualTo("b3");
-        List<Fact> swept = call("expire_due", tenant, at(deadline), 10, HOLD, LONGEST, 0, 0, 0L);
+        List<Fact> swept = call("expire_due", tenant, at(deadline), 10, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING", false, 0L);
         assertThat(swept).extracting(Fact::tag, Fact::bookingId).containsExactly(
                 org.assertj.core.groups.Tuple.tuple("EV_EXPIRED", "b2"),
                 org.assertj.core.groups.Tuple.tuple("EV_PROMOTED", "b5"));
@@ -297,8 +297,8 @@ class H2RulesTest {
         long cutoff = Duration.ofHours(2).toNanos() / 1000;
         Instant late = T0.minus(Duration.ofHours(2));
         assertThat(call("hold", tenant, "b3", "q3", "s1", "st3", "HELD", at(late), HOLD, LONGEST, false, true, 0, 0,
-                cutoff)).containsExactly(Fact.bare("FULL"));
-        assertThat(call("cancel", tenant, "b1", "st1", at(late), null, null, HOLD, LONGEST, 0, 0, cutoff))
+                cutoff, "AT_BOOKING")).containsExactly(Fact.bare("FULL"));
+        assertThat(call("cancel", tenant, "b1", "st1", at(late), null, null, HOLD, LONGEST, 0, 0, cutoff, "AT_BOOKING"))
                 .containsExactly(b1.as("CANCELLED").with("CANCELLED", late), b1.as("EV_CANCELLED").with("CANCELLED",
                         late));
         assertThat(rows("SELECT status FROM " + db.table("waiter") + " WHERE tenant_id = ?", tenant))
@@ -315,8 +315,8 @@ class H2RulesTest {
         schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 3, 0, null, null);
         Fact b1 = hold("b1", "q1", "s1", "st1", NOW, false, 0, 0).get(0);
         Fact b2 = hold("b2", "q2", "s1", "st2", NOW, false, 0, 0).get(0);
-        call("confirm", tenant, "b1", "st1", at(NOW), HOLD, LONGEST, 0, 0, 0L);
-        call("confirm", tenant, "b2", "st2", at(NOW), HOLD, LONGEST, 0, 0, 0L);
+        call("confirm", tenant, "b1", "st1", at(NOW), HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
+        call("confirm", tenant, "b2", "st2", at(NOW), HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
         assertThat(cancel("b1", "st1", late, "REFUSE", hour)).containsExactly(instant("TOO_LATE", T0.minusSeconds(3600)));
         assertThat(rows("SELECT status FROM " + db.table("booking") + " WHERE tenant_id = ? AND booking_id = 'b1'",
                 tenant)).containsExactly(List.of("CONFIRMED"));
@@ -449,23 +449,23 @@ class H2RulesTest {
         java.time.LocalDate day = start.atOffset(ZoneOffset.UTC).toLocalDate();
         Instant week = day.minusDays(day.getDayOfWeek().getValue() - 1L).atStartOfDay(ZoneOffset.UTC).toInstant();
         return call("schedule", tenant, slot, coach, room, at(start), at(end), capacity, LONGEST, null, null, buffer,
-                policy, cutoffSeconds, at(week), at(week.plus(Duration.ofDays(7))), bufferStudents);
+                policy, cutoffSeconds, at(week), at(week.plus(Duration.ofDays(7))), bufferStudents, null, 0, null);
     }
 
     private List<Fact> hold(String booking, String request, String slot, String student, Instant now,
                             boolean waitlist, int maxUpcoming, int maxWeek) throws SQLException {
         return call("hold", tenant, booking, request, slot, student, "HELD", at(now), HOLD, LONGEST, false, waitlist,
-                maxUpcoming, maxWeek, 0L);
+                maxUpcoming, maxWeek, 0L, "AT_BOOKING");
     }
 
     private List<Fact> cancel(String booking, String student, Instant now, String policy, Long cutoffMicros)
             throws SQLException {
-        return call("cancel", tenant, booking, student, at(now), policy, cutoffMicros, HOLD, LONGEST, 0, 0, 0L);
+        return call("cancel", tenant, booking, student, at(now), policy, cutoffMicros, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
     }
 
     /** Confirms the student's hold: the CONFIRMED answer. */
     private Fact confirm(String booking, String student, Instant now) throws SQLException {
-        Fact confirmed = call("confirm", tenant, booking, student, at(now), HOLD, LONGEST, 0, 0, 0L).get(0);
+        Fact confirmed = call("confirm", tenant, booking, student, at(now), HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING").get(0);
         assertThat(confirmed.tag()).isEqualTo("CONFIRMED");
         return confirmed;
     }
