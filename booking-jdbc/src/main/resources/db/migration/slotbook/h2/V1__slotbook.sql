@@ -23,6 +23,9 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}slot (
     week_start  TIMESTAMP(6) WITH TIME ZONE,
     week_end    TIMESTAMP(6) WITH TIME ZONE,
     buffer_students BOOLEAN NOT NULL DEFAULT FALSE,
+    class_type  VARCHAR(32),
+    cost        INTEGER     NOT NULL DEFAULT 0,
+    series_id   VARCHAR(64),
     CONSTRAINT ${slotbook_prefix}slot_pk PRIMARY KEY (tenant_id, slot_id),
     CONSTRAINT ${slotbook_prefix}slot_time_ck CHECK (starts_at < ends_at),
     CONSTRAINT ${slotbook_prefix}slot_capacity_ck CHECK (capacity > 0),
@@ -39,6 +42,11 @@ ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS week_start TIMESTAMP
 ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS week_end TIMESTAMP(6) WITH TIME ZONE;
 -- The buffer applied to the slot's booked students too (their next session starts after it).
 ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS buffer_students BOOLEAN NOT NULL DEFAULT FALSE;
+-- lessons: the class type a package must cover, the credits a booking costs, the weekly series
+ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS class_type VARCHAR(32);
+ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS cost INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ${slotbook_prefix}slot ADD COLUMN IF NOT EXISTS series_id VARCHAR(64);
+CREATE INDEX IF NOT EXISTS ${slotbook_prefix}slot_series_ix ON ${slotbook_prefix}slot (tenant_id, series_id, starts_at);
 
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 CREATE TABLE IF NOT EXISTS ${slotbook_prefix}slot_seat (
@@ -72,11 +80,26 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}booking (
     created_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
     updated_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
     late_cancel BOOLEAN     NOT NULL DEFAULT FALSE,
+    package_id  VARCHAR(64),
+    credits     INTEGER     NOT NULL DEFAULT 0,
+    attendance  VARCHAR(16) NOT NULL DEFAULT 'NONE',
     CONSTRAINT ${slotbook_prefix}booking_pk PRIMARY KEY (tenant_id, booking_id),
+    CONSTRAINT ${slotbook_prefix}booking_credits_ck CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0),
+    CONSTRAINT ${slotbook_prefix}booking_attendance_ck CHECK (attendance IN ('NONE', 'CHECKED_IN', 'NO_SHOW')),
     CONSTRAINT ${slotbook_prefix}booking_request_uk UNIQUE (tenant_id, request_id),
     CONSTRAINT ${slotbook_prefix}booking_status_ck CHECK (status IN ('HELD', 'CONFIRMED', 'CANCELLED', 'EXPIRED'))
 );
 ALTER TABLE ${slotbook_prefix}booking ADD COLUMN IF NOT EXISTS late_cancel BOOLEAN NOT NULL DEFAULT FALSE;
+-- lessons: the package that paid, the credits the booking holds of it now, whether the student came
+ALTER TABLE ${slotbook_prefix}booking ADD COLUMN IF NOT EXISTS package_id VARCHAR(64);
+ALTER TABLE ${slotbook_prefix}booking ADD COLUMN IF NOT EXISTS credits INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ${slotbook_prefix}booking ADD COLUMN IF NOT EXISTS attendance VARCHAR(16) NOT NULL DEFAULT 'NONE';
+ALTER TABLE ${slotbook_prefix}booking ADD CONSTRAINT IF NOT EXISTS ${slotbook_prefix}booking_credits_ck
+    CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0);
+ALTER TABLE ${slotbook_prefix}booking ADD CONSTRAINT IF NOT EXISTS ${slotbook_prefix}booking_attendance_ck
+    CHECK (attendance IN ('NONE', 'CHECKED_IN', 'NO_SHOW'));
+CREATE INDEX IF NOT EXISTS ${slotbook_prefix}booking_unattended_ix
+    ON ${slotbook_prefix}booking (tenant_id, status, attendance, slot_id);
 CREATE INDEX IF NOT EXISTS ${slotbook_prefix}booking_slot_ix ON ${slotbook_prefix}booking (tenant_id, slot_id, student_id);
 CREATE INDEX IF NOT EXISTS ${slotbook_prefix}booking_held_ix ON ${slotbook_prefix}booking (tenant_id, status, held_until);
 
@@ -121,10 +144,54 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}waiter (
     updated_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
     CONSTRAINT ${slotbook_prefix}waiter_pk PRIMARY KEY (tenant_id, request_id),
     CONSTRAINT ${slotbook_prefix}waiter_status_ck CHECK (status IN ('WAITING', 'PROMOTED', 'LEFT', 'SKIPPED')),
-    CONSTRAINT ${slotbook_prefix}waiter_reason_ck CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED'))
+    CONSTRAINT ${slotbook_prefix}waiter_reason_ck CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED', 'NO_CREDITS'))
 );
+-- Schemas created before lessons: a waiter is also skipped when no package of his can pay (NO_CREDITS).
+ALTER TABLE ${slotbook_prefix}waiter DROP CONSTRAINT IF EXISTS ${slotbook_prefix}waiter_reason_ck;
+ALTER TABLE ${slotbook_prefix}waiter ADD CONSTRAINT ${slotbook_prefix}waiter_reason_ck
+    CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED', 'NO_CREDITS'));
 CREATE INDEX IF NOT EXISTS ${slotbook_prefix}waiter_slot_ix ON ${slotbook_prefix}waiter (tenant_id, slot_id, status, seq);
 CREATE INDEX IF NOT EXISTS ${slotbook_prefix}waiter_student_ix ON ${slotbook_prefix}waiter (tenant_id, slot_id, student_id, status);
+
+-- Lesson packages: credits granted to a student, remaining = what is not drawn yet (never below 0).
+-- class_types: the class types it pays for, sorted and joined by ',' ('' : any session).
+CREATE TABLE IF NOT EXISTS ${slotbook_prefix}lesson_package (
+    tenant_id   VARCHAR(64) NOT NULL,
+    package_id  VARCHAR(64) NOT NULL,
+    student_id  VARCHAR(64) NOT NULL,
+    credits     INTEGER     NOT NULL,
+    remaining   INTEGER     NOT NULL,
+    valid_from  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    valid_until TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    class_types VARCHAR(700) NOT NULL DEFAULT '',
+    granted_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    CONSTRAINT ${slotbook_prefix}lesson_package_pk PRIMARY KEY (tenant_id, package_id),
+    CONSTRAINT ${slotbook_prefix}lesson_package_credits_ck CHECK (credits > 0),
+    CONSTRAINT ${slotbook_prefix}lesson_package_remaining_ck CHECK (remaining >= 0 AND remaining <= credits),
+    CONSTRAINT ${slotbook_prefix}lesson_package_valid_ck CHECK (valid_from < valid_until)
+);
+CREATE INDEX IF NOT EXISTS ${slotbook_prefix}lesson_package_student_ix
+    ON ${slotbook_prefix}lesson_package (tenant_id, student_id, valid_until, package_id);
+
+-- The credit journal, append-only; seq orders the entries as written. At most one entry of each
+-- reason per booking (NULL booking ids, the GRANTs, are distinct in a unique constraint).
+CREATE TABLE IF NOT EXISTS ${slotbook_prefix}credit_entry (
+    seq         BIGINT GENERATED BY DEFAULT AS IDENTITY,
+    tenant_id   VARCHAR(64) NOT NULL,
+    package_id  VARCHAR(64) NOT NULL,
+    reason      VARCHAR(8)  NOT NULL,
+    delta       INTEGER     NOT NULL,
+    booking_id  VARCHAR(64),
+    request_id  VARCHAR(64),
+    at          TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    CONSTRAINT ${slotbook_prefix}credit_entry_pk PRIMARY KEY (seq),
+    CONSTRAINT ${slotbook_prefix}credit_entry_booking_uk UNIQUE (tenant_id, booking_id, reason),
+    CONSTRAINT ${slotbook_prefix}credit_entry_reason_ck CHECK (reason IN ('GRANT', 'DRAW', 'REFUND', 'FORFEIT')),
+    CONSTRAINT ${slotbook_prefix}credit_entry_delta_ck CHECK (
+        (reason IN ('GRANT', 'REFUND') AND delta > 0) OR (reason IN ('DRAW', 'FORFEIT') AND delta < 0)),
+    CONSTRAINT ${slotbook_prefix}credit_entry_booking_ck CHECK ((reason = 'GRANT') = (booking_id IS NULL))
+);
+CREATE INDEX IF NOT EXISTS ${slotbook_prefix}credit_entry_package_ix ON ${slotbook_prefix}credit_entry (tenant_id, package_id, seq);
 
 -- Slotbook decision routines for H2 2.x, run after schema-h2.sql.
 -- ${slotbook_prefix} is the table prefix (default slotbook_); this migration names it slotbook_prefix.
@@ -138,3 +205,8 @@ CREATE ALIAS IF NOT EXISTS ${slotbook_prefix}cancel FOR 'org.slotbook.jdbc.inter
 CREATE ALIAS IF NOT EXISTS ${slotbook_prefix}cancel_slot FOR 'org.slotbook.jdbc.internal.H2Routines.cancelSlot';
 CREATE ALIAS IF NOT EXISTS ${slotbook_prefix}expire_due FOR 'org.slotbook.jdbc.internal.H2Routines.expireDue';
 CREATE ALIAS IF NOT EXISTS ${slotbook_prefix}leave_waitlist FOR 'org.slotbook.jdbc.internal.H2Routines.leaveWaitlist';
+CREATE ALIAS IF NOT EXISTS ${slotbook_prefix}grant_package FOR 'org.slotbook.jdbc.internal.H2Routines.grantPackage';
+CREATE ALIAS IF NOT EXISTS ${slotbook_prefix}check_in FOR 'org.slotbook.jdbc.internal.H2Routines.checkIn';
+CREATE ALIAS IF NOT EXISTS ${slotbook_prefix}schedule_series FOR 'org.slotbook.jdbc.internal.H2Routines.scheduleSeries';
+CREATE ALIAS IF NOT EXISTS ${slotbook_prefix}cancel_series FOR 'org.slotbook.jdbc.internal.H2Routines.cancelSeries';
+CREATE ALIAS IF NOT EXISTS ${slotbook_prefix}hold_all FOR 'org.slotbook.jdbc.internal.H2Routines.holdAll';
