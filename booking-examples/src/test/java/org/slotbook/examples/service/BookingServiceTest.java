@@ -152,7 +152,7 @@ class BookingServiceTest {
         // the database is the judge: five paid bookings, nothing left, and the journal sums to it
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + PREFIX + "booking WHERE tenant_id = ?"
                 + " AND status = 'CONFIRMED' AND credits = 1", Integer.class, tenant)).isEqualTo(5);
-        assertThat(jdbc.queryForObject("SELECT remaining FROM " + PREFIX + "package WHERE tenant_id = ?"
+        assertThat(jdbc.queryForObject("SELECT remaining FROM " + PREFIX + "lesson_package WHERE tenant_id = ?"
                 + " AND package_id = 'order-1'", Integer.class, tenant)).isZero();
         assertThat(jdbc.queryForObject("SELECT SUM(delta) FROM " + PREFIX + "credit_entry WHERE tenant_id = ?"
                 + " AND package_id = 'order-1'", Integer.class, tenant)).isZero();
