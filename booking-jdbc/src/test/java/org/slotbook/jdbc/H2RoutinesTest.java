@@ -15,6 +15,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -338,6 +339,55 @@ class H2RoutinesTest {
                 "AT_BOOKING", false, 0L))
                 .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("22023"))
                 .hasMessageContaining("tablePrefix");
+    }
+
+    // ------------------------------------------------------------------ credits
+
+    @Test
+    void aPaidHoldDrawsItsCostOnceAndACancelRefundsItOnce() throws SQLException {
+        for (String slot : List.of("paid", "paid2")) {
+            Instant start = slot.equals("paid") ? T0 : T0.plusSeconds(7200);
+            call("schedule", tenant, slot, "c-" + slot, "r-" + slot, at(start), at(start.plusSeconds(3600)), 2,
+                    LONGEST, null, null, 0, null, null, null, null, false, "yoga", 2, null);
+        }
+        String hold = "CALL " + db.prefix() + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        // no package: refused, nothing written
+        assertThat(rows(hold, db.prefix(), tenant, "b1", "q1", "paid", "st1", "HELD", at(NOW), HOLD, LONGEST, false,
+                false, 0, 0, 0L, "AT_BOOKING")).extracting(r -> r.get(0), r -> r.get(3), r -> r.get(5))
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("INSUFFICIENT_CREDITS", "paid", 2));
+        assertThat(count("booking", "")).isZero();
+        // a package of another class type pays nothing; one for yoga pays
+        Instant from = NOW.minusSeconds(86400);
+        Instant until = T0.plusSeconds(86400 * 30L);
+        String grant = "CALL " + db.prefix() + "grant_package(?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        rows(grant, db.prefix(), tenant, "pilates", "st1", 5, at(from), at(until), "pilates", at(NOW));
+        List<List<Object>> granted = rows(grant, db.prefix(), tenant, "p1", "st1", 3, at(from), at(until), "yoga",
+                at(NOW));
+        assertThat(granted).extracting(r -> r.get(0), r -> r.get(17), r -> r.get(18), r -> r.get(16), r -> r.get(11))
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("GRANTED", "p1", 3, 3, "yoga"));
+        assertThat(rows(grant, db.prefix(), tenant, "p1", "st1", 9, at(from), at(until), "", at(NOW)))
+                .extracting(r -> r.get(0), r -> r.get(16)).containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("PACKAGE_EXISTS", 3));
+        List<List<Object>> held = rows(hold, db.prefix(), tenant, "b1", "q1", "paid", "st1", "HELD", at(NOW), HOLD,
+                LONGEST, false, false, 0, 0, 0L, "AT_BOOKING");
+        assertThat(held).extracting(r -> r.get(0), r -> r.get(17), r -> r.get(18), r -> r.get(19)).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("HELD", "p1", 2, "NONE"),
+                org.assertj.core.groups.Tuple.tuple("EV_HELD", "p1", 2, "NONE"));
+        // one credit left: the next paid hold is refused
+        assertThat(rows(hold, db.prefix(), tenant, "b2", "q2", "paid2", "st1", "HELD", at(NOW), HOLD, LONGEST, false,
+                false, 0, 0, 0L, "AT_BOOKING")).extracting(r -> r.get(0)).containsExactly("INSUFFICIENT_CREDITS");
+        assertThat(rows("SELECT remaining FROM " + db.table("lesson_package") + " WHERE tenant_id = ? AND package_id"
+                + " = 'p1'", tenant)).containsExactly(List.of(1));
+        // a cancel refunds, a repeated cancel moves nothing
+        assertThat(cancel("b1", "st1", NOW).get(0).tag()).isEqualTo("CANCELLED");
+        assertThat(cancel("b1", "st1", NOW).get(0).tag()).isEqualTo("ALREADY_CANCELLED");
+        assertThat(rows("SELECT reason, delta, booking_id FROM " + db.table("credit_entry") + " WHERE tenant_id = ?"
+                + " AND package_id = 'p1' ORDER BY seq", tenant)).containsExactly(Arrays.asList("GRANT", 3, null),
+                List.of("DRAW", -2, "b1"), List.of("REFUND", 2, "b1"));
+        assertThat(rows("SELECT remaining FROM " + db.table("lesson_package") + " WHERE tenant_id = ? AND package_id"
+                + " = 'p1'", tenant)).containsExactly(List.of(3));
+        assertThat(rows("SELECT package_id, credits FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant))
+                .containsExactly(Arrays.asList(null, 0));
     }
 
     // ------------------------------------------------------------------ confirm
