@@ -258,7 +258,8 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}credit_entry (
 -- two concurrent holds of one student for overlapping slots both passed the occupancy check). A
 -- locking read reads the newest committed row and waits for an uncommitted one.
 -- p_now NULL means the database clock, UTC_TIMESTAMP(6), read once per call.
--- The helpers (waiter_row, note_booking, promote, retire) run inside the caller's transaction.
+-- The helpers (waiter_row, note_booking, find_payer, charge, refund, forfeit, promote, retire) and the
+-- *_do procedures run inside the caller's transaction.
 -- ---------------------------------------------------------------------------------------------
 
 DELIMITER //
