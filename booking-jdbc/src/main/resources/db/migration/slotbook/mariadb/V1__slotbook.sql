@@ -245,9 +245,9 @@ CREATE TABLE IF NOT EXISTS ${slotbook_prefix}credit_entry (
 -- rows, booking rows; a freed seat is offered to the slot's waitlist (promote) under the slot row's
 -- lock, and the waiter's student lock (then his paying package) is taken after it (a deadlock this
 -- may cause is retried by the caller: InnoDB rolls the whole call back, nothing of it stays). Two
--- exceptions: hold locks the package that will pay (FOR UPDATE, under AT_BOOKING) right after the
--- student's lock and before the seat it claims, so that a paid hold never waits for a package while
--- holding a seat; a refund (cancel, cancel_slot, an expired hold) locks the package after the seat
+-- exceptions: hold locks the package that will pay (FOR UPDATE under AT_BOOKING, in share mode under
+-- AT_CHECK_IN) after the student's lock and before the seat it claims, so that a paid hold never waits
+-- for a package while holding a seat; a refund (cancel, cancel_slot, an expired hold) locks the package after the seat
 -- without the student's lock, and a hold holding that package never waits for that seat (it is the
 -- same student's booking: his own live booking of the slot answers ALREADY, a dead one he retires
 -- himself before he locks the package).
