@@ -15,15 +15,25 @@
 
 -- ---------------------------------------------------------------------------------------------
 -- One call per engine decision. Each decision procedure runs its own READ COMMITTED transaction
--- (call it with autocommit on), and answers with ONE result set of fact rows, always these 17 columns:
+-- (call it with autocommit on), and answers with ONE result set of fact rows, always these 20 columns:
 --   tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at,
---   updated_at, res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity
+--   updated_at, res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity, ref_id, amount, note
 -- (read by org.slotbook.jdbc.internal.Facts). The answer is captured in variables, and the events in
--- a JSON list in the order they happened, inside the transaction, and selected once after COMMIT, so
--- a failed commit never leaves a result set behind.
--- Lock order everywhere: resource_lock rows (kind, then id), slot row, seat rows, booking rows; a
--- freed seat is offered to the slot's waitlist (promote) under the slot row's lock, and the waiter's
--- student lock is taken after it (a deadlock this may cause is retried by the caller).
+-- a JSON list (each a JSON array of the 20 columns) in the order they happened, inside the
+-- transaction, and selected once after COMMIT (emit), so a failed commit never leaves a result set
+-- behind. hold, schedule and cancel_slot are wrappers of hold_do, schedule_do and cancel_slot_do,
+-- which work inside the caller's transaction and answer their rows as such a JSON list: hold_all,
+-- schedule_series and cancel_series run several of them in one transaction.
+-- Lock order everywhere: resource_lock rows (kind, then id), slot row, seat rows, lesson_package
+-- rows, booking rows; a freed seat is offered to the slot's waitlist (promote) under the slot row's
+-- lock, and the waiter's student lock (then his paying package) is taken after it (a deadlock this
+-- may cause is retried by the caller: InnoDB rolls the whole call back, nothing of it stays). Two
+-- exceptions: hold locks the package that will pay (FOR UPDATE under AT_BOOKING, in share mode under
+-- AT_CHECK_IN) after the student's lock and before the seat it claims, so that a paid hold never waits
+-- for a package while holding a seat; a refund (cancel, cancel_slot, an expired hold) locks the package after the seat
+-- without the student's lock, and a hold holding that package never waits for that seat (it is the
+-- same student's booking: his own live booking of the slot answers ALREADY, a dead one he retires
+-- himself before he locks the package).
 -- Reads that decide under a lock are locking reads (LOCK IN SHARE MODE, or FOR UPDATE): InnoDB can
 -- grant a lock row (resource_lock, slot, seat) to this transaction while a read view opened right
 -- after it still misses the changes of the transaction that held it, so a plain (consistent) read at
@@ -31,13 +41,12 @@
 -- two concurrent holds of one student for overlapping slots both passed the occupancy check). A
 -- locking read reads the newest committed row and waits for an uncommitted one.
 -- p_now NULL means the database clock, UTC_TIMESTAMP(6), read once per call.
--- The helpers (waiter_row, note_booking, promote, retire) run inside the caller's transaction.
+-- The helpers (waiter_row, note_booking, find_payer, charge, refund, forfeit, promote, retire) and the
+-- *_do procedures run inside the caller's transaction.
 -- ---------------------------------------------------------------------------------------------
 
 DELIMITER //
 
--- A waitlist entry as answer columns: booking id, request, slot, student, position (0 when not
--- WAITING), status, joined at, updated at, skip reason. No row: every OUT stays NULL.
 CREATE OR REPLACE PROCEDURE ${prefix}waiter_row(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -63,7 +72,8 @@ BEGIN
       FROM ${prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request;
 END//
 
--- Appends one event row of a booking, as it is now in this transaction, to the JSON list p_events.
+-- Appends one event row of a booking, as it is now in this transaction, to the JSON list p_events
+-- (ref_id = its package, amount = its credits, note = its attendance).
 CREATE OR REPLACE PROCEDURE ${prefix}note_booking(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -74,15 +84,196 @@ BEGIN
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     SELECT JSON_ARRAY_APPEND(COALESCE(p_events, '[]'), '$',
                JSON_ARRAY(p_tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at,
-                          updated_at, NULL))
+                          updated_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, package_id, credits, attendance))
       INTO p_events
       FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
+END//
+
+-- The rows of an answer as one JSON list: the answer row (a JSON array of the 20 columns, NULL: none),
+-- then the lists p_conf (CONFLICT rows) and p_events, each NULL when empty.
+CREATE OR REPLACE FUNCTION ${prefix}answer_rows(p_answer LONGTEXT, p_conf LONGTEXT, p_events LONGTEXT)
+RETURNS LONGTEXT
+DETERMINISTIC
+BEGIN
+    RETURN JSON_MERGE_PRESERVE(IF(p_answer IS NULL, '[]', CONCAT('[', p_answer, ']')), COALESCE(p_conf, '[]'),
+                               COALESCE(p_events, '[]'));
+END//
+
+-- The one result set of a decision: the rows of the JSON list p_rows, in order, as the 20 columns.
+CREATE OR REPLACE PROCEDURE ${prefix}emit(p_rows LONGTEXT)
+READS SQL DATA
+BEGIN
+    SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+           res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity, ref_id, amount, note
+      FROM JSON_TABLE(p_rows, '$[*]' COLUMNS (
+               ord FOR ORDINALITY,
+               tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+               booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+               request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+               slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+               student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+               seat INT PATH '$[5]',
+               status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
+               held_until DATETIME(6) PATH '$[7]',
+               created_at DATETIME(6) PATH '$[8]',
+               updated_at DATETIME(6) PATH '$[9]',
+               res_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]',
+               res_id VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[11]',
+               starts_at DATETIME(6) PATH '$[12]',
+               ends_at DATETIME(6) PATH '$[13]',
+               coach_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]',
+               room_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[15]',
+               capacity INT PATH '$[16]',
+               ref_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[17]',
+               amount INT PATH '$[18]',
+               note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[19]')) x
+     ORDER BY ord;
+END//
+
+-- Field p_i (from 1) of p_text split at p_sep; NULL when it is empty.
+CREATE OR REPLACE FUNCTION ${prefix}rec_field(p_text LONGTEXT, p_sep VARCHAR(1), p_i INT)
+RETURNS LONGTEXT
+DETERMINISTIC
+BEGIN
+    RETURN NULLIF(SUBSTRING_INDEX(SUBSTRING_INDEX(p_text, p_sep, p_i), p_sep, -1), '');
+END//
+
+-- An instant from microseconds since the epoch as text (NULL or '': NULL), without the session zone.
+CREATE OR REPLACE FUNCTION ${prefix}micros_dt(p_micros VARCHAR(32))
+RETURNS DATETIME(6)
+DETERMINISTIC
+BEGIN
+    IF p_micros IS NULL OR p_micros = '' THEN
+        RETURN NULL;
+    END IF;
+    RETURN CAST('1970-01-01 00:00:00' AS DATETIME(6)) + INTERVAL CAST(p_micros AS SIGNED) MICROSECOND;
+END//
+
+-- Credits. A slot with cost > 0 is paid by the student's package that covers it (valid_from <= start <
+-- valid_until, class_types '' or naming the slot's class type) and holds the cost: the earliest
+-- valid_until, then the lowest package id. Every change of a package's remaining writes its journal
+-- entry (credit_entry) in the same transaction.
+
+-- The package that pays for p_student's seat in p_slot, read with a locking read: p_lock 1 locks it
+-- FOR UPDATE (it pays now), 0 in share mode (it is only required). The scan locks the candidates in
+-- payer order and checks each under its lock, so a concurrent draw that emptied one is seen. NULL when
+-- none can pay, or the slot costs nothing (the slot columns read never change once scheduled).
+CREATE OR REPLACE PROCEDURE ${prefix}find_payer(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_lock INT,
+    OUT o_package VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+READS SQL DATA
+BEGIN
+    DECLARE v_cost INT DEFAULT 0;
+    DECLARE v_start DATETIME(6);
+    DECLARE v_class VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
+    SET o_package = NULL;
+    SELECT cost, starts_at, class_type INTO v_cost, v_start, v_class
+      FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
+    IF v_cost > 0 THEN
+        IF p_lock = 1 THEN
+            SELECT package_id INTO o_package
+              FROM ${prefix}lesson_package FORCE INDEX (${prefix}lesson_package_student_ix)
+             WHERE tenant_id = p_tenant AND student_id = p_student AND valid_until > v_start
+               AND valid_from <= v_start AND remaining >= v_cost
+               AND (class_types = '' OR FIND_IN_SET(v_class, class_types) > 0)
+             ORDER BY valid_until, package_id LIMIT 1 FOR UPDATE;
+        ELSE
+            SELECT package_id INTO o_package
+              FROM ${prefix}lesson_package FORCE INDEX (${prefix}lesson_package_student_ix)
+             WHERE tenant_id = p_tenant AND student_id = p_student AND valid_until > v_start
+               AND valid_from <= v_start AND remaining >= v_cost
+               AND (class_types = '' OR FIND_IN_SET(v_class, class_types) > 0)
+             ORDER BY valid_until, package_id LIMIT 1 LOCK IN SHARE MODE;
+        END IF;
+    END IF;
+END//
+
+-- Draws p_cost from package p_package (locked by the caller and checked) for booking p_booking:
+-- remaining, the journal entry (p_reason DRAW or FORFEIT), the booking's package and credits.
+CREATE OR REPLACE PROCEDURE ${prefix}charge(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_package VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_cost INT,
+    p_reason VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_now DATETIME(6))
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
+    UPDATE ${prefix}lesson_package SET remaining = remaining - p_cost
+     WHERE tenant_id = p_tenant AND package_id = p_package AND remaining >= p_cost;
+    IF ROW_COUNT() <> 1 THEN
+        SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'charge: ledger rows disagree, the locked payer cannot pay';
+    END IF;
+    SELECT request_id INTO v_request FROM ${prefix}booking
+     WHERE tenant_id = p_tenant AND booking_id = p_booking FOR UPDATE;
+    INSERT INTO ${prefix}credit_entry (tenant_id, package_id, reason, delta, booking_id, request_id, at)
+        VALUES (p_tenant, p_package, p_reason, -p_cost, p_booking, v_request, p_now);
+    UPDATE ${prefix}booking SET package_id = p_package, credits = p_cost, updated_at = p_now
+     WHERE tenant_id = p_tenant AND booking_id = p_booking;
+END//
+
+-- Gives back the credits booking p_booking holds, if any (REFUND): the package's remaining, the journal
+-- entry, the booking holding none. Called under the booking's seat row lock.
+CREATE OR REPLACE PROCEDURE ${prefix}refund(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_now DATETIME(6))
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_package, v_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_credits INT DEFAULT 0;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
+    SELECT package_id, credits, request_id INTO v_package, v_credits, v_request FROM ${prefix}booking
+     WHERE tenant_id = p_tenant AND booking_id = p_booking FOR UPDATE;
+    IF v_credits > 0 AND v_package IS NOT NULL THEN
+        UPDATE ${prefix}lesson_package SET remaining = remaining + v_credits
+         WHERE tenant_id = p_tenant AND package_id = v_package;
+        INSERT INTO ${prefix}credit_entry (tenant_id, package_id, reason, delta, booking_id, request_id, at)
+            VALUES (p_tenant, v_package, 'REFUND', v_credits, p_booking, v_request, p_now);
+        UPDATE ${prefix}booking SET package_id = NULL, credits = 0, updated_at = p_now
+         WHERE tenant_id = p_tenant AND booking_id = p_booking;
+    END IF;
+END//
+
+-- What a late cancel by the student and a no-show cost under AT_CHECK_IN: a booking of a slot with a
+-- cost that holds no credits draws them as a FORFEIT when a package can pay (else nothing).
+CREATE OR REPLACE PROCEDURE ${prefix}forfeit(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_now DATETIME(6))
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_slot, v_student, v_payer VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_credits, v_cost INT DEFAULT 0;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
+    IF p_credit_policy = 'AT_CHECK_IN' THEN
+        SELECT b.slot_id, b.student_id, b.credits, s.cost INTO v_slot, v_student, v_credits, v_cost
+          FROM ${prefix}booking b
+          JOIN ${prefix}slot s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id
+         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+        IF v_cost > 0 AND v_credits = 0 THEN
+            CALL ${prefix}find_payer(p_tenant, v_student, v_slot, 1, v_payer);
+            IF v_payer IS NOT NULL THEN
+                CALL ${prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'FORFEIT', p_now);
+            END IF;
+        END IF;
+    END IF;
 END//
 
 -- A seat of slot p_slot was freed by the caller, who holds the slot row's lock: give a free seat to the
 -- first WAITING waiter who can take it (no HELD or CONFIRMED booking of the slot, no live overlapping
 -- booking, within the limits), as a HELD booking (EV_PROMOTED); those passed over become SKIPPED
 -- (EV_SKIPPED). Nothing while the slot is not OPEN, or at or after its start minus the waitlist cutoff.
+-- A slot with a cost: a waiter none of whose packages can pay it is SKIPPED (NO_CREDITS, after the other
+-- reasons); under p_credit_policy AT_BOOKING the promoted booking draws it (its package locked after
+-- the waiter's student lock).
 CREATE OR REPLACE PROCEDURE ${prefix}promote(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -92,9 +283,12 @@ CREATE OR REPLACE PROCEDURE ${prefix}promote(
     p_max_upcoming INT,
     p_max_week INT,
     p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     INOUT p_events LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
+    DECLARE v_cost INT DEFAULT 0;
+    DECLARE v_payer VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start, v_end, v_week_start, v_week_end, v_joined DATETIME(6);
     DECLARE v_held_until DATETIME(6) DEFAULT p_now + INTERVAL p_hold_micros MICROSECOND;
@@ -107,8 +301,8 @@ BEGIN
     DECLARE v_n, v_up, v_week INT DEFAULT 0;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
 
-    SELECT status, starts_at, ends_at, week_start, week_end, buffer_seconds, buffer_students
-      INTO v_status, v_start, v_end, v_week_start, v_week_end, v_buffer, v_buffer_students
+    SELECT status, starts_at, ends_at, week_start, week_end, buffer_seconds, buffer_students, cost
+      INTO v_status, v_start, v_end, v_week_start, v_week_end, v_buffer, v_buffer_students, v_cost
       FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
     -- the student's time: the session, and its buffer when the slot pads its students too
     IF v_buffer_students THEN
@@ -127,7 +321,7 @@ BEGIN
             LEAVE walk;
         END IF;
         next_waiter: LOOP
-            SET v_wseq = NULL, v_reason = NULL, v_up = 0, v_week = 0;
+            SET v_wseq = NULL, v_reason = NULL, v_up = 0, v_week = 0, v_payer = NULL;
             SELECT seq, request_id, student_id, booking_id, joined_at
               INTO v_wseq, v_request, v_student, v_booking, v_joined
               FROM ${prefix}waiter FORCE INDEX (${prefix}waiter_slot_ix)
@@ -184,6 +378,13 @@ BEGIN
                 END IF;
                 IF (p_max_upcoming > 0 AND v_up >= p_max_upcoming) OR (p_max_week > 0 AND v_week >= p_max_week) THEN
                     SET v_reason = 'LIMIT';
+                ELSEIF v_cost > 0 THEN
+                    -- a package that can pay: locked for update when it pays now, else only required
+                    CALL ${prefix}find_payer(p_tenant, v_student, p_slot, IF(p_credit_policy = 'AT_BOOKING', 1, 0),
+                                             v_payer);
+                    IF v_payer IS NULL THEN
+                        SET v_reason = 'NO_CREDITS';
+                    END IF;
                 END IF;
             END IF;
             IF v_reason IS NOT NULL THEN
@@ -191,7 +392,7 @@ BEGIN
                  WHERE tenant_id = p_tenant AND request_id = v_request AND status = 'WAITING';
                 SET p_events = JSON_ARRAY_APPEND(COALESCE(p_events, '[]'), '$',
                     JSON_ARRAY('EV_SKIPPED', v_booking, v_request, p_slot, v_student, 0, 'SKIPPED', NULL, v_joined,
-                               p_now, v_reason));
+                               p_now, v_reason, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
                 ITERATE next_waiter;
             END IF;
             UPDATE ${prefix}slot_seat
@@ -206,11 +407,12 @@ BEGIN
             INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
                                             booking_id, active)
                 VALUES (p_tenant, 'STUDENT', v_student, v_start, v_end, p_slot, v_booking, TRUE);
+            IF v_cost > 0 AND p_credit_policy = 'AT_BOOKING' THEN
+                CALL ${prefix}charge(p_tenant, v_booking, v_payer, v_cost, 'DRAW', p_now);
+            END IF;
             UPDATE ${prefix}waiter SET status = 'PROMOTED', updated_at = p_now
              WHERE tenant_id = p_tenant AND request_id = v_request AND status = 'WAITING';
-            SET p_events = JSON_ARRAY_APPEND(COALESCE(p_events, '[]'), '$',
-                JSON_ARRAY('EV_PROMOTED', v_booking, v_request, p_slot, v_student, v_seat, 'HELD', v_held_until,
-                           p_now, p_now, NULL));
+            CALL ${prefix}note_booking(p_tenant, v_booking, 'EV_PROMOTED', p_events);
             LEAVE walk;
         END LOOP next_waiter;
     END walk;
@@ -218,7 +420,7 @@ END//
 
 -- Retires booking p_booking if it is a HELD booking whose hold ran out and still owns its seat:
 -- locks the slot row, then the seat row; the seat becomes FREE, the booking EXPIRED (EV_EXPIRED), its
--- occupation inactive, and the seat is offered to the waitlist. o_done = 1 when this call retired it.
+-- occupation inactive, its credits refunded, and the seat is offered to the waitlist. o_done = 1 when this call retired it.
 CREATE OR REPLACE PROCEDURE ${prefix}retire(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -228,6 +430,7 @@ CREATE OR REPLACE PROCEDURE ${prefix}retire(
     p_max_upcoming INT,
     p_max_week INT,
     p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     INOUT p_events LONGTEXT,
     OUT o_done INT)
 MODIFIES SQL DATA
@@ -249,6 +452,7 @@ BEGIN
            AND booking_id = p_booking AND status = 'HELD' AND held_until <= p_now
            FOR UPDATE;
         IF v_n = 1 THEN
+            CALL ${prefix}refund(p_tenant, p_booking, p_now);
             UPDATE ${prefix}slot_seat SET status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL
              WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seat AND booking_id = p_booking;
             UPDATE ${prefix}booking SET status = 'EXPIRED', updated_at = p_now
@@ -260,12 +464,16 @@ BEGIN
              WHERE tenant_id = p_tenant AND booking_id = p_booking AND active = TRUE;
             CALL ${prefix}note_booking(p_tenant, p_booking, 'EV_EXPIRED', p_events);
             SET o_done = 1;
-            CALL ${prefix}promote(p_tenant, v_slot, p_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_events);
+            CALL ${prefix}promote(p_tenant, v_slot, p_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, p_events);
         END IF;
     END IF;
 END//
 
-CREATE OR REPLACE PROCEDURE ${prefix}schedule(
+-- Schedules a slot inside the caller's transaction (schedule, schedule_series): locks coach and room,
+-- answers EXISTS (the stored slot, nothing written) or CONFLICT rows (nothing written), else writes the
+-- slot (with its rules, week, buffer, class type, cost and series), its seats and the coach and room
+-- occupations and answers SCHEDULED; o_rows: the answer's rows as a JSON list.
+CREATE OR REPLACE PROCEDURE ${prefix}schedule_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_coach VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -281,7 +489,11 @@ CREATE OR REPLACE PROCEDURE ${prefix}schedule(
     p_cancel_cutoff_seconds INT,
     p_week_start DATETIME(6),
     p_week_end DATETIME(6),
-    p_buffer_students BOOLEAN)
+    p_buffer_students BOOLEAN,
+    p_class_type VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_cost INT,
+    p_series VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    OUT o_rows LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_n INT DEFAULT 0;
@@ -294,21 +506,21 @@ BEGIN
     DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_held, r_created, r_updated DATETIME(6);
     DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_start, r_end DATETIME(6);
     DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_capacity INT;
-    DECLARE v_events LONGTEXT;
+    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_amount INT;
+    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_events, v_rows LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
-    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
     IF p_capacity IS NULL OR p_capacity < 1 OR p_capacity > 100000 THEN
         SIGNAL SQLSTATE '22003' SET MESSAGE_TEXT = 'schedule: capacity must be between 1 and 100000';
     END IF;
     -- coach and room are taken until the end plus the buffer
     SET v_padded = p_end + INTERVAL COALESCE(p_buffer_seconds, 0) SECOND;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    START TRANSACTION;
     main: BEGIN
         -- 1. coach, then room (COACH < ROOM); the row is created on first use
         SELECT COUNT(*) INTO v_n FROM ${prefix}resource_lock
@@ -326,9 +538,10 @@ BEGIN
 
         -- 2. the slot exists: answer it as stored
         SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at, buffer_seconds,
-               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), IF(buffer_students, 'STUDENTS', NULL)
+               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), IF(buffer_students, 'STUDENTS', NULL),
+               class_type, cost, series_id
           INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res,
-               r_student
+               r_student, r_ref, r_amount, r_note
           FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF r_slot IS NOT NULL THEN
             SET r_tag = 'EXISTS';
@@ -336,7 +549,10 @@ BEGIN
         END IF;
 
         -- 3. overlapping (padded) sessions of the coach or the room
-        SELECT COUNT(*), JSON_ARRAYAGG(JSON_ARRAY(resource_kind, resource_id, slot_id, booking_id, starts_at, ends_at))
+        SELECT COUNT(*), JSON_ARRAYAGG(JSON_ARRAY('CONFLICT', booking_id, NULL, slot_id, NULL, NULL, NULL, NULL, NULL,
+                                                  NULL, resource_kind, resource_id, starts_at, ends_at, NULL, NULL,
+                                                  NULL, NULL, NULL, NULL)
+                                       ORDER BY resource_kind, resource_id, starts_at)
           INTO v_n, v_conf
           FROM ${prefix}occupancy
          WHERE tenant_id = p_tenant
@@ -352,17 +568,17 @@ BEGIN
             DECLARE CONTINUE HANDLER FOR 1062 SET v_dup = 1;
             INSERT INTO ${prefix}slot (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity, status,
                                        opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds,
-                                       week_start, week_end, buffer_students)
+                                       week_start, week_end, buffer_students, class_type, cost, series_id)
                 VALUES (p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, 'OPEN', p_opens_at, p_closes_at,
                         COALESCE(p_buffer_seconds, 0), p_cancel_policy, p_cancel_cutoff_seconds, p_week_start,
-                        p_week_end, COALESCE(p_buffer_students, FALSE));
+                        p_week_end, COALESCE(p_buffer_students, FALSE), p_class_type, COALESCE(p_cost, 0), p_series);
         END;
         IF v_dup = 1 THEN
             SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at,
                    buffer_seconds, cancel_policy, CAST(cancel_cutoff_seconds AS CHAR),
-                   IF(buffer_students, 'STUDENTS', NULL)
+                   IF(buffer_students, 'STUDENTS', NULL), class_type, cost, series_id
               INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind,
-                   r_res, r_student
+                   r_res, r_student, r_ref, r_amount, r_note
               FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
             SET r_tag = 'EXISTS';
             LEAVE main;
@@ -391,49 +607,52 @@ BEGIN
             r_end = p_end, r_capacity = p_capacity, r_status = 'OPEN', r_held = p_opens_at, r_created = p_closes_at,
             r_seat = COALESCE(p_buffer_seconds, 0), r_kind = p_cancel_policy,
             r_res = CAST(p_cancel_cutoff_seconds AS CHAR),
-            r_student = IF(COALESCE(p_buffer_students, FALSE), 'STUDENTS', NULL);
+            r_student = IF(COALESCE(p_buffer_students, FALSE), 'STUDENTS', NULL), r_ref = p_class_type,
+            r_amount = COALESCE(p_cost, 0), r_note = p_series;
     END main;
-    COMMIT;
-
-    SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-           res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity
-      FROM (SELECT 0 AS grp, 0 AS ord, r_tag AS tag, r_booking AS booking_id, r_request AS request_id,
-                   r_slot AS slot_id, r_student AS student_id, r_seat AS seat, r_status AS status,
-                   r_held AS held_until, r_created AS created_at, r_updated AS updated_at, r_kind AS res_kind,
-                   r_res AS res_id, r_start AS starts_at, r_end AS ends_at, r_coach AS coach_id, r_room AS room_id,
-                   r_capacity AS capacity
-              FROM DUAL WHERE r_tag IS NOT NULL
-            UNION ALL
-            SELECT 1, 0, 'CONFLICT', c.booking_id, NULL, c.slot_id, NULL, NULL, NULL, NULL, NULL, NULL,
-                   c.res_kind, c.res_id, c.starts_at, c.ends_at, NULL, NULL, NULL
-              FROM JSON_TABLE(v_conf, '$[*]' COLUMNS (
-                       res_kind VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                       res_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                       slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                       booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                       starts_at DATETIME(6) PATH '$[4]',
-                       ends_at DATETIME(6) PATH '$[5]')) c
-            UNION ALL
-            SELECT 2, e.ord, e.tag, e.booking_id, e.request_id, e.slot_id, e.student_id, e.seat, e.status,
-                   e.held_until, e.created_at, e.updated_at, e.res_kind, NULL, NULL, NULL, NULL, NULL, NULL
-              FROM JSON_TABLE(v_events, '$[*]' COLUMNS (
-                       ord FOR ORDINALITY,
-                       tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                       booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                       request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                       slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                       student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-                       seat INT PATH '$[5]',
-                       status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
-                       held_until DATETIME(6) PATH '$[7]',
-                       created_at DATETIME(6) PATH '$[8]',
-                       updated_at DATETIME(6) PATH '$[9]',
-                       res_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]')) e) x
-     ORDER BY grp, ord, res_kind, res_id, starts_at;
+    SET o_rows = (${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
+        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), v_conf, v_events));
 END//
 
+-- schedule_do in its own READ COMMITTED transaction.
+CREATE OR REPLACE PROCEDURE ${prefix}schedule(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_coach VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_start DATETIME(6),
+    p_end DATETIME(6),
+    p_capacity INT,
+    p_longest_micros BIGINT,
+    p_opens_at DATETIME(6),
+    p_closes_at DATETIME(6),
+    p_buffer_seconds INT,
+    p_cancel_policy VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_cancel_cutoff_seconds INT,
+    p_week_start DATETIME(6),
+    p_week_end DATETIME(6),
+    p_buffer_students BOOLEAN,
+    p_class_type VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_cost INT,
+    p_series VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_rows LONGTEXT;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    START TRANSACTION;
+    CALL ${prefix}schedule_do(p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, p_longest_micros,
+                              p_opens_at, p_closes_at, p_buffer_seconds, p_cancel_policy, p_cancel_cutoff_seconds,
+                              p_week_start, p_week_end, p_buffer_students, p_class_type, p_cost, p_series, v_rows);
+    COMMIT;
+    CALL ${prefix}emit(v_rows);
+END//
 
-CREATE OR REPLACE PROCEDURE ${prefix}hold(
+-- Holds (p_status HELD) or books (CONFIRMED) a seat inside the caller's transaction (hold, hold_all);
+-- o_rows: the answer's rows as a JSON list. A slot with a cost needs a package of the student that can
+-- pay it, for a seat and for a waitlist place alike (else INSUFFICIENT_CREDITS, slot_id, seat = cost);
+-- under p_credit_policy AT_BOOKING the new booking draws it.
+CREATE OR REPLACE PROCEDURE ${prefix}hold_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -447,7 +666,9 @@ CREATE OR REPLACE PROCEDURE ${prefix}hold(
     p_waitlist BOOLEAN,
     p_max_upcoming INT,
     p_max_week INT,
-    p_waitlist_cutoff_micros BIGINT)
+    p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    OUT o_rows LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
@@ -455,6 +676,8 @@ BEGIN
     DECLARE v_slot_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start, v_end, v_lowest, v_opens, v_closes, v_week_start, v_week_end, v_student_end DATETIME(6);
     DECLARE v_buffer INT DEFAULT 0;
+    DECLARE v_cost INT DEFAULT 0;
+    DECLARE v_payer VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_buffer_students BOOLEAN DEFAULT FALSE;
     DECLARE v_n, v_up, v_week INT DEFAULT 0;
     DECLARE v_conf, v_cand LONGTEXT;
@@ -475,24 +698,26 @@ BEGIN
     DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_held, r_created, r_updated DATETIME(6);
     DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_start, r_end DATETIME(6);
     DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_capacity INT;
-    DECLARE v_events LONGTEXT;
+    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_amount INT;
+    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_events, v_rows LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
-    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
     IF p_status IS NULL OR p_status NOT IN ('HELD', 'CONFIRMED') THEN
         SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'hold: p_status must be HELD or CONFIRMED';
     END IF;
     SET v_held_until = v_now + INTERVAL p_hold_micros MICROSECOND;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    START TRANSACTION;
     main: BEGIN
         -- 1. the slot
-        SELECT status, starts_at, ends_at, opens_at, closes_at, week_start, week_end, buffer_seconds, buffer_students
-          INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end, v_buffer, v_buffer_students
+        SELECT status, starts_at, ends_at, opens_at, closes_at, week_start, week_end, buffer_seconds, buffer_students,
+               cost
+          INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end, v_buffer, v_buffer_students,
+               v_cost
           FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF v_slot_status IS NULL THEN
             SET r_tag = 'NOT_FOUND';
@@ -520,8 +745,9 @@ BEGIN
             SET v_refuse = 'FULL';
         END IF;
         IF v_refuse IS NOT NULL THEN
-            SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
-              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated
+            SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+                   package_id, credits, attendance
+              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
               FROM ${prefix}booking WHERE tenant_id = p_tenant AND request_id = p_request;
             IF r_booking IS NOT NULL THEN
                 SET r_tag = 'REPLAY';
@@ -534,14 +760,15 @@ BEGIN
                 LEAVE main;
             END IF;
             IF v_refuse = 'FULL' THEN
-                SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
-                  INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated
+                SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+                   package_id, credits, attendance
+                  INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
                   FROM ${prefix}booking WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student AND status IN ('HELD', 'CONFIRMED') LIMIT 1;
                 IF r_booking IS NOT NULL AND (r_status = 'CONFIRMED' OR v_now < r_held) THEN
                     SET r_tag = 'ALREADY';
                     LEAVE main;
                 END IF;
-                SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL;
+                SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
             END IF;
             SET r_tag = v_refuse, r_slot = p_slot;
             IF v_refuse = 'NOT_OPEN' THEN
@@ -567,8 +794,9 @@ BEGIN
 
         -- 6. a replay of this request (any slot, any status; the caller checks slot and student):
         --    its booking, else its waitlist entry
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
-              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated
+        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+                   package_id, credits, attendance
+              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
               FROM ${prefix}booking WHERE tenant_id = p_tenant AND request_id = p_request LOCK IN SHARE MODE;
         IF r_booking IS NOT NULL THEN
             SET r_tag = 'REPLAY';
@@ -582,8 +810,9 @@ BEGIN
         END IF;
 
         -- 7. the student's own booking of this slot: live answers ALREADY, a dead hold is retired below
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
-              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated
+        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+                   package_id, credits, attendance
+              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
               FROM ${prefix}booking WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student AND status IN ('HELD', 'CONFIRMED') LIMIT 1 LOCK IN SHARE MODE;
         IF r_booking IS NOT NULL THEN
             IF r_status = 'CONFIRMED' OR v_now < r_held THEN
@@ -591,12 +820,15 @@ BEGIN
                 LEAVE main;
             END IF;
             SET v_own_dead = r_booking;
-            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL;
+            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
         END IF;
 
         -- 8. the student's occupations overlapping his time in this slot; a hold that ran out blocks nothing
         SET v_lowest = v_start - INTERVAL p_longest_micros MICROSECOND;
-        SELECT COUNT(*), JSON_ARRAYAGG(JSON_ARRAY(o.resource_kind, o.resource_id, o.slot_id, o.booking_id, o.starts_at, o.ends_at))
+        SELECT COUNT(*), JSON_ARRAYAGG(JSON_ARRAY('CONFLICT', o.booking_id, NULL, o.slot_id, NULL, NULL, NULL, NULL,
+                                                  NULL, NULL, o.resource_kind, o.resource_id, o.starts_at, o.ends_at,
+                                                  NULL, NULL, NULL, NULL, NULL, NULL)
+                                       ORDER BY o.resource_kind, o.resource_id, o.starts_at)
           INTO v_n, v_conf
           FROM ${prefix}occupancy o
          WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student AND o.active = TRUE
@@ -652,9 +884,20 @@ BEGIN
                    AND b.booking_id <> COALESCE(v_own_dead, '')) c;
         WHILE v_cand IS NOT NULL AND v_i < JSON_LENGTH(v_cand) DO
             SET v_bid = JSON_UNQUOTE(JSON_EXTRACT(v_cand, CONCAT('$[', v_i, ']')));
-            CALL ${prefix}retire(p_tenant, v_bid, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, v_events, v_done);
+            CALL ${prefix}retire(p_tenant, v_bid, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, v_events, v_done);
             SET v_i = v_i + 1;
         END WHILE;
+
+        -- 10b. a slot with a cost: a package of the student that can pay it, for a seat and a waitlist
+        --      place alike; locked FOR UPDATE when it pays now (AT_BOOKING), before any seat is locked,
+        --      else in share mode (only required; check_in draws)
+        IF v_cost > 0 THEN
+            CALL ${prefix}find_payer(p_tenant, p_student, p_slot, IF(p_credit_policy = 'AT_BOOKING', 1, 0), v_payer);
+            IF v_payer IS NULL THEN
+                SET r_tag = 'INSUFFICIENT_CREDITS', r_slot = p_slot, r_seat = v_cost;
+                LEAVE main;
+            END IF;
+        END IF;
 
         -- 11. the claim, as JdbcSeatLedger.claimSeat: the first free seat, else (only while nobody waits
         --     for the slot) the oldest ran-out hold, skipping seats other claims have locked; then once
@@ -761,6 +1004,7 @@ BEGIN
             SIGNAL SQLSTATE '40001' SET MESSAGE_TEXT = 'hold: the seat rows kept changing under the claim';
         END IF;
         IF v_displaced IS NOT NULL THEN
+            CALL ${prefix}refund(p_tenant, v_displaced, v_now);
             UPDATE ${prefix}booking SET status = 'EXPIRED', updated_at = v_now
              WHERE tenant_id = p_tenant AND booking_id = v_displaced AND status = 'HELD';
             IF ROW_COUNT() <> 1 THEN
@@ -777,49 +1021,51 @@ BEGIN
             VALUES (p_tenant, p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now, v_now);
         INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id, booking_id, active)
             VALUES (p_tenant, 'STUDENT', p_student, v_start, v_student_end, p_slot, p_booking, TRUE);
-        SET r_tag = 'HELD', r_booking = p_booking, r_request = p_request, r_slot = p_slot, r_student = p_student,
-            r_seat = v_seq, r_status = p_status, r_held = v_held_until, r_created = v_now, r_updated = v_now;
-        SET v_events = JSON_ARRAY_APPEND(COALESCE(v_events, '[]'), '$',
-            JSON_ARRAY(IF(p_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD'), r_booking, r_request, r_slot, r_student,
-                       r_seat, r_status, r_held, r_created, r_updated, NULL));
+        IF v_cost > 0 AND p_credit_policy = 'AT_BOOKING' THEN
+            CALL ${prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'DRAW', v_now);
+        END IF;
+        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+               package_id, credits, attendance
+          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref,
+               r_amount, r_note
+          FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
+        SET r_tag = 'HELD';
+        CALL ${prefix}note_booking(p_tenant, p_booking, IF(p_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD'), v_events);
     END main;
-    COMMIT;
+    SET o_rows = (${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
+        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), v_conf, v_events));
+END//
 
-    SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-           res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity
-      FROM (SELECT 0 AS grp, 0 AS ord, r_tag AS tag, r_booking AS booking_id, r_request AS request_id,
-                   r_slot AS slot_id, r_student AS student_id, r_seat AS seat, r_status AS status,
-                   r_held AS held_until, r_created AS created_at, r_updated AS updated_at, r_kind AS res_kind,
-                   r_res AS res_id, r_start AS starts_at, r_end AS ends_at, r_coach AS coach_id, r_room AS room_id,
-                   r_capacity AS capacity
-              FROM DUAL WHERE r_tag IS NOT NULL
-            UNION ALL
-            SELECT 1, 0, 'CONFLICT', c.booking_id, NULL, c.slot_id, NULL, NULL, NULL, NULL, NULL, NULL,
-                   c.res_kind, c.res_id, c.starts_at, c.ends_at, NULL, NULL, NULL
-              FROM JSON_TABLE(v_conf, '$[*]' COLUMNS (
-                       res_kind VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                       res_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                       slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                       booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                       starts_at DATETIME(6) PATH '$[4]',
-                       ends_at DATETIME(6) PATH '$[5]')) c
-            UNION ALL
-            SELECT 2, e.ord, e.tag, e.booking_id, e.request_id, e.slot_id, e.student_id, e.seat, e.status,
-                   e.held_until, e.created_at, e.updated_at, e.res_kind, NULL, NULL, NULL, NULL, NULL, NULL
-              FROM JSON_TABLE(v_events, '$[*]' COLUMNS (
-                       ord FOR ORDINALITY,
-                       tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                       booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                       request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                       slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                       student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-                       seat INT PATH '$[5]',
-                       status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
-                       held_until DATETIME(6) PATH '$[7]',
-                       created_at DATETIME(6) PATH '$[8]',
-                       updated_at DATETIME(6) PATH '$[9]',
-                       res_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]')) e) x
-     ORDER BY grp, ord, res_kind, res_id, starts_at;
+-- hold_do in its own READ COMMITTED transaction. Answers HELD (plus EV_HELD or EV_CONFIRMED), REPLAY,
+-- WAITLISTED, WAITLISTED_REPLAY, ALREADY, CONFLICT rows, LIMIT, FULL, NOT_OPEN_YET, BOOKING_CLOSED,
+-- NOT_OPEN, NOT_FOUND or INSUFFICIENT_CREDITS, after the events of what it did on the way.
+CREATE OR REPLACE PROCEDURE ${prefix}hold(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_now DATETIME(6),
+    p_hold_micros BIGINT,
+    p_longest_micros BIGINT,
+    p_gate_held BOOLEAN,
+    p_waitlist BOOLEAN,
+    p_max_upcoming INT,
+    p_max_week INT,
+    p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_rows LONGTEXT;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    START TRANSACTION;
+    CALL ${prefix}hold_do(p_tenant, p_booking, p_request, p_slot, p_student, p_status, p_now, p_hold_micros,
+                          p_longest_micros, p_gate_held, p_waitlist, p_max_upcoming, p_max_week,
+                          p_waitlist_cutoff_micros, p_credit_policy, v_rows);
+    COMMIT;
+    CALL ${prefix}emit(v_rows);
 END//
 
 
@@ -832,7 +1078,8 @@ CREATE OR REPLACE PROCEDURE ${prefix}confirm(
     p_longest_micros BIGINT,
     p_max_upcoming INT,
     p_max_week INT,
-    p_waitlist_cutoff_micros BIGINT)
+    p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
@@ -848,11 +1095,14 @@ BEGIN
     DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_held, r_created, r_updated DATETIME(6);
     DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_start, r_end DATETIME(6);
     DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_capacity INT;
-    DECLARE v_events LONGTEXT;
+    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_amount INT;
+    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_events, v_rows LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
@@ -869,18 +1119,19 @@ BEGIN
             LEAVE main;
         END IF;
         IF v_status = 'HELD' AND v_held <= v_now THEN
-            CALL ${prefix}retire(p_tenant, p_booking, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, v_events, v_done);
+            CALL ${prefix}retire(p_tenant, p_booking, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, v_events, v_done);
         ELSE
             SELECT COUNT(*) INTO v_n FROM ${prefix}slot_seat
              WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seat FOR UPDATE;
         END IF;
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
-          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated
+        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+                   package_id, credits, attendance
+          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
           FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking LOCK IN SHARE MODE;
         IF r_status = 'CONFIRMED' THEN
             SET r_tag = 'CONFIRMED';
         ELSEIF r_status = 'CANCELLED' THEN
-            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL;
+            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
             SET r_tag = 'ALREADY_CANCELLED';
         ELSEIF r_status = 'EXPIRED' THEN
             SET r_tag = 'HOLD_EXPIRED';
@@ -904,31 +1155,8 @@ BEGIN
     END main;
     COMMIT;
 
-    SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-           res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity
-      FROM (SELECT 0 AS grp, 0 AS ord, r_tag AS tag, r_booking AS booking_id, r_request AS request_id,
-                   r_slot AS slot_id, r_student AS student_id, r_seat AS seat, r_status AS status,
-                   r_held AS held_until, r_created AS created_at, r_updated AS updated_at, r_kind AS res_kind,
-                   r_res AS res_id, r_start AS starts_at, r_end AS ends_at, r_coach AS coach_id, r_room AS room_id,
-                   r_capacity AS capacity
-              FROM DUAL WHERE r_tag IS NOT NULL
-            UNION ALL
-            SELECT 2, e.ord, e.tag, e.booking_id, e.request_id, e.slot_id, e.student_id, e.seat, e.status,
-                   e.held_until, e.created_at, e.updated_at, e.res_kind, NULL, NULL, NULL, NULL, NULL, NULL
-              FROM JSON_TABLE(v_events, '$[*]' COLUMNS (
-                       ord FOR ORDINALITY,
-                       tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                       booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                       request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                       slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                       student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-                       seat INT PATH '$[5]',
-                       status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
-                       held_until DATETIME(6) PATH '$[7]',
-                       created_at DATETIME(6) PATH '$[8]',
-                       updated_at DATETIME(6) PATH '$[9]',
-                       res_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]')) e) x
-     ORDER BY grp, ord, res_kind, res_id, starts_at;
+    CALL ${prefix}emit(${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
+        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), NULL, v_events));
 END//
 
 CREATE OR REPLACE PROCEDURE ${prefix}cancel(
@@ -942,7 +1170,8 @@ CREATE OR REPLACE PROCEDURE ${prefix}cancel(
     p_longest_micros BIGINT,
     p_max_upcoming INT,
     p_max_week INT,
-    p_waitlist_cutoff_micros BIGINT)
+    p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
@@ -962,11 +1191,14 @@ BEGIN
     DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_held, r_created, r_updated DATETIME(6);
     DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_start, r_end DATETIME(6);
     DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_capacity INT;
-    DECLARE v_events LONGTEXT;
+    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_amount INT;
+    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_events, v_rows LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
@@ -982,7 +1214,7 @@ BEGIN
         END IF;
         IF v_status = 'HELD' AND v_held <= v_now THEN
             -- the hold already ran out: nothing to cancel, but retire it now (its seat goes to the waitlist)
-            CALL ${prefix}retire(p_tenant, p_booking, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, v_events, v_done);
+            CALL ${prefix}retire(p_tenant, p_booking, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, v_events, v_done);
         ELSEIF v_status IN ('HELD', 'CONFIRMED') THEN
             -- slot row, then seat row, then the booking again
             SELECT starts_at, cancel_policy, cancel_cutoff_seconds INTO v_start, v_slot_policy, v_slot_cutoff
@@ -990,11 +1222,18 @@ BEGIN
             SELECT COUNT(*) INTO v_n FROM ${prefix}slot_seat
              WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seat FOR UPDATE;
         END IF;
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at
-          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated
+        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+                   package_id, credits, attendance
+          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
           FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking LOCK IN SHARE MODE;
         IF r_status NOT IN ('HELD', 'CONFIRMED') OR v_start IS NULL THEN
             SET r_tag = 'ALREADY_CANCELLED';
+            LEAVE main;
+        END IF;
+        -- the student came (or was marked absent): only staff may still cancel
+        IF p_student IS NOT NULL AND r_note <> 'NONE' THEN
+            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
+            SET r_tag = 'TOO_LATE', r_booking = p_booking, r_held = v_start;
             LEAVE main;
         END IF;
         -- the policy: the slot's own, else the tenant's; late from the cutoff before the start on
@@ -1007,9 +1246,16 @@ BEGIN
         END IF;
         SET v_late = IF(v_cutoff IS NOT NULL AND v_now >= v_cutoff, 1, 0);
         IF v_late = 1 AND v_policy = 'REFUSE' AND p_student IS NOT NULL THEN
-            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL;
+            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
             SET r_tag = 'TOO_LATE', r_held = v_cutoff;
             LEAVE main;
+        END IF;
+        -- the credits: a late cancel by the student keeps them (AT_BOOKING) or forfeits the cost
+        -- (AT_CHECK_IN); any other cancel refunds them
+        IF v_late = 1 AND p_student IS NOT NULL THEN
+            CALL ${prefix}forfeit(p_tenant, p_booking, p_credit_policy, v_now);
+        ELSE
+            CALL ${prefix}refund(p_tenant, p_booking, v_now);
         END IF;
         UPDATE ${prefix}slot_seat SET status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL
          WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seat AND booking_id = p_booking
@@ -1024,69 +1270,57 @@ BEGIN
         END IF;
         UPDATE ${prefix}occupancy SET active = FALSE
          WHERE tenant_id = p_tenant AND booking_id = p_booking AND active = TRUE;
-        SET r_tag = 'CANCELLED', r_status = 'CANCELLED', r_updated = v_now, r_kind = IF(v_late = 1, 'LATE', NULL);
+        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+               package_id, credits, attendance
+          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref,
+               r_amount, r_note
+          FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
+        SET r_tag = 'CANCELLED', r_kind = IF(v_late = 1, 'LATE', NULL);
         CALL ${prefix}note_booking(p_tenant, p_booking, IF(v_late = 1, 'EV_LATE_CANCELLED', 'EV_CANCELLED'), v_events);
-        CALL ${prefix}promote(p_tenant, v_slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, v_events);
+        CALL ${prefix}promote(p_tenant, v_slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, v_events);
     END main;
     COMMIT;
 
-    SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-           res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity
-      FROM (SELECT 0 AS grp, 0 AS ord, r_tag AS tag, r_booking AS booking_id, r_request AS request_id,
-                   r_slot AS slot_id, r_student AS student_id, r_seat AS seat, r_status AS status,
-                   r_held AS held_until, r_created AS created_at, r_updated AS updated_at, r_kind AS res_kind,
-                   r_res AS res_id, r_start AS starts_at, r_end AS ends_at, r_coach AS coach_id, r_room AS room_id,
-                   r_capacity AS capacity
-              FROM DUAL WHERE r_tag IS NOT NULL
-            UNION ALL
-            SELECT 2, e.ord, e.tag, e.booking_id, e.request_id, e.slot_id, e.student_id, e.seat, e.status,
-                   e.held_until, e.created_at, e.updated_at, e.res_kind, NULL, NULL, NULL, NULL, NULL, NULL
-              FROM JSON_TABLE(v_events, '$[*]' COLUMNS (
-                       ord FOR ORDINALITY,
-                       tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                       booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                       request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                       slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                       student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-                       seat INT PATH '$[5]',
-                       status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
-                       held_until DATETIME(6) PATH '$[7]',
-                       created_at DATETIME(6) PATH '$[8]',
-                       updated_at DATETIME(6) PATH '$[9]',
-                       res_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]')) e) x
-     ORDER BY grp, ord, res_kind, res_id, starts_at;
+    CALL ${prefix}emit(${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
+        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), NULL, v_events));
 END//
 
-CREATE OR REPLACE PROCEDURE ${prefix}cancel_slot(
+-- Calls a slot off inside the caller's transaction (cancel_slot, cancel_series): SLOT_CANCELLED (the
+-- slot) plus one EV_CANCELLED per booking it cancelled, by seat, each refunded first; ALREADY_CANCELLED;
+-- NOT_FOUND. Nobody is promoted; the waitlist stays as it is. o_rows: the rows as a JSON list.
+CREATE OR REPLACE PROCEDURE ${prefix}cancel_slot_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    p_now DATETIME(6))
+    p_now DATETIME(6),
+    OUT o_rows LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
     DECLARE v_n INT DEFAULT 0;
-    DECLARE v_ids LONGTEXT;
+    DECLARE v_ids, v_paid LONGTEXT;
+    DECLARE v_i INT DEFAULT 0;
     DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_booking, r_request, r_slot, r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_seat INT;
     DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_held, r_created, r_updated DATETIME(6);
     DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_start, r_end DATETIME(6);
     DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_capacity INT;
-    DECLARE v_events LONGTEXT;
+    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_amount INT;
+    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_events, v_rows LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
-    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    START TRANSACTION;
     main: BEGIN
         SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at, buffer_seconds,
-               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), IF(buffer_students, 'STUDENTS', NULL)
+               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), IF(buffer_students, 'STUDENTS', NULL),
+               class_type, cost, series_id
           INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res,
-               r_student
+               r_student, r_ref, r_amount, r_note
           FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF r_slot IS NULL THEN
             SET r_tag = 'NOT_FOUND';
@@ -1095,14 +1329,14 @@ BEGIN
         IF r_status <> 'OPEN' THEN
             SET r_tag = 'ALREADY_CANCELLED', r_slot = NULL, r_coach = NULL, r_room = NULL, r_start = NULL,
                 r_end = NULL, r_capacity = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_seat = NULL,
-                r_kind = NULL, r_res = NULL, r_student = NULL;
+                r_kind = NULL, r_res = NULL, r_student = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
             LEAVE main;
         END IF;
         UPDATE ${prefix}slot SET status = 'CANCELLED' WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'OPEN';
         IF ROW_COUNT() = 0 THEN
             SET r_tag = 'ALREADY_CANCELLED', r_slot = NULL, r_coach = NULL, r_room = NULL, r_start = NULL,
                 r_end = NULL, r_capacity = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_seat = NULL,
-                r_kind = NULL, r_res = NULL, r_student = NULL;
+                r_kind = NULL, r_res = NULL, r_student = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
             LEAVE main;
         END IF;
         -- close every seat, free ones included: a claim in flight holds its seat's lock, so this
@@ -1113,6 +1347,16 @@ BEGIN
         SELECT COUNT(*), JSON_ARRAYAGG(booking_id) INTO v_n, v_ids
           FROM ${prefix}booking
          WHERE tenant_id = p_tenant AND slot_id = p_slot AND status IN ('HELD', 'CONFIRMED') LOCK IN SHARE MODE;
+        -- the credits of every paid one back (its package locked after the seats)
+        SET STATEMENT group_concat_max_len = 4294967295 FOR
+        SELECT JSON_ARRAYAGG(booking_id ORDER BY seat) INTO v_paid
+          FROM ${prefix}booking
+         WHERE tenant_id = p_tenant AND slot_id = p_slot AND status IN ('HELD', 'CONFIRMED') AND credits > 0
+           LOCK IN SHARE MODE;
+        WHILE v_paid IS NOT NULL AND v_i < JSON_LENGTH(v_paid) DO
+            CALL ${prefix}refund(p_tenant, JSON_UNQUOTE(JSON_EXTRACT(v_paid, CONCAT('$[', v_i, ']'))), v_now);
+            SET v_i = v_i + 1;
+        END WHILE;
         UPDATE ${prefix}booking SET status = 'CANCELLED', updated_at = v_now
          WHERE tenant_id = p_tenant AND slot_id = p_slot AND status IN ('HELD', 'CONFIRMED');
         IF ROW_COUNT() <> v_n THEN
@@ -1123,38 +1367,30 @@ BEGIN
         -- the events, by seat (the bookings are CANCELLED from here on and nothing changes them)
         SET STATEMENT group_concat_max_len = 4294967295 FOR
         SELECT JSON_ARRAYAGG(JSON_ARRAY('EV_CANCELLED', b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-                                        b.status, b.held_until, b.created_at, b.updated_at, NULL) ORDER BY b.seat)
+                                        b.status, b.held_until, b.created_at, b.updated_at, NULL, NULL, NULL, NULL,
+                                        NULL, NULL, NULL, b.package_id, b.credits, b.attendance) ORDER BY b.seat)
           INTO v_events
           FROM JSON_TABLE(v_ids, '$[*]' COLUMNS (bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$')) j
           STRAIGHT_JOIN ${prefix}booking b ON b.tenant_id = p_tenant AND b.booking_id = j.bid;
     END main;
-    COMMIT;
+    SET o_rows = (${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
+        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), NULL, v_events));
+END//
 
-    SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-           res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity
-      FROM (SELECT 0 AS grp, 0 AS ord, r_tag AS tag, r_booking AS booking_id, r_request AS request_id,
-                   r_slot AS slot_id, r_student AS student_id, r_seat AS seat, r_status AS status,
-                   r_held AS held_until, r_created AS created_at, r_updated AS updated_at, r_kind AS res_kind,
-                   r_res AS res_id, r_start AS starts_at, r_end AS ends_at, r_coach AS coach_id, r_room AS room_id,
-                   r_capacity AS capacity
-              FROM DUAL WHERE r_tag IS NOT NULL
-            UNION ALL
-            SELECT 2, e.ord, e.tag, e.booking_id, e.request_id, e.slot_id, e.student_id, e.seat, e.status,
-                   e.held_until, e.created_at, e.updated_at, e.res_kind, NULL, NULL, NULL, NULL, NULL, NULL
-              FROM JSON_TABLE(v_events, '$[*]' COLUMNS (
-                       ord FOR ORDINALITY,
-                       tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                       booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                       request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                       slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                       student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-                       seat INT PATH '$[5]',
-                       status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
-                       held_until DATETIME(6) PATH '$[7]',
-                       created_at DATETIME(6) PATH '$[8]',
-                       updated_at DATETIME(6) PATH '$[9]',
-                       res_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]')) e) x
-     ORDER BY grp, ord, res_kind, res_id, starts_at;
+-- cancel_slot_do in its own READ COMMITTED transaction.
+CREATE OR REPLACE PROCEDURE ${prefix}cancel_slot(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_now DATETIME(6))
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_rows LONGTEXT;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    START TRANSACTION;
+    CALL ${prefix}cancel_slot_do(p_tenant, p_slot, p_now, v_rows);
+    COMMIT;
+    CALL ${prefix}emit(v_rows);
 END//
 
 CREATE OR REPLACE PROCEDURE ${prefix}expire_due(
@@ -1165,13 +1401,23 @@ CREATE OR REPLACE PROCEDURE ${prefix}expire_due(
     p_longest_micros BIGINT,
     p_max_upcoming INT,
     p_max_week INT,
-    p_waitlist_cutoff_micros BIGINT)
+    p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_marks_no_shows BOOLEAN,
+    p_check_in_closes_micros BIGINT)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
     DECLARE v_n INT DEFAULT 0;
     DECLARE v_i INT DEFAULT 0;
     DECLARE v_done INT DEFAULT 0;
+    DECLARE v_expired INT DEFAULT 0;
+    DECLARE v_left INT DEFAULT 0;
+    DECLARE v_seat INT;
+    DECLARE v_st VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_att VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_sid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_shows LONGTEXT;
     DECLARE v_cand, v_slots LONGTEXT;
     DECLARE v_bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -1180,11 +1426,14 @@ BEGIN
     DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_held, r_created, r_updated DATETIME(6);
     DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_start, r_end DATETIME(6);
     DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_capacity INT;
-    DECLARE v_events LONGTEXT;
+    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_amount INT;
+    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_events, v_rows LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
@@ -1194,6 +1443,7 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
     main: BEGIN
+      expiry: BEGIN
         -- the due holds, oldest deadline first, without locks
         SET STATEMENT group_concat_max_len = 4294967295 FOR
         SELECT JSON_ARRAYAGG(JSON_ARRAY(d.booking_id, d.slot_id) ORDER BY d.held_until, d.booking_id) INTO v_cand
@@ -1201,7 +1451,7 @@ BEGIN
                  WHERE tenant_id = p_tenant AND status = 'HELD' AND held_until <= v_now
                  ORDER BY held_until, booking_id LIMIT p_limit) d;
         IF v_cand IS NULL THEN
-            LEAVE main;
+            LEAVE expiry;
         END IF;
         -- their slots' rows, in key order (every seat-freeing call locks the slot row before the seat)
         SELECT JSON_ARRAYAGG(DISTINCT j.sid ORDER BY j.sid) INTO v_slots
@@ -1217,37 +1467,50 @@ BEGIN
         -- taking the seat over may have been first); then its seat goes to the waitlist
         WHILE v_i < JSON_LENGTH(v_cand) DO
             SET v_bid = JSON_UNQUOTE(JSON_EXTRACT(v_cand, CONCAT('$[', v_i, '][0]')));
-            CALL ${prefix}retire(p_tenant, v_bid, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, v_events, v_done);
+            CALL ${prefix}retire(p_tenant, v_bid, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, v_events, v_done);
+            SET v_expired = v_expired + v_done;
+            SET v_i = v_i + 1;
+        END WHILE;
+      END expiry;
+        -- the no-shows: CONFIRMED bookings not checked in whose check-in closed, with what is left of the
+        -- limit; each decided under its slot row's and seat row's locks (sweepers, check-ins and cancels
+        -- agree there), then re-read
+        SET v_left = p_limit - v_expired;
+        IF NOT COALESCE(p_marks_no_shows, FALSE) OR v_left <= 0 THEN
+            LEAVE main;
+        END IF;
+        SET STATEMENT group_concat_max_len = 4294967295 FOR
+        SELECT JSON_ARRAYAGG(JSON_ARRAY(d.booking_id, d.slot_id, d.seat) ORDER BY d.ends_at, d.booking_id) INTO v_shows
+          FROM (SELECT b.booking_id, b.slot_id, b.seat, s.ends_at
+                  FROM ${prefix}booking b FORCE INDEX (${prefix}booking_unattended_ix)
+                  JOIN ${prefix}slot s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id
+                 WHERE b.tenant_id = p_tenant AND b.status = 'CONFIRMED' AND b.attendance = 'NONE'
+                   AND s.ends_at + INTERVAL COALESCE(p_check_in_closes_micros, 0) MICROSECOND <= v_now
+                 ORDER BY s.ends_at, b.booking_id LIMIT v_left) d;
+        SET v_i = 0;
+        WHILE v_shows IS NOT NULL AND v_i < JSON_LENGTH(v_shows) DO
+            SET v_bid = JSON_UNQUOTE(JSON_EXTRACT(v_shows, CONCAT('$[', v_i, '][0]'))),
+                v_sid = JSON_UNQUOTE(JSON_EXTRACT(v_shows, CONCAT('$[', v_i, '][1]'))),
+                v_seat = JSON_EXTRACT(v_shows, CONCAT('$[', v_i, '][2]')),
+                v_st = NULL, v_att = NULL;
+            SELECT COUNT(*) INTO v_n FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = v_sid FOR UPDATE;
+            SELECT COUNT(*) INTO v_n FROM ${prefix}slot_seat
+             WHERE tenant_id = p_tenant AND slot_id = v_sid AND seq = v_seat FOR UPDATE;
+            SELECT status, attendance INTO v_st, v_att FROM ${prefix}booking
+             WHERE tenant_id = p_tenant AND booking_id = v_bid FOR UPDATE;
+            IF v_st = 'CONFIRMED' AND v_att = 'NONE' THEN
+                CALL ${prefix}forfeit(p_tenant, v_bid, p_credit_policy, v_now);
+                UPDATE ${prefix}booking SET attendance = 'NO_SHOW', updated_at = v_now
+                 WHERE tenant_id = p_tenant AND booking_id = v_bid;
+                CALL ${prefix}note_booking(p_tenant, v_bid, 'EV_NO_SHOW', v_events);
+            END IF;
             SET v_i = v_i + 1;
         END WHILE;
     END main;
     COMMIT;
 
-    SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-           res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity
-      FROM (SELECT 0 AS grp, 0 AS ord, r_tag AS tag, r_booking AS booking_id, r_request AS request_id,
-                   r_slot AS slot_id, r_student AS student_id, r_seat AS seat, r_status AS status,
-                   r_held AS held_until, r_created AS created_at, r_updated AS updated_at, r_kind AS res_kind,
-                   r_res AS res_id, r_start AS starts_at, r_end AS ends_at, r_coach AS coach_id, r_room AS room_id,
-                   r_capacity AS capacity
-              FROM DUAL WHERE r_tag IS NOT NULL
-            UNION ALL
-            SELECT 2, e.ord, e.tag, e.booking_id, e.request_id, e.slot_id, e.student_id, e.seat, e.status,
-                   e.held_until, e.created_at, e.updated_at, e.res_kind, NULL, NULL, NULL, NULL, NULL, NULL
-              FROM JSON_TABLE(v_events, '$[*]' COLUMNS (
-                       ord FOR ORDINALITY,
-                       tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                       booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                       request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                       slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                       student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-                       seat INT PATH '$[5]',
-                       status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
-                       held_until DATETIME(6) PATH '$[7]',
-                       created_at DATETIME(6) PATH '$[8]',
-                       updated_at DATETIME(6) PATH '$[9]',
-                       res_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]')) e) x
-     ORDER BY grp, ord, res_kind, res_id, starts_at;
+    CALL ${prefix}emit(${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
+        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), NULL, v_events));
 END//
 
 CREATE OR REPLACE PROCEDURE ${prefix}leave_waitlist(
@@ -1266,11 +1529,14 @@ BEGIN
     DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_held, r_created, r_updated DATETIME(6);
     DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_start, r_end DATETIME(6);
     DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE r_capacity INT;
-    DECLARE v_events LONGTEXT;
+    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_amount INT;
+    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_events, v_rows LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
@@ -1295,31 +1561,329 @@ BEGIN
     END main;
     COMMIT;
 
-    SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-           res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity
-      FROM (SELECT 0 AS grp, 0 AS ord, r_tag AS tag, r_booking AS booking_id, r_request AS request_id,
-                   r_slot AS slot_id, r_student AS student_id, r_seat AS seat, r_status AS status,
-                   r_held AS held_until, r_created AS created_at, r_updated AS updated_at, r_kind AS res_kind,
-                   r_res AS res_id, r_start AS starts_at, r_end AS ends_at, r_coach AS coach_id, r_room AS room_id,
-                   r_capacity AS capacity
-              FROM DUAL WHERE r_tag IS NOT NULL
-            UNION ALL
-            SELECT 2, e.ord, e.tag, e.booking_id, e.request_id, e.slot_id, e.student_id, e.seat, e.status,
-                   e.held_until, e.created_at, e.updated_at, e.res_kind, NULL, NULL, NULL, NULL, NULL, NULL
-              FROM JSON_TABLE(v_events, '$[*]' COLUMNS (
-                       ord FOR ORDINALITY,
-                       tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                       booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                       request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                       slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                       student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-                       seat INT PATH '$[5]',
-                       status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
-                       held_until DATETIME(6) PATH '$[7]',
-                       created_at DATETIME(6) PATH '$[8]',
-                       updated_at DATETIME(6) PATH '$[9]',
-                       res_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]')) e) x
-     ORDER BY grp, ord, res_kind, res_id, starts_at;
+    CALL ${prefix}emit(${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
+        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), NULL, v_events));
+END//
+
+-- ---------------------------------------------------------------------------------------------
+-- Lessons: packages, attendance, weekly series.
+-- ---------------------------------------------------------------------------------------------
+
+-- Grants a package: GRANTED with the package (remaining = p_credits) and its GRANT journal entry, or
+-- PACKAGE_EXISTS with the stored package when the tenant has this package id (nothing written; the
+-- caller compares). p_class_types: sorted, joined by ','; '' for any session.
+CREATE OR REPLACE PROCEDURE ${prefix}grant_package(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_package VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_credits INT,
+    p_valid_from DATETIME(6),
+    p_valid_until DATETIME(6),
+    p_class_types VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_now DATETIME(6))
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
+    DECLARE v_dup INT DEFAULT 0;
+    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_created, r_start, r_end DATETIME(6);
+    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_capacity, r_amount INT;
+    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_rows LONGTEXT;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    START TRANSACTION;
+    BEGIN
+        DECLARE CONTINUE HANDLER FOR 1062 SET v_dup = 1;
+        INSERT INTO ${prefix}lesson_package (tenant_id, package_id, student_id, credits, remaining, valid_from,
+                                             valid_until, class_types, granted_at)
+            VALUES (p_tenant, p_package, p_student, p_credits, p_credits, p_valid_from, p_valid_until,
+                    COALESCE(p_class_types, ''), v_now);
+    END;
+    IF v_dup = 0 THEN
+        INSERT INTO ${prefix}credit_entry (tenant_id, package_id, reason, delta, booking_id, request_id, at)
+            VALUES (p_tenant, p_package, 'GRANT', p_credits, NULL, NULL, v_now);
+    END IF;
+    SELECT student_id, granted_at, class_types, valid_from, valid_until, credits, package_id, remaining
+      INTO r_student, r_created, r_res, r_start, r_end, r_capacity, r_ref, r_amount
+      FROM ${prefix}lesson_package WHERE tenant_id = p_tenant AND package_id = p_package LOCK IN SHARE MODE;
+    SET r_tag = IF(v_dup = 0, 'GRANTED', 'PACKAGE_EXISTS');
+    COMMIT;
+    CALL ${prefix}emit(${prefix}answer_rows(JSON_ARRAY(r_tag, NULL, NULL, NULL, r_student, NULL, NULL, NULL, r_created,
+        NULL, NULL, r_res, r_start, r_end, NULL, NULL, r_capacity, r_ref, r_amount, NULL), NULL, NULL));
+END//
+
+-- Checks a CONFIRMED booking in within [start - p_opens_before_micros, end + p_closes_after_micros):
+-- CHECKED_IN (plus EV_CHECKED_IN), CHECKED_IN_REPLAY, NOT_CONFIRMED, CHECK_IN_NOT_OPEN or
+-- CHECK_IN_CLOSED (held_until = when it opens or closed; closed too for a no-show), INSUFFICIENT_CREDITS
+-- (AT_CHECK_IN, a cost the booking has not paid and no package that can), NOT_FOUND (none, or another
+-- student's; p_student NULL: staff). The slot's times and cost (which never change) are read first;
+-- then the student's lock, the seat row's, and the booking and package read under them.
+CREATE OR REPLACE PROCEDURE ${prefix}check_in(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_now DATETIME(6),
+    p_opens_before_micros BIGINT,
+    p_closes_after_micros BIGINT,
+    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
+    DECLARE v_slot, v_owner, v_payer VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_seq INT;
+    DECLARE v_n INT DEFAULT 0;
+    DECLARE v_cost INT DEFAULT 0;
+    DECLARE v_opens, v_closes DATETIME(6);
+    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_booking, r_request, r_slot, r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_seat INT;
+    DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_held, r_created, r_updated DATETIME(6);
+    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE r_amount INT;
+    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_answer, v_events LONGTEXT;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    START TRANSACTION;
+    main: BEGIN
+        SELECT b.slot_id, b.seat, b.student_id,
+               s.starts_at - INTERVAL COALESCE(p_opens_before_micros, 0) MICROSECOND,
+               s.ends_at + INTERVAL COALESCE(p_closes_after_micros, 0) MICROSECOND, s.cost
+          INTO v_slot, v_seq, v_owner, v_opens, v_closes, v_cost
+          FROM ${prefix}booking b
+          JOIN ${prefix}slot s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id
+         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+        IF v_slot IS NULL OR (p_student IS NOT NULL AND v_owner <> p_student) THEN
+            SET v_answer = JSON_ARRAY('NOT_FOUND', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+            LEAVE main;
+        END IF;
+        -- the student's lock, then the booking's seat row; what they guard is read with locking reads
+        SELECT COUNT(*) INTO v_n FROM ${prefix}resource_lock
+         WHERE tenant_id = p_tenant AND resource_kind = 'STUDENT' AND resource_id = v_owner FOR UPDATE;
+        IF v_n = 0 THEN
+            INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id) VALUES (p_tenant, 'STUDENT', v_owner)
+                ON DUPLICATE KEY UPDATE resource_id = resource_id;
+        END IF;
+        SELECT COUNT(*) INTO v_n FROM ${prefix}slot_seat
+         WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seq FOR UPDATE;
+        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+               package_id, credits, attendance
+          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref,
+               r_amount, r_note
+          FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking FOR UPDATE;
+        IF r_status <> 'CONFIRMED' THEN
+            SET r_tag = 'NOT_CONFIRMED';
+        ELSEIF r_note = 'CHECKED_IN' THEN
+            SET r_tag = 'CHECKED_IN_REPLAY';
+        ELSEIF r_note = 'NO_SHOW' OR v_now >= v_closes THEN
+            SET v_answer = JSON_ARRAY('CHECK_IN_CLOSED', p_booking, NULL, NULL, NULL, NULL, NULL, v_closes, NULL,
+                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+            LEAVE main;
+        ELSEIF v_now < v_opens THEN
+            SET v_answer = JSON_ARRAY('CHECK_IN_NOT_OPEN', p_booking, NULL, NULL, NULL, NULL, NULL, v_opens, NULL,
+                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+            LEAVE main;
+        ELSE
+            IF p_credit_policy = 'AT_CHECK_IN' AND v_cost > 0 AND r_amount = 0 THEN
+                CALL ${prefix}find_payer(p_tenant, v_owner, v_slot, 1, v_payer);
+                IF v_payer IS NULL THEN
+                    SET v_answer = JSON_ARRAY('INSUFFICIENT_CREDITS', NULL, NULL, v_slot, NULL, v_cost, NULL, NULL,
+                                              NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+                    LEAVE main;
+                END IF;
+                CALL ${prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'DRAW', v_now);
+            END IF;
+            UPDATE ${prefix}booking SET attendance = 'CHECKED_IN', updated_at = v_now
+             WHERE tenant_id = p_tenant AND booking_id = p_booking;
+            SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+                   package_id, credits, attendance
+              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref,
+                   r_amount, r_note
+              FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
+            SET r_tag = 'CHECKED_IN';
+            CALL ${prefix}note_booking(p_tenant, p_booking, 'EV_CHECKED_IN', v_events);
+        END IF;
+        SET v_answer = JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created,
+                                  r_updated, NULL, NULL, NULL, NULL, NULL, NULL, NULL, r_ref, r_amount, r_note);
+    END main;
+    COMMIT;
+    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events));
+END//
+
+-- Schedules the occurrences of a series in one transaction, each as schedule does, in order (an
+-- occurrence may conflict with an earlier one of the same call). p_occurrences: records separated by
+-- CHAR(30), fields by CHAR(31): slot_id, coach_id, room_id, start, end, capacity, opens_at, closes_at,
+-- buffer_seconds, cancel_policy, cancel_cutoff_seconds, week_start, week_end, buffer_students ('1'/'0'),
+-- class_type, cost; instants as microseconds since the epoch, '' for NULL. Answers each occurrence's
+-- rows: SCHEDULED or EXISTS (the slot), or CONFLICT rows with request_id = the occurrence's slot id.
+-- p_mode ALL_OR_NOTHING with a conflict: the transaction is rolled back (the rows stay as answered).
+CREATE OR REPLACE PROCEDURE ${prefix}schedule_series(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_series VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_mode VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_longest_micros BIGINT,
+    p_occurrences LONGTEXT)
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_count, v_k, v_j INT DEFAULT 0;
+    DECLARE v_conflict INT DEFAULT 0;
+    DECLARE v_rec, v_part, v_row LONGTEXT;
+    DECLARE v_all LONGTEXT DEFAULT '[]';
+    DECLARE v_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+
+    IF p_mode IS NULL OR p_mode NOT IN ('ALL_OR_NOTHING', 'BEST_EFFORT') THEN
+        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'schedule_series: p_mode must be ALL_OR_NOTHING or BEST_EFFORT';
+    END IF;
+    SET v_count = IF(COALESCE(p_occurrences, '') = '', 0,
+                     CHAR_LENGTH(p_occurrences) - CHAR_LENGTH(REPLACE(p_occurrences, CHAR(30), '')) + 1);
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    START TRANSACTION;
+    WHILE v_k < v_count DO
+        SET v_k = v_k + 1;
+        SET v_rec = SUBSTRING_INDEX(SUBSTRING_INDEX(p_occurrences, CHAR(30), v_k), CHAR(30), -1);
+        SET v_slot = ${prefix}rec_field(v_rec, CHAR(31), 1);
+        CALL ${prefix}schedule_do(p_tenant, v_slot, ${prefix}rec_field(v_rec, CHAR(31), 2),
+                                  ${prefix}rec_field(v_rec, CHAR(31), 3),
+                                  ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 4)),
+                                  ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 5)),
+                                  CAST(${prefix}rec_field(v_rec, CHAR(31), 6) AS SIGNED), p_longest_micros,
+                                  ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 7)),
+                                  ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 8)),
+                                  CAST(${prefix}rec_field(v_rec, CHAR(31), 9) AS SIGNED),
+                                  ${prefix}rec_field(v_rec, CHAR(31), 10),
+                                  CAST(${prefix}rec_field(v_rec, CHAR(31), 11) AS SIGNED),
+                                  ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 12)),
+                                  ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 13)),
+                                  ${prefix}rec_field(v_rec, CHAR(31), 14) = '1',
+                                  ${prefix}rec_field(v_rec, CHAR(31), 15),
+                                  CAST(COALESCE(${prefix}rec_field(v_rec, CHAR(31), 16), '0') AS SIGNED), p_series,
+                                  v_part);
+        SET v_j = 0;
+        WHILE v_j < JSON_LENGTH(v_part) DO
+            SET v_row = JSON_EXTRACT(v_part, CONCAT('$[', v_j, ']'));
+            IF JSON_UNQUOTE(JSON_EXTRACT(v_row, '$[0]')) = 'CONFLICT' THEN
+                SET v_conflict = 1, v_row = JSON_SET(v_row, '$[2]', v_slot);
+            END IF;
+            SET v_all = JSON_ARRAY_APPEND(v_all, '$', JSON_EXTRACT(v_row, '$'));
+            SET v_j = v_j + 1;
+        END WHILE;
+    END WHILE;
+    IF v_conflict = 1 AND p_mode = 'ALL_OR_NOTHING' THEN
+        ROLLBACK;
+    ELSE
+        COMMIT;
+    END IF;
+    CALL ${prefix}emit(v_all);
+END//
+
+-- Cancels, as cancel_slot does, every OPEN occurrence of series p_series starting at or after p_from,
+-- by start then slot id, in one transaction: per occurrence a SLOT_CANCELLED row (the slot) and its
+-- EV_CANCELLED rows (bookings refunded). No occurrence left: no rows.
+CREATE OR REPLACE PROCEDURE ${prefix}cancel_series(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_series VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_from DATETIME(6),
+    p_now DATETIME(6))
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
+    DECLARE v_i INT DEFAULT 0;
+    DECLARE v_slots, v_part LONGTEXT;
+    DECLARE v_all LONGTEXT DEFAULT '[]';
+    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    START TRANSACTION;
+    SET STATEMENT group_concat_max_len = 4294967295 FOR
+    SELECT JSON_ARRAYAGG(slot_id ORDER BY starts_at, slot_id) INTO v_slots
+      FROM ${prefix}slot FORCE INDEX (${prefix}slot_series_ix)
+     WHERE tenant_id = p_tenant AND series_id = p_series AND starts_at >= p_from AND status = 'OPEN';
+    WHILE v_slots IS NOT NULL AND v_i < JSON_LENGTH(v_slots) DO
+        CALL ${prefix}cancel_slot_do(p_tenant, JSON_UNQUOTE(JSON_EXTRACT(v_slots, CONCAT('$[', v_i, ']'))), v_now,
+                                     v_part);
+        -- a concurrent cancel may have been first: it answers ALREADY_CANCELLED, left out
+        IF JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][0]')) = 'SLOT_CANCELLED' THEN
+            SET v_all = JSON_MERGE_PRESERVE(v_all, v_part);
+        END IF;
+        SET v_i = v_i + 1;
+    END WHILE;
+    COMMIT;
+    CALL ${prefix}emit(v_all);
+END//
+
+-- Decides several holds in one transaction, each as hold does, in order. p_commands: records separated
+-- by CHAR(30), fields by CHAR(31): booking_id, request_id, slot_id, student_id, status, now
+-- (microseconds since the epoch, '' for the database clock, read per command), hold_micros,
+-- longest_micros, gate_held ('1'/'0'), waitlist ('1'/'0'), max_upcoming, max_week,
+-- waitlist_cutoff_micros, credit_policy. Every row of the n-th command (from 1) has capacity = n. A
+-- command succeeds when it answers HELD, or REPLAY of a HELD or CONFIRMED booking; p_mode
+-- ALL_OR_NOTHING and one that does not: the transaction is rolled back (the rows stay as answered).
+CREATE OR REPLACE PROCEDURE ${prefix}hold_all(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_mode VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_commands LONGTEXT)
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_count, v_k, v_j INT DEFAULT 0;
+    DECLARE v_failed INT DEFAULT 0;
+    DECLARE v_rec, v_part LONGTEXT;
+    DECLARE v_all LONGTEXT DEFAULT '[]';
+    DECLARE v_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+
+    IF p_mode IS NULL OR p_mode NOT IN ('ALL_OR_NOTHING', 'BEST_EFFORT') THEN
+        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'hold_all: p_mode must be ALL_OR_NOTHING or BEST_EFFORT';
+    END IF;
+    SET v_count = IF(COALESCE(p_commands, '') = '', 0,
+                     CHAR_LENGTH(p_commands) - CHAR_LENGTH(REPLACE(p_commands, CHAR(30), '')) + 1);
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    START TRANSACTION;
+    WHILE v_k < v_count DO
+        SET v_k = v_k + 1;
+        SET v_rec = SUBSTRING_INDEX(SUBSTRING_INDEX(p_commands, CHAR(30), v_k), CHAR(30), -1);
+        CALL ${prefix}hold_do(p_tenant, ${prefix}rec_field(v_rec, CHAR(31), 1), ${prefix}rec_field(v_rec, CHAR(31), 2),
+                              ${prefix}rec_field(v_rec, CHAR(31), 3), ${prefix}rec_field(v_rec, CHAR(31), 4),
+                              ${prefix}rec_field(v_rec, CHAR(31), 5),
+                              ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 6)),
+                              CAST(${prefix}rec_field(v_rec, CHAR(31), 7) AS SIGNED),
+                              CAST(${prefix}rec_field(v_rec, CHAR(31), 8) AS SIGNED),
+                              ${prefix}rec_field(v_rec, CHAR(31), 9) = '1',
+                              ${prefix}rec_field(v_rec, CHAR(31), 10) = '1',
+                              CAST(${prefix}rec_field(v_rec, CHAR(31), 11) AS SIGNED),
+                              CAST(${prefix}rec_field(v_rec, CHAR(31), 12) AS SIGNED),
+                              CAST(${prefix}rec_field(v_rec, CHAR(31), 13) AS SIGNED),
+                              ${prefix}rec_field(v_rec, CHAR(31), 14), v_part);
+        -- the answer row comes first
+        SET v_tag = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][0]')),
+            v_status = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][6]'));
+        IF NOT (v_tag = 'HELD' OR (v_tag = 'REPLAY' AND v_status IN ('HELD', 'CONFIRMED'))) OR v_tag IS NULL THEN
+            SET v_failed = 1;
+        END IF;
+        SET v_j = 0;
+        WHILE v_j < JSON_LENGTH(v_part) DO
+            SET v_all = JSON_ARRAY_APPEND(v_all, '$',
+                JSON_SET(JSON_EXTRACT(v_part, CONCAT('$[', v_j, ']')), '$[16]', v_k));
+            SET v_j = v_j + 1;
+        END WHILE;
+    END WHILE;
+    IF v_failed = 1 AND p_mode = 'ALL_OR_NOTHING' THEN
+        ROLLBACK;
+    ELSE
+        COMMIT;
+    END IF;
+    CALL ${prefix}emit(v_all);
 END//
 
 DELIMITER ;

@@ -38,7 +38,7 @@ class JdbcSchemaDropTest {
     private static final Set<String> TABLES = Set.of("slot", "slot_seat", "booking", "occupancy", "resource_lock",
             "waiter");
     private static final Set<String> DECISIONS = Set.of("schedule", "hold", "confirm", "cancel", "cancel_slot",
-            "expire_due", "leave_waitlist");
+            "expire_due", "leave_waitlist", "grant_package", "check_in", "schedule_series", "cancel_series", "hold_all");
 
     @Test
     void h2() throws SQLException {

@@ -44,6 +44,19 @@ class JdbcSchemaTest {
     }
 
     @Test
+    void theMariaDbRoutinesAreEachOneStatement() {
+        List<String> statements = SqlScript.statements(SqlScript.load(JdbcDialect.MARIADB.routinesResource(), "p_"));
+        assertThat(statements).allSatisfy(sql -> assertThat(sql).startsWith("CREATE OR REPLACE ").endsWith("END"));
+        // the helpers the decisions call inside their one transaction, then the decisions
+        assertThat(statements).extracting(sql -> sql.substring(sql.indexOf("p_"), sql.indexOf('(')))
+                .containsExactly("p_waiter_row", "p_note_booking", "p_answer_rows", "p_emit", "p_rec_field",
+                        "p_micros_dt", "p_find_payer", "p_charge", "p_refund", "p_forfeit", "p_promote", "p_retire",
+                        "p_schedule_do", "p_schedule", "p_hold_do", "p_hold", "p_confirm", "p_cancel",
+                        "p_cancel_slot_do", "p_cancel_slot", "p_expire_due", "p_leave_waitlist", "p_grant_package",
+                        "p_check_in", "p_schedule_series", "p_cancel_series", "p_hold_all");
+    }
+
+    @Test
     void statementsSplitOutsideQuotesCommentsAndDollarQuotes() {
         String script = "-- a comment; with a semicolon\nCREATE TABLE a (x VARCHAR(3) DEFAULT ';');\n"
                 + "DO $$\nBEGIN\n  PERFORM 1; PERFORM 2;\nEND\n$$;\n\n-- trailing comment\n";

@@ -38,7 +38,7 @@ import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 class MariaDbRoutinesTest {
     private static final List<String> COLUMNS = List.of("tag", "booking_id", "request_id", "slot_id", "student_id",
             "seat", "status", "held_until", "created_at", "updated_at", "res_kind", "res_id", "starts_at", "ends_at",
-            "coach_id", "room_id", "capacity");
+            "coach_id", "room_id", "capacity", "ref_id", "amount", "note");
     private static final long LONGEST = 24L * 3600 * 1_000_000; // 24 h in microseconds
     private static final long HOLD = 10L * 60 * 1_000_000; // 10 min
     private static final LocalDateTime T0 = LocalDateTime.of(2030, 1, 1, 8, 0);
@@ -51,7 +51,7 @@ class MariaDbRoutinesTest {
     record Fact(String tag, String bookingId, String requestId, String slotId, String studentId, Integer seat,
                 String status, LocalDateTime heldUntil, LocalDateTime createdAt, LocalDateTime updatedAt,
                 String resKind, String resId, LocalDateTime startsAt, LocalDateTime endsAt, String coachId,
-                String roomId, Integer capacity) {
+                String roomId, Integer capacity, String refId, Integer amount, String note) {
     }
 
     @BeforeAll
@@ -401,11 +401,11 @@ class MariaDbRoutinesTest {
                 for (int i = 0; i < 20; i++) {
                     s.executeQuery("CALL " + p + "schedule('t', 'slot" + i + "', 'c" + i + "', 'r" + i
                             + "', '2030-01-02 10:00', '2030-01-02 11:00', 200, " + LONGEST
-                            + ", NULL, NULL, 0, NULL, NULL, NULL, NULL, FALSE)").close();
+                            + ", NULL, NULL, 0, NULL, NULL, NULL, NULL, FALSE, NULL, 0, NULL)").close();
                     for (int k = 0; k < 5; k++) {
                         s.executeQuery("CALL " + p + "hold('t', 'b" + i + "-" + k + "', 'q" + i + "-" + k + "', 'slot" + i
                                 + "', 'st" + (i * 5 + k) + "', 'HELD', '2030-01-01 08:00', " + HOLD + ", " + LONGEST
-                                + ", FALSE, FALSE, 0, 0, 0)").close();
+                                + ", FALSE, FALSE, 0, 0, 0, 'AT_BOOKING')").close();
                     }
                 }
                 String ids = "'[[\"b1-1\", \"slot1\", 2], [\"b2-2\", \"slot2\", 3]]'";
@@ -471,10 +471,10 @@ class MariaDbRoutinesTest {
                         + " AND active = TRUE", Map.of(occupancy, p + "occupancy_booking_ix"));
                 String waiter = p + "waiter";
                 s.executeQuery("CALL " + p + "schedule('t', 'wl', 'cw', 'rw', '2030-01-03 10:00', '2030-01-03 11:00', 1, "
-                        + LONGEST + ", NULL, NULL, 0, NULL, NULL, NULL, NULL, FALSE)").close();
+                        + LONGEST + ", NULL, NULL, 0, NULL, NULL, NULL, NULL, FALSE, NULL, 0, NULL)").close();
                 for (int k = 0; k < 12; k++) {
                     s.executeQuery("CALL " + p + "hold('t', 'bw" + k + "', 'qw" + k + "', 'wl', 'sw" + k
-                            + "', 'HELD', '2030-01-01 08:00', " + HOLD + ", " + LONGEST + ", TRUE, TRUE, 0, 0, 0)").close();
+                            + "', 'HELD', '2030-01-01 08:00', " + HOLD + ", " + LONGEST + ", TRUE, TRUE, 0, 0, 0, 'AT_BOOKING')").close();
                 }
                 // the waitlist: the first WAITING entry of a slot (promotion), a position, a student's entry
                 assertPlan(s, "SELECT seq, request_id, student_id, booking_id, joined_at FROM " + waiter + " FORCE INDEX ("
@@ -532,20 +532,20 @@ class MariaDbRoutinesTest {
     private List<Fact> schedule(String slot, String coach, String room, LocalDateTime start, LocalDateTime end,
                                 int capacity) throws SQLException {
         return call("schedule", t, slot, coach, room, start, end, capacity, LONGEST, null, null, 0, null, null, null, null,
-                false);
+                false, null, 0, null);
     }
 
     private List<Fact> hold(String slot, String booking, String request, String student, String status,
                             LocalDateTime now, boolean gateHeld) throws SQLException {
-        return call("hold", t, booking, request, slot, student, status, now, HOLD, LONGEST, gateHeld, false, 0, 0, 0L);
+        return call("hold", t, booking, request, slot, student, status, now, HOLD, LONGEST, gateHeld, false, 0, 0, 0L, "AT_BOOKING");
     }
 
     private List<Fact> confirm(String booking, String student, LocalDateTime now) throws SQLException {
-        return call("confirm", t, booking, student, now, HOLD, LONGEST, 0, 0, 0L);
+        return call("confirm", t, booking, student, now, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
     }
 
     private List<Fact> cancel(String booking, String student, LocalDateTime now) throws SQLException {
-        return call("cancel", t, booking, student, now, "FREE", null, HOLD, LONGEST, 0, 0, 0L);
+        return call("cancel", t, booking, student, now, "FREE", null, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
     }
 
     private List<Fact> cancelSlot(String slot, LocalDateTime now) throws SQLException {
@@ -553,7 +553,7 @@ class MariaDbRoutinesTest {
     }
 
     private List<Fact> expireDue(LocalDateTime now, int limit) throws SQLException {
-        return call("expire_due", t, now, limit, HOLD, LONGEST, 0, 0, 0L);
+        return call("expire_due", t, now, limit, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING", false, 0L);
     }
 
     /** CALL prefix+name(args) on an autocommit connection; retried on deadlock (1213) and lock wait timeout (1205). */
@@ -583,7 +583,8 @@ class MariaDbRoutinesTest {
                                 rs.getObject(8, LocalDateTime.class), rs.getObject(9, LocalDateTime.class),
                                 rs.getObject(10, LocalDateTime.class), rs.getString(11), rs.getString(12),
                                 rs.getObject(13, LocalDateTime.class), rs.getObject(14, LocalDateTime.class),
-                                rs.getString(15), rs.getString(16), rs.getObject(17, Integer.class)));
+                                rs.getString(15), rs.getString(16), rs.getObject(17, Integer.class),
+                                rs.getString(18), rs.getObject(19, Integer.class), rs.getString(20)));
                     }
                     return facts;
                 }
@@ -624,35 +625,36 @@ class MariaDbRoutinesTest {
 
     private static Fact bare(String tag) {
         return new Fact(tag, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null);
+                null, null, null, null);
     }
 
     private static Fact notOpen(String slot, String status) {
         return new Fact("NOT_OPEN", null, null, slot, null, null, status, null, null, null, null, null, null, null,
-                null, null, null);
+                null, null, null, null, null, null);
     }
 
     private static Fact booking(String tag, String booking, String request, String slot, String student, int seat,
                                 String status, LocalDateTime heldUntil, LocalDateTime created, LocalDateTime updated) {
         return new Fact(tag, booking, request, slot, student, seat, status, heldUntil, created, updated, null, null,
-                null, null, null, null, null);
+                null, null, null, null, null, null, 0, "NONE");
     }
 
     private static Fact ev(String tag, Fact f) {
         return new Fact(tag, f.bookingId(), f.requestId(), f.slotId(), f.studentId(), f.seat(), f.status(),
-                f.heldUntil(), f.createdAt(), f.updatedAt(), null, null, null, null, null, null, null);
+                f.heldUntil(), f.createdAt(), f.updatedAt(), null, null, null, null, null, null, null, f.refId(), f.amount(),
+                f.note());
     }
 
     private static Fact slotFact(String tag, String slot, String coach, String room, LocalDateTime start,
                                  LocalDateTime end, int capacity, String status) {
         return new Fact(tag, null, null, slot, null, 0, status, null, null, null, null, null, start, end, coach,
-                room, capacity);
+                room, capacity, null, 0, null);
     }
 
     private static Fact conflict(String kind, String id, String slot, String booking, LocalDateTime start,
                                  LocalDateTime end) {
         return new Fact("CONFLICT", booking, null, slot, null, null, null, null, null, null, kind, id, start, end,
-                null, null, null);
+                null, null, null, null, null, null);
     }
 
     // ------------------------------------------------------------------ reading back

@@ -126,7 +126,7 @@ class MariaDbRulesTest {
         hold("o", "bo", "qo", "clash", T0, false, 0, 0);
         hold("x", "bx", "qx", "limited", T0, false, 0, 0);
         // the owner cancels: clash conflicts, limited is at one upcoming booking, next gets the seat
-        List<String> answer = call("cancel", t, "b0", "owner", T0.plusMinutes(1), "FREE", null, HOLD, LONGEST, 1, 0, 0L);
+        List<String> answer = call("cancel", t, "b0", "owner", T0.plusMinutes(1), "FREE", null, HOLD, LONGEST, 1, 0, 0L, "AT_BOOKING");
         assertThat(answer).extracting(MariaDbRulesTest::tagOf)
                 .containsExactly("CANCELLED", "EV_CANCELLED", "EV_SKIPPED", "EV_SKIPPED", "EV_PROMOTED");
         assertThat(strings("SELECT CONCAT(request_id, ':', status, ':', COALESCE(reason, '-')) FROM "
@@ -223,25 +223,25 @@ class MariaDbRulesTest {
                                   int capacity, int bufferSeconds, String policy, Integer cutoffSeconds,
                                   boolean bufferStudents) throws SQLException {
         return call("schedule", t, slot, coach, room, start, end, capacity, LONGEST, null, null, bufferSeconds, policy,
-                cutoffSeconds, WEEK, WEEK.plusWeeks(1), bufferStudents);
+                cutoffSeconds, WEEK, WEEK.plusWeeks(1), bufferStudents, null, 0, null);
     }
 
     private List<String> hold(String slot, String booking, String request, String student, LocalDateTime now,
                               boolean waitlist, int maxUpcoming, int maxWeek) throws SQLException {
         return call("hold", t, booking, request, slot, student, "HELD", now, HOLD, LONGEST, false, waitlist,
-                maxUpcoming, maxWeek, 0L);
+                maxUpcoming, maxWeek, 0L, "AT_BOOKING");
     }
 
     private List<String> cancel(String booking, String student, LocalDateTime now, String policy, Long cutoffMicros)
             throws SQLException {
-        return call("cancel", t, booking, student, now, policy, cutoffMicros, HOLD, LONGEST, 0, 0, 0L);
+        return call("cancel", t, booking, student, now, policy, cutoffMicros, HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
     }
 
     private void confirmAll() throws SQLException {
         for (String row : strings("SELECT CONCAT(booking_id, ' ', student_id) FROM " + db.table("booking")
                 + " WHERE tenant_id = ? AND status = 'HELD'", t)) {
             String[] parts = row.split(" ");
-            call("confirm", t, parts[0], parts[1], T0.plusMinutes(1), HOLD, LONGEST, 0, 0, 0L);
+            call("confirm", t, parts[0], parts[1], T0.plusMinutes(1), HOLD, LONGEST, 0, 0, 0L, "AT_BOOKING");
         }
     }
 
