@@ -1,9 +1,8 @@
 package org.slotbook.core;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-
-import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -81,10 +80,7 @@ final class HoldFlow {
             }
             break;
         }
-        BookingRules tenantRules = rules.apply(tenantId);
-        if (tenantRules == null) {
-            throw new IllegalStateException("the rules function returned null for a tenant");
-        }
+        BookingRules tenantRules = rulesOf(tenantId);
         HoldCommand command = new HoldCommand(BookingId.random(), request, status, clock.storeNow(),
                 policy.holdTtl(), longestSession.plus(SlotSpec.MAX_BUFFER), gateHeld || heldUnder != null, tenantRules);
         StoreOutcome<HoldResult> outcome;
@@ -178,10 +174,7 @@ final class HoldFlow {
      */
     SeriesBooking bookSeries(TenantId tenantId, RequestId requestId, SeriesId seriesId, StudentId studentId,
                              SeriesMode mode) {
-        BookingRules tenantRules = rules.apply(tenantId);
-        if (tenantRules == null) {
-            throw new IllegalStateException("the rules function returned null for a tenant");
-        }
+        BookingRules tenantRules = rulesOf(tenantId);
         Instant now = clock.storeNow();
         List<Slot> occurrences = store.seriesSlots(tenantId, seriesId, now, SeriesSpec.MAX_DAYS);
         if (occurrences.isEmpty()) {
@@ -223,16 +216,26 @@ final class HoldFlow {
             }
         }
         if (guard.present()) {
+            // in the order the store committed them: a dead hold retired for a seat gives its gate hold
+            // back before the series booking that took the seat takes one
             for (BookingEvent e : outcome.events()) {
                 if (e.kind() == BookingEvent.Kind.HELD || e.kind() == BookingEvent.Kind.CONFIRMED) {
                     promoted(tenantId, e.booking());
                 }
+                settleEvents(tenantId, List.of(e));
             }
-            settleEvents(tenantId, outcome.events());
         }
         events.publish(outcome.events());
         events.skipped(outcome.skipped());
         return new SeriesBooking(seriesId, mode, lines);
+    }
+
+    private BookingRules rulesOf(TenantId tenantId) {
+        BookingRules tenantRules = rules.apply(tenantId);
+        if (tenantRules == null) {
+            throw new IllegalStateException("the rules function returned null for a tenant");
+        }
+        return tenantRules;
     }
 
     private static boolean booked(HoldResult r) {

@@ -474,18 +474,8 @@ public final class Decisions implements BookingStore {
     public List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit) {
         notNull("tenantId", tenantId);
         notNull("slotId", slotId);
-        return core.run(tenantId, "read the waitlist of slot " + slotId, sql.waitlist(), ps -> {
-            ps.setString(1, tenantId.value());
-            ps.setString(2, slotId.value());
-            ps.setInt(3, limit);
-            ps.setInt(4, offset);
-        }, rs -> {
-            List<WaitlistEntry> out = new ArrayList<>();
-            while (rs.next()) {
-                out.add(waiter(tenantId, rs, offset + out.size() + 1));
-            }
-            return out;
-        }, false);
+        return readPage(tenantId, "read the waitlist of slot " + slotId, sql.waitlist(), slotId.value(), offset,
+                limit, (rs, index) -> waiter(tenantId, rs, offset + index + 1));
     }
 
     @Override
@@ -705,20 +695,10 @@ public final class Decisions implements BookingStore {
         notNull("tenantId", tenantId);
         notNull("studentId", studentId);
         page(offset, limit);
-        return core.run(tenantId, "read the packages of student " + studentId, sql.packages(), ps -> {
-            ps.setString(1, tenantId.value());
-            ps.setString(2, studentId.value());
-            ps.setInt(3, limit);
-            ps.setInt(4, offset);
-        }, rs -> {
-            List<LessonPackage> out = new ArrayList<>();
-            while (rs.next()) {
-                out.add(new LessonPackage(tenantId, PackageId.of(rs.getString(1)), StudentId.of(rs.getString(2)),
-                        rs.getInt(3), rs.getInt(4), sql.readInstant(rs, 5), sql.readInstant(rs, 6),
-                        Facts.classTypes(rs.getString(7)), sql.readInstant(rs, 8)));
-            }
-            return out;
-        }, false);
+        return readPage(tenantId, "read the packages of student " + studentId, sql.packages(), studentId.value(),
+                offset, limit, (rs, index) -> new LessonPackage(tenantId, PackageId.of(rs.getString(1)),
+                        StudentId.of(rs.getString(2)), rs.getInt(3), rs.getInt(4), sql.readInstant(rs, 5),
+                        sql.readInstant(rs, 6), Facts.classTypes(rs.getString(7)), sql.readInstant(rs, 8)));
     }
 
     @Override
@@ -726,20 +706,35 @@ public final class Decisions implements BookingStore {
         notNull("tenantId", tenantId);
         notNull("packageId", packageId);
         page(offset, limit);
-        return core.run(tenantId, "read the journal of package " + packageId, sql.creditJournal(), ps -> {
+        return readPage(tenantId, "read the journal of package " + packageId, sql.creditJournal(), packageId.value(),
+                offset, limit, (rs, index) -> {
+                    String bookingId = rs.getString(5);
+                    String requestId = rs.getString(6);
+                    return new CreditEntry(tenantId, PackageId.of(rs.getString(2)), rs.getLong(1),
+                            CreditEntry.Reason.valueOf(rs.getString(3)), rs.getInt(4),
+                            bookingId == null ? null : BookingId.of(bookingId),
+                            requestId == null ? null : RequestId.of(requestId), sql.readInstant(rs, 7));
+                });
+    }
+
+    /** Reads one row of a page; {@code index} counts the page's rows from 0. */
+    @FunctionalInterface
+    private interface PageRow<T> {
+        T read(ResultSet rs, int index) throws SQLException;
+    }
+
+    /** One page of a read whose statement takes (tenant, key, limit, offset). */
+    private <T> List<T> readPage(TenantId tenantId, String what, String statement, String key, int offset,
+                                 int limit, PageRow<T> row) {
+        return core.run(tenantId, what, statement, ps -> {
             ps.setString(1, tenantId.value());
-            ps.setString(2, packageId.value());
+            ps.setString(2, key);
             ps.setInt(3, limit);
             ps.setInt(4, offset);
         }, rs -> {
-            List<CreditEntry> out = new ArrayList<>();
+            List<T> out = new ArrayList<>();
             while (rs.next()) {
-                String bookingId = rs.getString(5);
-                String requestId = rs.getString(6);
-                out.add(new CreditEntry(tenantId, PackageId.of(rs.getString(2)), rs.getLong(1),
-                        CreditEntry.Reason.valueOf(rs.getString(3)), rs.getInt(4),
-                        bookingId == null ? null : BookingId.of(bookingId),
-                        requestId == null ? null : RequestId.of(requestId), sql.readInstant(rs, 7)));
+                out.add(row.read(rs, out.size()));
             }
             return out;
         }, false);
