@@ -69,6 +69,17 @@ abstract class JdbcStoreTests {
         return null;
     }
 
+    /**
+     * SQL that takes a student's lock in the caller's transaction, as the routines take it: an advisory
+     * lock on PostgreSQL, the student's lock row elsewhere.
+     */
+    protected String lockStudent(TenantId t, String student) {
+        return db.dialect() == JdbcDialect.POSTGRESQL
+                ? "SELECT " + db.prefix() + "lock_student('" + t.value() + "', '" + student + "')"
+                : "INSERT INTO " + db.table("resource_lock") + " (tenant_id, resource_kind, resource_id)"
+                        + " VALUES ('" + t.value() + "', 'STUDENT', '" + student + "')";
+    }
+
     /** Kills the server connection {@code id} from another connection. */
     protected void kill(long id) {
         throw new UnsupportedOperationException();
@@ -435,8 +446,7 @@ abstract class JdbcStoreTests {
              Connection blocker = db.dataSource().getConnection(); Statement st = blocker.createStatement()) {
             JdbcStore impatient = JdbcStore.builder(impatientPool).tablePrefix(db.prefix()).maxRetries(1).build();
             blocker.setAutoCommit(false);
-            st.execute("INSERT INTO " + db.table("resource_lock") + " (tenant_id, resource_kind, resource_id)"
-                    + " VALUES ('" + t.value() + "', 'STUDENT', 'waiting')");
+            st.execute(lockStudent(t, "waiting"));
             HoldCommand waiting = new HoldCommand(BookingId.random(),
                     HoldRequest.of(RequestId.random(), s.slotId(), StudentId.of("waiting")), BookingStatus.HELD,
                     T0.minusSeconds(60), HOUR, LONGEST, false);
@@ -475,8 +485,7 @@ abstract class JdbcStoreTests {
         try (Connection blocker = db.dataSource().getConnection(); Statement st = blocker.createStatement()) {
             blocker.setAutoCommit(false);
             // hold the victim's lock row, so the hold call waits inside the routine
-            st.execute("INSERT INTO " + db.table("resource_lock") + " (tenant_id, resource_kind, resource_id)"
-                    + " VALUES ('" + t.value() + "', 'STUDENT', 'victim')");
+            st.execute(lockStudent(t, "victim"));
             Future<HoldResult> victim = pool.submit(() -> hold(s, "victim", T0.minusSeconds(60)));
             long id = -1;
             for (int i = 0; i < 200 && id < 0; i++) {

@@ -258,8 +258,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS ${slotbook_prefix}credit_entry_grant_ux
 -- READ COMMITTED transaction (the caller is in autocommit). Every statement in a PL/pgSQL function
 -- takes a fresh snapshot, so a row lock taken by one statement is followed by a check, in the next
 -- statement, that sees whatever committed before the lock was granted: lock and check are never
--- fused into one statement. Lock order everywhere: resource_lock rows (by kind, then id), slot row,
--- seat rows, booking rows.
+-- fused into one statement. Lock order everywhere: the student's lock (an advisory lock, see
+-- lock_student) or the coach's and room's resource_lock rows (by kind, then id), slot row, seat rows,
+-- booking rows.
 --
 -- Every function returns "fact rows", these 17 columns in this order, unused ones NULL:
 --   tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at,
@@ -322,23 +323,15 @@ $$;
 -- Helpers, called from the decision functions inside their one call.
 -- ------------------------------------------------------------------------------------------------
 
--- Locks a student's lock row, creating it on first use.
+-- Locks a student for the rest of the transaction: a transaction-scoped advisory lock on a 64-bit
+-- hash of the table prefix, tenant and student (no row is written). Two students whose keys collide
+-- only wait for each other. Taken where the lock order puts the student's lock row on the other
+-- databases: before any slot, seat or booking row.
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}lock_student(p_tenant VARCHAR, p_student VARCHAR)
 RETURNS VOID
-LANGUAGE plpgsql
+LANGUAGE sql
 AS $$
-BEGIN
-    PERFORM 1 FROM ${slotbook_prefix}resource_lock l
-        WHERE l.tenant_id = p_tenant AND l.resource_kind = 'STUDENT' AND l.resource_id = p_student
-        FOR UPDATE;
-    IF NOT FOUND THEN
-        INSERT INTO ${slotbook_prefix}resource_lock (tenant_id, resource_kind, resource_id)
-            VALUES (p_tenant, 'STUDENT', p_student) ON CONFLICT DO NOTHING;
-        PERFORM 1 FROM ${slotbook_prefix}resource_lock l
-            WHERE l.tenant_id = p_tenant AND l.resource_kind = 'STUDENT' AND l.resource_id = p_student
-            FOR UPDATE;
-    END IF;
-END;
+    SELECT pg_advisory_xact_lock(hashtextextended('${slotbook_prefix}' || chr(31) || p_tenant || chr(31) || p_student, 0))
 $$;
 
 -- A booking as a fact row tagged p_tag (res_kind = p_kind).
@@ -349,6 +342,7 @@ RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARC
                ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
                ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE sql
+STABLE
 AS $$
     SELECT p_tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,
            b.created_at, b.updated_at, p_kind, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR,
@@ -365,6 +359,7 @@ RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARC
                ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
                ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE sql
+STABLE
 AS $$
     SELECT p_tag, w.booking_id, w.request_id, w.slot_id, w.student_id,
            (CASE WHEN w.status = 'WAITING' THEN
@@ -387,6 +382,7 @@ RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARC
                ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
                ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE sql
+STABLE
 AS $$
     SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, s.slot_id,
            (CASE WHEN s.buffer_students THEN 'STUDENTS' END)::VARCHAR, s.buffer_seconds, s.status, s.opens_at,
@@ -484,6 +480,7 @@ $$;
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}payer(p_tenant VARCHAR, p_student VARCHAR, p_slot VARCHAR)
 RETURNS VARCHAR
 LANGUAGE sql
+STABLE
 AS $$
     SELECT p.package_id
     FROM ${slotbook_prefix}slot s
@@ -613,6 +610,7 @@ RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARC
                ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
                ref_id VARCHAR, amount INTEGER, note VARCHAR)
 LANGUAGE sql
+STABLE
 AS $$
     SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR, p.student_id, NULL::INTEGER, NULL::VARCHAR,
            NULL::TIMESTAMPTZ, p.granted_at, NULL::TIMESTAMPTZ, NULL::VARCHAR, p.class_types, p.valid_from,
@@ -926,6 +924,12 @@ DECLARE
     v_waiter      VARCHAR;
     v_cost        INTEGER;
     v_payer       VARCHAR;
+    v_paid        BOOLEAN;
+    v_claimed     BOOLEAN := FALSE;
+    v_conflict    BOOLEAN := FALSE;
+    v_dead_ids    VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_dead_slots  VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_dead_seats  INTEGER[] := ARRAY[]::INTEGER[];
     r             RECORD;
 BEGIN
     IF p_status IS NULL OR p_status NOT IN ('HELD', 'CONFIRMED') THEN
@@ -1013,85 +1017,119 @@ BEGIN
     -- 5. everything about this student is decided under his lock (created on first use)
     PERFORM ${slotbook_prefix}lock_student(p_tenant, p_student);
 
-    -- 6. a replay of this request (any status, any slot: the caller refuses a mismatch)
-    RETURN QUERY SELECT * FROM ${slotbook_prefix}replay(p_tenant, p_request);
-    IF FOUND THEN
-        RETURN;
-    END IF;
-
-    -- 7. the student's live booking of this slot (a dead one is retired in step 10)
-    RETURN QUERY SELECT 'ALREADY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
+    -- 6. a replay of this request (any status, any slot: the caller refuses a mismatch): its booking,
+    -- else its waitlist entry
+    RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
             b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
             NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits,
             b.attendance
-        FROM ${slotbook_prefix}booking b
-        WHERE b.tenant_id = p_tenant AND b.slot_id = p_slot AND b.student_id = p_student
-          AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND v_now < b.held_until))
-        LIMIT 1;
+        FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT * FROM ${slotbook_prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request);
     IF FOUND THEN
         RETURN;
     END IF;
 
-    -- 8. the student's active occupations overlapping the slot's student time [v_start, v_student_end);
-    -- a dead hold blocks nothing. (The booking of each is read by primary key: OFFSET 0 keeps the
-    -- lookup a separate, keyed scan.)
-    RETURN QUERY SELECT 'CONFLICT'::VARCHAR, o.booking_id, NULL::VARCHAR, o.slot_id, NULL::VARCHAR,
-            NULL::INTEGER, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,
-            o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER,
-                NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR
-        FROM ${slotbook_prefix}occupancy o
-        LEFT JOIN LATERAL (SELECT d.status, d.held_until FROM ${slotbook_prefix}booking d
-                           WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d ON TRUE
-        WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-          AND o.active AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
-          AND NOT COALESCE(d.status = 'HELD' AND d.held_until <= v_now, FALSE)
-        ORDER BY o.resource_kind, o.resource_id, o.starts_at;
-    IF FOUND THEN
-        RETURN;
-    END IF;
-
-    -- 9. the student's limits (upcoming first, then this slot's week)
-    v_limit := ${slotbook_prefix}limit_reached(p_tenant, p_student, v_now, p_longest_micros, p_max_upcoming, p_max_week,
-                                      v_week_start, v_week_end);
-    IF v_limit IS NOT NULL THEN
-        tag := 'LIMIT';
-        res_kind := v_limit;
-        seat := CASE WHEN v_limit = 'UPCOMING' THEN p_max_upcoming ELSE p_max_week END;
-        RETURN NEXT;
-        RETURN;
-    END IF;
-
-    -- 10. retire the student's dead holds: the one of this slot, then those overlapping it. Each slot
-    -- row, then seat row is locked, then checked: a sweeper or a takeover may have been first. Each
-    -- freed seat goes to its slot's waitlist.
-    FOR r IN SELECT m.booking_id AS id, m.slot_id AS slot, m.seat AS seq
-               FROM (SELECT l.booking_id, l.slot_id, l.seat, l.status, l.held_until FROM ${slotbook_prefix}booking l
-                     WHERE l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
-                       AND l.status IN ('HELD', 'CONFIRMED') OFFSET 0) m
-               WHERE m.status = 'HELD' AND m.held_until <= v_now
-             UNION ALL
-             SELECT d.booking_id, d.slot_id, d.seat
-               FROM (SELECT o.booking_id FROM ${slotbook_prefix}occupancy o
-                     WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-                       AND o.active AND o.starts_at < v_student_end AND o.ends_at > v_start
-                       AND o.starts_at > v_lowest
-                     ORDER BY o.resource_kind, o.resource_id, o.starts_at) o
-               CROSS JOIN LATERAL (SELECT k.booking_id, k.slot_id, k.seat, k.status, k.held_until
-                                   FROM ${slotbook_prefix}booking k
-                                   WHERE k.tenant_id = p_tenant AND k.booking_id = o.booking_id OFFSET 0) d
-               WHERE d.status = 'HELD' AND d.held_until <= v_now
+    -- 7. the student's booking of this slot: a live one answers ALREADY, a dead hold is retired in step 10
+    FOR r IN SELECT l.booking_id, l.request_id, l.slot_id, l.student_id, l.seat, l.status, l.held_until,
+                    l.created_at, l.updated_at, l.package_id, l.credits, l.attendance
+             FROM ${slotbook_prefix}booking l
+             WHERE l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
+               AND l.status IN ('HELD', 'CONFIRMED')
     LOOP
-        PERFORM 1 FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot FOR UPDATE;
+        IF r.status = 'CONFIRMED' OR v_now < r.held_until THEN
+            tag := 'ALREADY';
+            booking_id := r.booking_id;
+            request_id := r.request_id;
+            slot_id := r.slot_id;
+            student_id := r.student_id;
+            seat := r.seat;
+            status := r.status;
+            held_until := r.held_until;
+            created_at := r.created_at;
+            updated_at := r.updated_at;
+            ref_id := r.package_id;
+            amount := r.credits;
+            note := r.attendance;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        v_dead_ids := v_dead_ids || r.booking_id;
+        v_dead_slots := v_dead_slots || r.slot_id;
+        v_dead_seats := v_dead_seats || r.seat;
+    END LOOP;
+
+    -- 8. the student's active occupations overlapping the slot's student time [v_start, v_student_end):
+    -- each live one is a CONFLICT row, each dead hold is retired in step 10. (The booking of each is
+    -- read by primary key: OFFSET 0 keeps the lookup a separate, keyed scan.)
+    FOR r IN SELECT o.booking_id, o.slot_id, o.resource_kind, o.resource_id, o.starts_at, o.ends_at,
+                    d.status, d.held_until, d.seat
+             FROM ${slotbook_prefix}occupancy o
+             LEFT JOIN LATERAL (SELECT d.status, d.held_until, d.seat FROM ${slotbook_prefix}booking d
+                                WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d ON TRUE
+             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+               AND o.active AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+             ORDER BY o.resource_kind, o.resource_id, o.starts_at
+    LOOP
+        IF r.status = 'HELD' AND r.held_until <= v_now THEN
+            IF NOT (r.booking_id = ANY (v_dead_ids)) THEN
+                v_dead_ids := v_dead_ids || r.booking_id;
+                v_dead_slots := v_dead_slots || r.slot_id;
+                v_dead_seats := v_dead_seats || r.seat;
+            END IF;
+        ELSE
+            tag := 'CONFLICT';
+            booking_id := r.booking_id;
+            request_id := NULL;
+            slot_id := r.slot_id;
+            student_id := NULL;
+            seat := NULL;
+            status := NULL;
+            held_until := NULL;
+            created_at := NULL;
+            updated_at := NULL;
+            res_kind := r.resource_kind;
+            res_id := r.resource_id;
+            starts_at := r.starts_at;
+            ends_at := r.ends_at;
+            v_conflict := TRUE;
+            RETURN NEXT;
+        END IF;
+    END LOOP;
+    IF v_conflict THEN
+        RETURN;
+    END IF;
+
+    -- 9. the student's limits (upcoming first, then this slot's week), when the tenant sets one
+    IF COALESCE(p_max_upcoming, 0) > 0 OR COALESCE(p_max_week, 0) > 0 THEN
+        v_limit := ${slotbook_prefix}limit_reached(p_tenant, p_student, v_now, p_longest_micros, p_max_upcoming, p_max_week,
+                                          v_week_start, v_week_end);
+        IF v_limit IS NOT NULL THEN
+            tag := 'LIMIT';
+            res_kind := v_limit;
+            seat := CASE WHEN v_limit = 'UPCOMING' THEN p_max_upcoming ELSE p_max_week END;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+    END IF;
+
+    -- 10. retire the student's dead holds found in steps 7 and 8: the one of this slot, then those
+    -- overlapping it. Each slot row, then seat row is locked, then checked: a sweeper or a takeover may
+    -- have been first. Each freed seat goes to its slot's waitlist.
+    FOR i IN 1 .. COALESCE(array_length(v_dead_ids, 1), 0) LOOP
+        PERFORM 1 FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = v_dead_slots[i] FOR UPDATE;
         SELECT s.status, s.booking_id, s.held_until INTO v_seat_status, v_seat_booking, v_seat_until
             FROM ${slotbook_prefix}slot_seat s
-            WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot AND s.seq = r.seq FOR UPDATE;
-        IF v_seat_status = 'HELD' AND v_seat_booking = r.id AND v_seat_until <= v_now THEN
-            PERFORM ${slotbook_prefix}refund(p_tenant, r.id, v_now);
-            PERFORM ${slotbook_prefix}release(p_tenant, r.slot, r.seq, r.id, 'EXPIRED', v_now);
+            WHERE s.tenant_id = p_tenant AND s.slot_id = v_dead_slots[i] AND s.seq = v_dead_seats[i] FOR UPDATE;
+        IF v_seat_status = 'HELD' AND v_seat_booking = v_dead_ids[i] AND v_seat_until <= v_now THEN
+            PERFORM ${slotbook_prefix}refund(p_tenant, v_dead_ids[i], v_now);
+            PERFORM ${slotbook_prefix}release(p_tenant, v_dead_slots[i], v_dead_seats[i], v_dead_ids[i], 'EXPIRED', v_now);
             v_tags := v_tags || 'EV_EXPIRED'::VARCHAR;
-            v_ids := v_ids || r.id;
+            v_ids := v_ids || v_dead_ids[i];
             SELECT array_agg(e.ev_tag ORDER BY e.n), array_agg(e.ev_id ORDER BY e.n) INTO v_more_tags, v_more_ids
-                FROM ${slotbook_prefix}promote(p_tenant, r.slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
+                FROM ${slotbook_prefix}promote(p_tenant, v_dead_slots[i], v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
                                       p_max_week, p_waitlist_cutoff_micros, p_credit_policy) WITH ORDINALITY AS e (ev_tag, ev_id, n);
             v_tags := v_tags || COALESCE(v_more_tags, ARRAY[]::VARCHAR[]);
             v_ids := v_ids || COALESCE(v_more_ids, ARRAY[]::VARCHAR[]);
@@ -1115,9 +1153,23 @@ BEGIN
     -- 11. claim: the first free seat, else (only while nobody waits for the slot) the oldest dead
     -- hold's seat, skipping seats other claims have locked; then both again waiting for them (such a
     -- claim may yet roll back)
-    SELECT s.seq INTO v_seq FROM ${slotbook_prefix}slot_seat s
-        WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'FREE'
-        ORDER BY s.seq LIMIT 1 FOR UPDATE SKIP LOCKED;
+    -- A seat not paid now is claimed and written in one statement (v_claimed); a paid one is written
+    -- after its package is locked and checked.
+    v_paid := v_cost > 0 AND p_credit_policy = 'AT_BOOKING';
+    IF v_paid THEN
+        SELECT s.seq INTO v_seq FROM ${slotbook_prefix}slot_seat s
+            WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'FREE'
+            ORDER BY s.seq LIMIT 1 FOR UPDATE SKIP LOCKED;
+    ELSE
+        UPDATE ${slotbook_prefix}slot_seat s
+            SET status = p_status, booking_id = p_booking, student_id = p_student, held_until = v_held_until
+            WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot
+              AND s.seq = (SELECT f.seq FROM ${slotbook_prefix}slot_seat f
+                           WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status = 'FREE'
+                           ORDER BY f.seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING s.seq INTO v_seq;
+        v_claimed := v_seq IS NOT NULL;
+    END IF;
     IF v_seq IS NULL THEN
         v_waiting := EXISTS (SELECT 1 FROM ${slotbook_prefix}waiter x
                              WHERE x.tenant_id = p_tenant AND x.slot_id = p_slot AND x.status = 'WAITING');
@@ -1182,7 +1234,7 @@ BEGIN
     END IF;
 
     -- a seat that is paid now: lock the paying package and check it again (after the seat's lock)
-    IF v_cost > 0 AND p_credit_policy = 'AT_BOOKING' THEN
+    IF v_paid THEN
         v_payer := ${slotbook_prefix}lock_payer(p_tenant, p_student, p_slot);
         IF v_payer IS NULL THEN
             tag := 'INSUFFICIENT_CREDITS';
@@ -1195,9 +1247,11 @@ BEGIN
     END IF;
 
     -- the seat row is locked by the statement that found it, and was checked by it
-    UPDATE ${slotbook_prefix}slot_seat s
-        SET status = p_status, booking_id = p_booking, student_id = p_student, held_until = v_held_until
-        WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.seq = v_seq;
+    IF NOT v_claimed THEN
+        UPDATE ${slotbook_prefix}slot_seat s
+            SET status = p_status, booking_id = p_booking, student_id = p_student, held_until = v_held_until
+            WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.seq = v_seq;
+    END IF;
     IF v_displaced IS NOT NULL THEN
         PERFORM ${slotbook_prefix}refund(p_tenant, v_displaced, v_now);
         UPDATE ${slotbook_prefix}booking b SET status = 'EXPIRED', updated_at = v_now
@@ -1215,13 +1269,31 @@ BEGIN
     INSERT INTO ${slotbook_prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
                                     booking_id, active)
         VALUES (p_tenant, 'STUDENT', p_student, v_start, v_student_end, p_slot, p_booking, TRUE);
-    IF v_cost > 0 AND p_credit_policy = 'AT_BOOKING' THEN
+    IF v_paid THEN
         PERFORM ${slotbook_prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'DRAW', v_now);
+        v_tags := v_tags || ('EV_' || p_status)::VARCHAR;
+        v_ids := v_ids || p_booking;
+        RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, 'HELD', p_booking, NULL);
+        RETURN QUERY SELECT * FROM ${slotbook_prefix}event_rows(p_tenant, v_tags, v_ids);
+        RETURN;
     END IF;
-    v_tags := v_tags || ('EV_' || p_status)::VARCHAR;
-    v_ids := v_ids || p_booking;
-    RETURN QUERY SELECT * FROM ${slotbook_prefix}booking_row(p_tenant, 'HELD', p_booking, NULL);
+    -- an unpaid booking is the row just written: answered without reading it back
+    tag := 'HELD';
+    booking_id := p_booking;
+    request_id := p_request;
+    slot_id := p_slot;
+    student_id := p_student;
+    seat := v_seq;
+    status := p_status;
+    held_until := v_held_until;
+    created_at := v_now;
+    updated_at := v_now;
+    amount := 0;
+    note := 'NONE';
+    RETURN NEXT;
     RETURN QUERY SELECT * FROM ${slotbook_prefix}event_rows(p_tenant, v_tags, v_ids);
+    tag := ('EV_' || p_status)::VARCHAR;
+    RETURN NEXT;
 END;
 $$;
 
