@@ -926,7 +926,12 @@ DECLARE
     v_payer       VARCHAR;
     v_paid        BOOLEAN;
     v_claimed     BOOLEAN := FALSE;
-    v_conflict    BOOLEAN := FALSE;
+    v_conflicts        VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_conflict_slots   VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_conflict_kinds   VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_conflict_ids     VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_conflict_starts  TIMESTAMPTZ[] := ARRAY[]::TIMESTAMPTZ[];
+    v_conflict_ends    TIMESTAMPTZ[] := ARRAY[]::TIMESTAMPTZ[];
     v_dead_ids    VARCHAR[] := ARRAY[]::VARCHAR[];
     v_dead_slots  VARCHAR[] := ARRAY[]::VARCHAR[];
     v_dead_seats  INTEGER[] := ARRAY[]::INTEGER[];
@@ -1018,28 +1023,44 @@ BEGIN
     PERFORM ${slotbook_prefix}lock_student(p_tenant, p_student);
 
     -- 6. a replay of this request (any status, any slot: the caller refuses a mismatch): its booking,
-    -- else its waitlist entry
-    RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-            b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-            NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits,
-            b.attendance
-        FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
-    IF FOUND THEN
-        RETURN;
-    END IF;
-    RETURN QUERY SELECT * FROM ${slotbook_prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request);
+    -- else its waitlist entry (one statement: the first row in that order)
+    RETURN QUERY SELECT r.tag, r.booking_id, r.request_id, r.slot_id, r.student_id, r.seat, r.status, r.held_until,
+            r.created_at, r.updated_at, r.res_kind, r.res_id, r.starts_at, r.ends_at, r.coach_id, r.room_id,
+            r.capacity, r.ref_id, r.amount, r.note
+        FROM (SELECT 1 AS k, 'REPLAY'::VARCHAR AS tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
+                     b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR AS res_kind,
+                     NULL::VARCHAR AS res_id, NULL::TIMESTAMPTZ AS starts_at, NULL::TIMESTAMPTZ AS ends_at,
+                     NULL::VARCHAR AS coach_id, NULL::VARCHAR AS room_id, NULL::INTEGER AS capacity,
+                     b.package_id AS ref_id, b.credits AS amount, b.attendance AS note
+              FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request
+              UNION ALL
+              SELECT 2, w.* FROM ${slotbook_prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request) w) r
+        ORDER BY r.k LIMIT 1;
     IF FOUND THEN
         RETURN;
     END IF;
 
-    -- 7. the student's booking of this slot: a live one answers ALREADY, a dead hold is retired in step 10
-    FOR r IN SELECT l.booking_id, l.request_id, l.slot_id, l.student_id, l.seat, l.status, l.held_until,
-                    l.created_at, l.updated_at, l.package_id, l.credits, l.attendance
-             FROM ${slotbook_prefix}booking l
-             WHERE l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
-               AND l.status IN ('HELD', 'CONFIRMED')
+    -- 7, 8. the student's active occupations overlapping the slot's student time [v_start,
+    -- v_student_end), with their bookings (read by primary key: OFFSET 0 keeps the lookup a separate,
+    -- keyed scan). The live booking of this slot answers ALREADY; else each other live one is a CONFLICT
+    -- row; each dead hold (this slot's too) is retired in step 10.
+    FOR r IN SELECT o.booking_id, o.slot_id, o.resource_kind, o.resource_id, o.starts_at, o.ends_at,
+                    d.request_id, d.student_id, d.seat, d.status, d.held_until, d.created_at, d.updated_at,
+                    d.package_id, d.credits, d.attendance
+             FROM ${slotbook_prefix}occupancy o
+             LEFT JOIN LATERAL (SELECT d.request_id, d.student_id, d.seat, d.status, d.held_until, d.created_at,
+                                       d.updated_at, d.package_id, d.credits, d.attendance
+                                FROM ${slotbook_prefix}booking d
+                                WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d ON TRUE
+             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+               AND o.active AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+             ORDER BY o.resource_kind, o.resource_id, o.starts_at
     LOOP
-        IF r.status = 'CONFIRMED' OR v_now < r.held_until THEN
+        IF r.status = 'HELD' AND r.held_until <= v_now THEN
+            v_dead_ids := v_dead_ids || r.booking_id;
+            v_dead_slots := v_dead_slots || r.slot_id;
+            v_dead_seats := v_dead_seats || r.seat;
+        ELSIF r.slot_id = p_slot AND r.status IN ('HELD', 'CONFIRMED') THEN
             tag := 'ALREADY';
             booking_id := r.booking_id;
             request_id := r.request_id;
@@ -1055,50 +1076,22 @@ BEGIN
             note := r.attendance;
             RETURN NEXT;
             RETURN;
-        END IF;
-        v_dead_ids := v_dead_ids || r.booking_id;
-        v_dead_slots := v_dead_slots || r.slot_id;
-        v_dead_seats := v_dead_seats || r.seat;
-    END LOOP;
-
-    -- 8. the student's active occupations overlapping the slot's student time [v_start, v_student_end):
-    -- each live one is a CONFLICT row, each dead hold is retired in step 10. (The booking of each is
-    -- read by primary key: OFFSET 0 keeps the lookup a separate, keyed scan.)
-    FOR r IN SELECT o.booking_id, o.slot_id, o.resource_kind, o.resource_id, o.starts_at, o.ends_at,
-                    d.status, d.held_until, d.seat
-             FROM ${slotbook_prefix}occupancy o
-             LEFT JOIN LATERAL (SELECT d.status, d.held_until, d.seat FROM ${slotbook_prefix}booking d
-                                WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d ON TRUE
-             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-               AND o.active AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
-             ORDER BY o.resource_kind, o.resource_id, o.starts_at
-    LOOP
-        IF r.status = 'HELD' AND r.held_until <= v_now THEN
-            IF NOT (r.booking_id = ANY (v_dead_ids)) THEN
-                v_dead_ids := v_dead_ids || r.booking_id;
-                v_dead_slots := v_dead_slots || r.slot_id;
-                v_dead_seats := v_dead_seats || r.seat;
-            END IF;
         ELSE
-            tag := 'CONFLICT';
-            booking_id := r.booking_id;
-            request_id := NULL;
-            slot_id := r.slot_id;
-            student_id := NULL;
-            seat := NULL;
-            status := NULL;
-            held_until := NULL;
-            created_at := NULL;
-            updated_at := NULL;
-            res_kind := r.resource_kind;
-            res_id := r.resource_id;
-            starts_at := r.starts_at;
-            ends_at := r.ends_at;
-            v_conflict := TRUE;
-            RETURN NEXT;
+            v_conflicts := v_conflicts || r.booking_id;
+            v_conflict_slots := v_conflict_slots || r.slot_id;
+            v_conflict_kinds := v_conflict_kinds || r.resource_kind;
+            v_conflict_ids := v_conflict_ids || r.resource_id;
+            v_conflict_starts := v_conflict_starts || r.starts_at;
+            v_conflict_ends := v_conflict_ends || r.ends_at;
         END IF;
     END LOOP;
-    IF v_conflict THEN
+    IF array_length(v_conflicts, 1) > 0 THEN
+        RETURN QUERY SELECT 'CONFLICT'::VARCHAR, c.b, NULL::VARCHAR, c.s, NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR,
+                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, c.k, c.i, c.f, c.u, NULL::VARCHAR,
+                NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR
+            FROM unnest(v_conflicts, v_conflict_slots, v_conflict_kinds, v_conflict_ids, v_conflict_starts,
+                        v_conflict_ends) WITH ORDINALITY AS c (b, s, k, i, f, u, n)
+            ORDER BY c.n;
         RETURN;
     END IF;
 
@@ -1291,7 +1284,9 @@ BEGIN
     amount := 0;
     note := 'NONE';
     RETURN NEXT;
-    RETURN QUERY SELECT * FROM ${slotbook_prefix}event_rows(p_tenant, v_tags, v_ids);
+    IF array_length(v_tags, 1) > 0 THEN
+        RETURN QUERY SELECT * FROM ${slotbook_prefix}event_rows(p_tenant, v_tags, v_ids);
+    END IF;
     tag := ('EV_' || p_status)::VARCHAR;
     RETURN NEXT;
 END;
