@@ -468,12 +468,13 @@ class PostgresRoutinesTest {
             String[] mineTypes = {"varchar", "varchar", "timestamptz", "timestamptz", "timestamptz"};
             expectIndex(c, f + "occupancy_overlap_ix", mine, mineTypes);
             expectIndex(c, f + "booking_pk", mine, mineTypes);
-            // hold: a replay's booking, else its waitlist entry, in one statement
-            String replay = "SELECT r.tag FROM (SELECT 1 AS k, 'REPLAY'::VARCHAR AS tag FROM " + f + "booking b"
-                    + " WHERE b.tenant_id = $1 AND b.request_id = $2 UNION ALL SELECT 2, w.tag FROM " + f
-                    + "waiter_row($1, 'WAITLISTED_REPLAY', $2) w) r ORDER BY r.k LIMIT 1";
-            expectIndex(c, f + "booking_request_ux", replay, "varchar", "varchar");
-            expectIndex(c, f + "waiter_pk", replay, "varchar", "varchar");
+            // hold: a replay's booking, else its waitlist entry, else the student's live booking of the slot,
+            // in one statement (the SQL function inlined)
+            String answered = "SELECT r.tag FROM " + f + "answered($1, $2, $3, $4, $5) r";
+            String[] answeredTypes = {"varchar", "varchar", "varchar", "varchar", "timestamptz"};
+            expectIndex(c, f + "booking_request_ux", answered, answeredTypes);
+            expectIndex(c, f + "waiter_pk", answered, answeredTypes);
+            expectIndex(c, f + "booking_live_ix", answered, answeredTypes);
             // hold: an unpaid seat claimed and written in one statement
             String claim = "UPDATE " + f + "slot_seat s SET status = 'HELD', booking_id = $3, student_id = $4,"
                     + " held_until = $5 WHERE s.tenant_id = $1 AND s.slot_id = $2 AND s.seq = (SELECT f.seq FROM " + f

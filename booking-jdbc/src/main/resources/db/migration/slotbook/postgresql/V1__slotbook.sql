@@ -292,6 +292,7 @@ DROP FUNCTION IF EXISTS ${slotbook_prefix}waiter_row(VARCHAR, VARCHAR, VARCHAR);
 DROP FUNCTION IF EXISTS ${slotbook_prefix}slot_row(VARCHAR, VARCHAR, VARCHAR);
 DROP FUNCTION IF EXISTS ${slotbook_prefix}event_rows(VARCHAR, VARCHAR[], VARCHAR[]);
 DROP FUNCTION IF EXISTS ${slotbook_prefix}replay(VARCHAR, VARCHAR);
+DROP FUNCTION IF EXISTS ${slotbook_prefix}answered(VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ);
 DROP FUNCTION IF EXISTS ${slotbook_prefix}promote(VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT, BIGINT, INTEGER, INTEGER, BIGINT);
 DROP FUNCTION IF EXISTS ${slotbook_prefix}schedule(VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, BIGINT,
                                           TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, VARCHAR, INTEGER, TIMESTAMPTZ,
@@ -767,25 +768,51 @@ END;
 $$;
 
 -- A replay of request p_request: its booking (REPLAY) or its waitlist entry (WAITLISTED_REPLAY), or no row.
+-- What a request already has, as one fact row: its booking (REPLAY), else its waitlist entry
+-- (WAITLISTED_REPLAY), else (when p_slot is given) the student's live booking of p_slot (ALREADY, live
+-- at p_now); no row when none. One statement, inlined into its caller.
+CREATE OR REPLACE FUNCTION ${slotbook_prefix}answered(p_tenant VARCHAR, p_request VARCHAR, p_slot VARCHAR, p_student VARCHAR,
+                                             p_now TIMESTAMPTZ)
+RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
+               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
+               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
+               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
+               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT r.tag, r.booking_id, r.request_id, r.slot_id, r.student_id, r.seat, r.status, r.held_until, r.created_at,
+           r.updated_at, r.res_kind, r.res_id, r.starts_at, r.ends_at, r.coach_id, r.room_id, r.capacity, r.ref_id,
+           r.amount, r.note
+    FROM (SELECT 1 AS k, 'REPLAY'::VARCHAR AS tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
+                 b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR AS res_kind, NULL::VARCHAR AS res_id,
+                 NULL::TIMESTAMPTZ AS starts_at, NULL::TIMESTAMPTZ AS ends_at, NULL::VARCHAR AS coach_id,
+                 NULL::VARCHAR AS room_id, NULL::INTEGER AS capacity, b.package_id AS ref_id, b.credits AS amount,
+                 b.attendance AS note
+          FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request
+          UNION ALL
+          SELECT 2, w.* FROM ${slotbook_prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request) w
+          UNION ALL
+          SELECT 3, 'ALREADY'::VARCHAR, l.booking_id, l.request_id, l.slot_id, l.student_id, l.seat, l.status,
+                 l.held_until, l.created_at, l.updated_at, NULL::VARCHAR, NULL::VARCHAR, NULL::TIMESTAMPTZ,
+                 NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, l.package_id, l.credits, l.attendance
+          FROM ${slotbook_prefix}booking l
+          WHERE p_slot IS NOT NULL AND l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
+            AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND p_now < l.held_until))) r
+    ORDER BY r.k
+    LIMIT 1
+$$;
+
 CREATE OR REPLACE FUNCTION ${slotbook_prefix}replay(p_tenant VARCHAR, p_request VARCHAR)
 RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
                seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
                updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
                ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
                ref_id VARCHAR, amount INTEGER, note VARCHAR)
-LANGUAGE plpgsql
+LANGUAGE sql
+STABLE
 AS $$
-#variable_conflict use_column
-BEGIN
-    RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-            b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-            NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits,
-            b.attendance
-        FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
-    IF NOT FOUND THEN
-        RETURN QUERY SELECT * FROM ${slotbook_prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request);
-    END IF;
-END;
+    SELECT * FROM ${slotbook_prefix}answered(p_tenant, p_request, NULL, NULL, NULL)
 $$;
 
 -- ------------------------------------------------------------------------------------------------
@@ -925,6 +952,7 @@ DECLARE
     v_cost        INTEGER;
     v_payer       VARCHAR;
     v_paid        BOOLEAN;
+    v_full        BOOLEAN;
     v_claimed     BOOLEAN := FALSE;
     v_conflicts        VARCHAR[] := ARRAY[]::VARCHAR[];
     v_conflict_slots   VARCHAR[] := ARRAY[]::VARCHAR[];
@@ -947,9 +975,17 @@ BEGIN
     -- v_student_end: the end of the student's time, the session's or (buffer_students) its buffer's
     SELECT s.starts_at, s.ends_at, s.status, s.opens_at, s.closes_at, s.week_start, s.week_end,
            (CASE WHEN s.buffer_students THEN s.ends_at + s.buffer_seconds * INTERVAL '1 second' ELSE s.ends_at END),
-           s.cost
+           s.cost,
+           -- 4 (read here, decided below): full by committed seats, when neither the gate holds a seat
+           -- for this request nor the waitlist is asked for
+           (NOT COALESCE(p_gate_held, FALSE) AND NOT COALESCE(p_waitlist, FALSE)
+            AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}slot_seat f
+                            WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status = 'FREE')
+            AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}slot_seat h
+                            WHERE h.tenant_id = p_tenant AND h.slot_id = p_slot AND h.status = 'HELD'
+                              AND h.held_until <= v_now))
         INTO v_start, v_end, v_slot_status, v_opens_at, v_closes_at, v_week_start, v_week_end, v_student_end,
-             v_cost
+             v_cost, v_full
         FROM ${slotbook_prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
     IF NOT FOUND THEN
         tag := 'NOT_FOUND';
@@ -982,35 +1018,8 @@ BEGIN
     END IF;
 
     -- 4. full by committed seats (no lock taken): a replay, the student's live booking, or FULL
-    IF NOT COALESCE(p_gate_held, FALSE) AND NOT COALESCE(p_waitlist, FALSE)
-            AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}slot_seat f
-                            WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status = 'FREE')
-            AND NOT EXISTS (SELECT 1 FROM ${slotbook_prefix}slot_seat h
-                            WHERE h.tenant_id = p_tenant AND h.slot_id = p_slot AND h.status = 'HELD'
-                              AND h.held_until <= v_now) THEN
-        -- the replay inline (this path answers most of a hot slot's requests): its booking, then its
-        -- waitlist entry
-        RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-                b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits,
-                b.attendance
-            FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
-        IF FOUND THEN
-            RETURN;
-        END IF;
-        PERFORM 1 FROM ${slotbook_prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request;
-        IF FOUND THEN
-            RETURN QUERY SELECT * FROM ${slotbook_prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request);
-            RETURN;
-        END IF;
-        RETURN QUERY SELECT 'ALREADY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-                b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
-                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits,
-                b.attendance
-            FROM ${slotbook_prefix}booking b
-            WHERE b.tenant_id = p_tenant AND b.slot_id = p_slot AND b.student_id = p_student
-              AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND v_now < b.held_until))
-            LIMIT 1;
+    IF v_full THEN
+        RETURN QUERY SELECT * FROM ${slotbook_prefix}answered(p_tenant, p_request, p_slot, p_student, v_now);
         IF FOUND THEN
             RETURN;
         END IF;
@@ -1022,20 +1031,8 @@ BEGIN
     -- 5. everything about this student is decided under his lock (created on first use)
     PERFORM ${slotbook_prefix}lock_student(p_tenant, p_student);
 
-    -- 6. a replay of this request (any status, any slot: the caller refuses a mismatch): its booking,
-    -- else its waitlist entry (one statement: the first row in that order)
-    RETURN QUERY SELECT r.tag, r.booking_id, r.request_id, r.slot_id, r.student_id, r.seat, r.status, r.held_until,
-            r.created_at, r.updated_at, r.res_kind, r.res_id, r.starts_at, r.ends_at, r.coach_id, r.room_id,
-            r.capacity, r.ref_id, r.amount, r.note
-        FROM (SELECT 1 AS k, 'REPLAY'::VARCHAR AS tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-                     b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR AS res_kind,
-                     NULL::VARCHAR AS res_id, NULL::TIMESTAMPTZ AS starts_at, NULL::TIMESTAMPTZ AS ends_at,
-                     NULL::VARCHAR AS coach_id, NULL::VARCHAR AS room_id, NULL::INTEGER AS capacity,
-                     b.package_id AS ref_id, b.credits AS amount, b.attendance AS note
-              FROM ${slotbook_prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request
-              UNION ALL
-              SELECT 2, w.* FROM ${slotbook_prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request) w) r
-        ORDER BY r.k LIMIT 1;
+    -- 6. a replay of this request (any status, any slot: the caller refuses a mismatch)
+    RETURN QUERY SELECT * FROM ${slotbook_prefix}replay(p_tenant, p_request);
     IF FOUND THEN
         RETURN;
     END IF;
