@@ -19,12 +19,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,6 +27,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.jdbc.internal.H2Routines;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
@@ -544,7 +539,7 @@ class H2RoutinesTest {
     @Test
     void fiftyConcurrentHoldsSellExactlyTheTenSeats() throws Exception {
         schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 10);
-        List<List<Fact>> answers = race(50, i -> () -> hold("b" + i, "q" + i, "s1", "st" + i, "HELD", NOW));
+        List<List<Fact>> answers = Concurrent.run(50, 50, i -> hold("b" + i, "q" + i, "s1", "st" + i, "HELD", NOW));
         Map<String, Long> tags = answers.stream().map(a -> a.get(0).tag())
                 .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
         assertThat(tags).containsExactlyInAnyOrderEntriesOf(Map.of("HELD", 10L, "FULL", 40L));
@@ -560,7 +555,7 @@ class H2RoutinesTest {
         for (int i = 0; i < 10; i++) {
             schedule("s" + i, "c" + i, "r" + i, T0.plusSeconds(60L * i), T0.plusSeconds(3600 + 60L * i), 5);
         }
-        List<List<Fact>> answers = race(10, i -> () -> hold("b" + i, "q" + i, "s" + i, "st1", "HELD", NOW));
+        List<List<Fact>> answers = Concurrent.run(10, 10, i -> hold("b" + i, "q" + i, "s" + i, "st1", "HELD", NOW));
         assertThat(answers).filteredOn(a -> a.get(0).tag().equals("HELD")).hasSize(1);
         assertThat(answers).filteredOn(a -> a.get(0).tag().equals("CONFLICT")).hasSize(9);
         assertThat(count("occupancy", " AND resource_kind = 'STUDENT' AND resource_id = 'st1' AND active"))
@@ -573,7 +568,7 @@ class H2RoutinesTest {
     void twentyConcurrentCancelsCancelOnce() throws Exception {
         schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 3);
         hold("b1", "q1", "s1", "st1", "CONFIRMED", NOW);
-        List<List<Fact>> answers = race(20, i -> () -> cancel("b1", "st1", NOW.plusSeconds(60)));
+        List<List<Fact>> answers = Concurrent.run(20, 20, i -> cancel("b1", "st1", NOW.plusSeconds(60)));
         Map<String, Long> tags = answers.stream().map(a -> a.get(0).tag())
                 .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
         assertThat(tags).containsExactlyInAnyOrderEntriesOf(Map.of("CANCELLED", 1L, "ALREADY_CANCELLED", 19L));
@@ -763,30 +758,6 @@ class H2RoutinesTest {
 
     private static OffsetDateTime at(Instant instant) {
         return instant.atOffset(ZoneOffset.UTC);
-    }
-
-    /** Runs n tasks at once (released together) and answers their results in task order. */
-    private static <T> List<T> race(int n, Function<Integer, Callable<T>> task) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        try {
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                Callable<T> work = task.apply(i);
-                futures.add(pool.submit(() -> {
-                    go.await();
-                    return work.call();
-                }));
-            }
-            go.countDown();
-            List<T> results = new ArrayList<>();
-            for (Future<T> f : futures) {
-                results.add(f.get(60, TimeUnit.SECONDS));
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
     }
 
     /** Rows of the tenant's table matching {@code where} (an " AND ..." suffix). */

@@ -17,18 +17,13 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.jdbc.H2RoutinesTest.Fact;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
@@ -357,7 +352,7 @@ class H2RulesTest {
             Instant start = T0.plus(Duration.ofHours(2L * i));
             schedule("s" + i, "c" + i, "r" + i, start, start.plusSeconds(3600), 0, null, null);
         }
-        List<List<Fact>> answers = race(20, i -> () -> hold("b" + i, "q" + i, "s" + i, "st1", NOW, false, 3, 0));
+        List<List<Fact>> answers = Concurrent.run(20, 20, i -> hold("b" + i, "q" + i, "s" + i, "st1", NOW, false, 3, 0));
         Map<String, Long> tags = answers.stream().map(a -> a.get(0).tag())
                 .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
         assertThat(tags).containsExactlyInAnyOrderEntriesOf(Map.of("HELD", 3L, "LIMIT", 17L));
@@ -382,7 +377,7 @@ class H2RulesTest {
                     .isEqualTo("WAITLISTED");
         }
         Instant at = NOW.plusSeconds(60);
-        List<List<Fact>> answers = race(50, i -> () -> {
+        List<List<Fact>> answers = Concurrent.run(50, 50, i -> {
             if (i < 3) {
                 return cancel("h" + i, "holder" + i, at, null, null);
             } else if (i < 13) {
@@ -528,30 +523,6 @@ class H2RulesTest {
 
     private static OffsetDateTime at(Instant instant) {
         return instant.atOffset(ZoneOffset.UTC);
-    }
-
-    /** Runs n tasks at once (released together) and answers their results in task order. */
-    private static <T> List<T> race(int n, Function<Integer, Callable<T>> task) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        try {
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                Callable<T> work = task.apply(i);
-                futures.add(pool.submit(() -> {
-                    go.await();
-                    return work.call();
-                }));
-            }
-            go.countDown();
-            List<T> results = new ArrayList<>();
-            for (Future<T> f : futures) {
-                results.add(f.get(120, TimeUnit.SECONDS));
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
     }
 
     private long count(String table, String where) throws SQLException {

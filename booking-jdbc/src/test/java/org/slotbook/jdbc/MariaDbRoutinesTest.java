@@ -15,18 +15,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
@@ -349,7 +343,7 @@ class MariaDbRoutinesTest {
     @Test
     void fiftyConcurrentHoldsOnTenSeatsTakeExactlyTenSeats() throws Exception {
         schedule("hot", "c1", "r1", S10, S10.plusHours(1), 10);
-        List<List<Fact>> answers = race(50, i -> () -> hold("hot", "b" + i, "q" + i, "st" + i, "HELD", T0, false));
+        List<List<Fact>> answers = Concurrent.run(50, 50, i -> hold("hot", "b" + i, "q" + i, "st" + i, "HELD", T0, false));
         Map<String, Integer> tags = new HashMap<>();
         answers.forEach(a -> tags.merge(a.get(0).tag(), 1, Integer::sum));
         assertThat(tags).containsExactlyInAnyOrderEntriesOf(Map.of("HELD", 10, "FULL", 40));
@@ -366,7 +360,7 @@ class MariaDbRoutinesTest {
         for (int i = 0; i < 10; i++) {
             schedule("o" + i, "c" + i, "r" + i, S10.plusMinutes(i), S10.plusMinutes(60 + i), 5);
         }
-        List<List<Fact>> answers = race(10, i -> () -> hold("o" + i, "b" + i, "q" + i, "solo", "HELD", T0, false));
+        List<List<Fact>> answers = Concurrent.run(10, 10, i -> hold("o" + i, "b" + i, "q" + i, "solo", "HELD", T0, false));
         assertThat(answers.stream().filter(a -> a.get(0).tag().equals("HELD")).count()).isEqualTo(1);
         assertThat(answers.stream().filter(a -> a.get(0).tag().equals("CONFLICT")).count()).isEqualTo(9);
         assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy")
@@ -378,7 +372,7 @@ class MariaDbRoutinesTest {
     void twentyConcurrentCancelsOfOneBookingCancelItOnce() throws Exception {
         schedule("s1", "c1", "r1", S10, S10.plusHours(1), 3);
         hold("s1", "b1", "q1", "st1", "CONFIRMED", T0, false);
-        List<List<Fact>> answers = race(20, i -> () -> cancel("b1", "st1", T0.plusMinutes(1)));
+        List<List<Fact>> answers = Concurrent.run(20, 20, i -> cancel("b1", "st1", T0.plusMinutes(1)));
         assertThat(answers.stream().filter(a -> a.get(0).tag().equals("CANCELLED")).count()).isEqualTo(1);
         assertThat(answers.stream().filter(a -> a.get(0).tag().equals("ALREADY_CANCELLED")).count()).isEqualTo(19);
         assertThat(answers.stream().flatMap(List::stream).filter(f -> f.tag().startsWith("EV_")).count()).isEqualTo(1);
@@ -594,30 +588,6 @@ class MariaDbRoutinesTest {
                 }
                 throw e;
             }
-        }
-    }
-
-    /** Runs n calls at once (all released together) and returns their answers. */
-    private static List<List<Fact>> race(int n, Function<Integer, Callable<List<Fact>>> work) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<List<Fact>>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                Callable<List<Fact>> call = work.apply(i);
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    return call.call();
-                }));
-            }
-            start.countDown();
-            List<List<Fact>> answers = new ArrayList<>();
-            for (Future<List<Fact>> f : futures) {
-                answers.add(f.get(120, TimeUnit.SECONDS));
-            }
-            return answers;
-        } finally {
-            pool.shutdownNow();
         }
     }
 

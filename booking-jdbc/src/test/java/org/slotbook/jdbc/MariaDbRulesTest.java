@@ -11,18 +11,12 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
@@ -147,7 +141,8 @@ class MariaDbRulesTest {
         for (int i = 0; i < 20; i++) {
             schedule("d" + i, "c" + i, "r" + i, S10.plusDays(i), S10.plusDays(i).plusHours(1), 5, 0, null, null);
         }
-        race(20, i -> () -> hold("d" + i, "b" + i, "q" + i, "solo", T0, false, 3, 0));
+        assertThat(Concurrent.run(20, 20, i -> hold("d" + i, "b" + i, "q" + i, "solo", T0, false, 3, 0)))
+                .allSatisfy(answer -> assertThat(answer).isNotEmpty());
         assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND student_id = 'solo'"
                 + " AND (status = 'CONFIRMED' OR (status = 'HELD' AND held_until > '2030-01-01 08:00'))", t)).isEqualTo(3);
         assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND student_id = 'solo'", t))
@@ -174,9 +169,10 @@ class MariaDbRulesTest {
             hold("o", "bo" + i, "qo" + i, "waiter" + i, T0, false, 0, 0);
         }
         // 50 threads: staff cancels of the seated and the queued bookings, and new students asking to wait
-        race(50, i -> i % 2 == 0
-                ? () -> cancel(targets.get((i / 2) % targets.size()), null, T0.plusMinutes(1), "FREE", null)
-                : () -> hold("w", "bn" + i, "qn" + i, "new" + i, T0.plusMinutes(1), true, 0, 0));
+        assertThat(Concurrent.run(50, 50, i -> i % 2 == 0
+                ? cancel(targets.get((i / 2) % targets.size()), null, T0.plusMinutes(1), "FREE", null)
+                : hold("w", "bn" + i, "qn" + i, "new" + i, T0.plusMinutes(1), true, 0, 0)))
+                .allSatisfy(answer -> assertThat(answer).isNotEmpty());
 
         String live = "(b.status = 'CONFIRMED' OR (b.status = 'HELD' AND b.held_until > '2030-01-01 08:01'))";
         assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND slot_id = 'w'"
@@ -283,27 +279,6 @@ class MariaDbRulesTest {
                 }
                 throw e;
             }
-        }
-    }
-
-    private static void race(int n, IntFunction<Callable<List<String>>> work) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<List<String>>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                Callable<List<String>> call = work.apply(i);
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    return call.call();
-                }));
-            }
-            start.countDown();
-            for (Future<List<String>> f : futures) {
-                assertThat(f.get(120, TimeUnit.SECONDS)).isNotEmpty();
-            }
-        } finally {
-            pool.shutdownNow();
         }
     }
 

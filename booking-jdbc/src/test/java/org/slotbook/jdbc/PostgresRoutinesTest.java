@@ -18,14 +18,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
@@ -370,7 +366,7 @@ class PostgresRoutinesTest {
             int n = i;
             calls.add(() -> hold(t, "b" + n, "q" + n, "hot", "st" + n, "HELD", NOW, false));
         }
-        List<List<Fact>> answers = race(calls);
+        List<List<Fact>> answers = Concurrent.call(calls);
         assertThat(answers.stream().filter(a -> a.get(0).tag().equals("HELD")).count()).isEqualTo(10);
         assertThat(answers.stream().filter(a -> a.get(0).tag().equals("FULL")).count()).isEqualTo(40);
         assertThat(longs("SELECT COUNT(*) FROM " + p + "slot_seat WHERE tenant_id = ? AND status = 'HELD'", t))
@@ -393,7 +389,7 @@ class PostgresRoutinesTest {
             int n = i;
             calls.add(() -> hold(t, "b" + n, "q" + n, "s" + n, "li", "HELD", NOW, false));
         }
-        List<List<Fact>> answers = race(calls);
+        List<List<Fact>> answers = Concurrent.call(calls);
         assertThat(answers.stream().filter(a -> a.get(0).tag().equals("HELD")).count()).isEqualTo(1);
         assertThat(answers.stream().filter(a -> a.get(0).tag().equals("CONFLICT")).count()).isEqualTo(9);
         assertThat(longs("SELECT COUNT(*) FROM " + p + "occupancy WHERE tenant_id = ? AND resource_kind = 'STUDENT'"
@@ -412,7 +408,7 @@ class PostgresRoutinesTest {
         for (int i = 0; i < 20; i++) {
             calls.add(() -> cancel(t, "b1", "li", NOW.plusMinutes(1)));
         }
-        List<List<Fact>> answers = race(calls);
+        List<List<Fact>> answers = Concurrent.call(calls);
         assertThat(answers.stream().filter(a -> a.get(0).tag().equals("CANCELLED")).count()).isEqualTo(1);
         assertThat(answers.stream().filter(a -> a.get(0).tag().equals("ALREADY_CANCELLED")).count()).isEqualTo(19);
         assertThat(answers.stream().flatMap(List::stream).filter(f -> f.tag().startsWith("EV_")))
@@ -645,28 +641,6 @@ class PostgresRoutinesTest {
     private static OffsetDateTime time(ResultSet rs, int column) throws SQLException {
         OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.withOffsetSameInstant(ZoneOffset.UTC);
-    }
-
-    private static List<List<Fact>> race(List<Callable<List<Fact>>> calls) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(calls.size());
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<List<Fact>>> futures = new ArrayList<>();
-            for (Callable<List<Fact>> call : calls) {
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    return call.call();
-                }));
-            }
-            start.countDown();
-            List<List<Fact>> answers = new ArrayList<>();
-            for (Future<List<Fact>> future : futures) {
-                answers.add(future.get(60, TimeUnit.SECONDS));
-            }
-            return answers;
-        } finally {
-            pool.shutdownNow();
-        }
     }
 
     // ------------------------------------------------------------------ helpers

@@ -14,11 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,6 +45,7 @@ import org.slotbook.core.spi.BookingEvent;
 import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.spi.StoreOutcome;
 import org.slotbook.core.spi.Terms;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
@@ -248,7 +244,7 @@ class PostgresRulesTest {
             store.schedule(t, s, LONGEST, ZoneOffset.UTC);
             calls.add(() -> hold(t, slot, "ann", NOW, three, false));
         }
-        race(calls);
+        Concurrent.call(calls);
         assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ? AND student_id = 'ann'"
                 + " AND (status = 'CONFIRMED' OR (status = 'HELD' AND held_until > ?))", t.value(), NOW))
                 .containsExactly(3L);
@@ -291,7 +287,7 @@ class PostgresRulesTest {
                 calls.add(() -> hold(t, "s", "new" + n, at, rules, true));
             }
         }
-        race(calls);
+        Concurrent.call(calls);
 
         String v = t.value();
         assertThat(longs("SELECT COUNT(*) FROM " + p + "slot_seat WHERE tenant_id = ? AND slot_id = 's'"
@@ -359,28 +355,6 @@ class PostgresRulesTest {
                 now, HOLD, LONGEST, false)).result();
         assertThat(result).isInstanceOf(Held.class);
         return result;
-    }
-
-    private static <T> List<T> race(List<Callable<T>> calls) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(calls.size());
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<T>> futures = new ArrayList<>();
-            for (Callable<T> call : calls) {
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    return call.call();
-                }));
-            }
-            start.countDown();
-            List<T> answers = new ArrayList<>();
-            for (Future<T> future : futures) {
-                answers.add(future.get(60, TimeUnit.SECONDS));
-            }
-            return answers;
-        } finally {
-            pool.shutdownNow();
-        }
     }
 
     private static TenantId tenant() {
