@@ -13,7 +13,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -45,6 +44,7 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.spi.HoldCommand;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
 /**
@@ -181,33 +181,6 @@ abstract class JdbcStoreTests {
         assertThat(overlappingOccupations(tenant)).as("overlapping active occupations").isZero();
     }
 
-    interface Attempt {
-        HoldResult run(int index) throws Exception;
-    }
-
-    static List<HoldResult> race(int threads, Attempt attempt) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        CountDownLatch start = new CountDownLatch(1);
-        try {
-            List<Future<HoldResult>> futures = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                int index = i;
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    return attempt.run(index);
-                }));
-            }
-            start.countDown();
-            List<HoldResult> results = new ArrayList<>();
-            for (Future<HoldResult> f : futures) {
-                results.add(f.get(60, TimeUnit.SECONDS));
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
     // ------------------------------------------------------------------ basics
 
     @Test
@@ -228,7 +201,7 @@ abstract class JdbcStoreTests {
         TenantId t = tenant();
         Slot s = slot(t, "hot", 10);
         schedule(s);
-        List<HoldResult> results = race(100, i -> hold(s, "student-" + i, T0.minusSeconds(60)));
+        List<HoldResult> results = Concurrent.run(100, i -> hold(s, "student-" + i, T0.minusSeconds(60)));
         assertThat(results).filteredOn(r -> r instanceof Held).hasSize(10);
         assertBalanced(t, s.slotId(), 10);
         assertThat(count("SELECT COUNT(DISTINCT seat) FROM " + db.table("booking")
@@ -244,7 +217,7 @@ abstract class JdbcStoreTests {
         schedule(morning);
         schedule(overlapping);
         int students = 20;
-        List<HoldResult> results = race(students * 2, i -> hold(i % 2 == 0 ? morning : overlapping,
+        List<HoldResult> results = Concurrent.run(students * 2, i -> hold(i % 2 == 0 ? morning : overlapping,
                 "student-" + (i / 2), T0.minusSeconds(60)));
         assertThat(results).filteredOn(r -> r instanceof Held).hasSize(students);
         assertThat(results).filteredOn(r -> r instanceof Conflict).hasSize(students);
@@ -274,7 +247,7 @@ abstract class JdbcStoreTests {
             slots.forEach(this::schedule);
             int n = slots.size();
             // a student's holds are submitted next to each other, so they tend to meet on the pool
-            List<HoldResult> results = race(students * n,
+            List<HoldResult> results = Concurrent.run(students * n,
                     i -> hold(slots.get(i % n), "student-" + (i / n), T0.minusSeconds(60)));
             String active = " FROM " + db.table("booking") + " WHERE tenant_id = ? AND status IN ('HELD', 'CONFIRMED')";
             List<String> doubled = sql.withHandle(h -> h.createQuery("SELECT student_id" + active
@@ -552,7 +525,7 @@ abstract class JdbcStoreTests {
                 SlotStatus.OPEN, opensAt, null, Duration.ZERO, null);
         schedule(s);
         org.slotbook.core.BookingEngine engine = org.slotbook.core.BookingEngine.builder().store(store).build();
-        List<HoldResult> early = org.slotbook.core.tck.Concurrent.run(20, i -> engine.hold(t,
+        List<HoldResult> early = Concurrent.run(20, i -> engine.hold(t,
                 HoldRequest.of(RequestId.random(), s.slotId(), StudentId.of("early-" + i))));
         assertThat(early).containsOnly(new org.slotbook.core.NotOpenYet(s.slotId(), opensAt));
         assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", t.value())).isZero();

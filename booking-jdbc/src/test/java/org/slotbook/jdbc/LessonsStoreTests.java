@@ -18,11 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,6 +50,7 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.spi.Terms;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
 /**
@@ -111,7 +107,7 @@ abstract class LessonsStoreTests {
             schedule(t, slot, T0.plus(Duration.ofHours(2L * i)), 3, 1);
             holds.add(() -> hold(t, slot, "ann", NOW, rules));
         }
-        List<HoldResult> answers = race(holds);
+        List<HoldResult> answers = Concurrent.call(holds);
         assertThat(answers.stream().filter(Held.class::isInstance).count()).isEqualTo(5);
         assertThat(answers.stream().filter(InsufficientCredits.class::isInstance).count()).isEqualTo(45);
         String v = t.value();
@@ -132,7 +128,7 @@ abstract class LessonsStoreTests {
                         terms(rules)).result());
             }
         }
-        race(cancels);
+        Concurrent.call(cancels);
         assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ? AND status = 'CANCELLED'"
                 + " AND credits = 0 AND package_id IS NULL", v)).containsExactly(5L);
         assertThat(longs("SELECT remaining FROM " + p + "lesson_package WHERE tenant_id = ?", v)).containsExactly(5L);
@@ -157,7 +153,7 @@ abstract class LessonsStoreTests {
         List<Callable<Integer>> sweepers = List.of(
                 () -> store.expireDue(t, later, 100, terms(rules)).result(),
                 () -> store.expireDue(t, later, 100, terms(rules)).result());
-        List<Integer> expired = race(sweepers);
+        List<Integer> expired = Concurrent.call(sweepers);
         assertThat(expired.get(0) + expired.get(1)).isEqualTo(6);
         assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ? AND status = 'EXPIRED'"
                 + " AND credits = 0", v)).containsExactly(6L);
@@ -345,28 +341,6 @@ abstract class LessonsStoreTests {
         query("SELECT reason, COUNT(*) FROM " + p + "credit_entry WHERE tenant_id = ? GROUP BY reason ORDER BY reason",
                 rs -> out.add(rs.getString(1) + ":" + rs.getLong(2)), t.value());
         return out;
-    }
-
-    static <T> List<T> race(List<? extends Callable<T>> calls) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(calls.size());
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<T>> futures = new ArrayList<>();
-            for (Callable<T> call : calls) {
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    return call.call();
-                }));
-            }
-            start.countDown();
-            List<T> answers = new ArrayList<>();
-            for (Future<T> future : futures) {
-                answers.add(future.get(120, TimeUnit.SECONDS));
-            }
-            return answers;
-        } finally {
-            pool.shutdownNow();
-        }
     }
 
     static TenantId tenant() {

@@ -6,13 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,6 +35,7 @@ import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.SeatLedger;
 import org.slotbook.core.spi.StepwiseStore;
 import org.slotbook.core.spi.StoreTransaction;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.core.tck.ForwardingLedger;
 import org.slotbook.core.tck.MutableClock;
 
@@ -65,26 +61,17 @@ class EngineGateFaultTest {
                 .clock(clock).holdPolicy(HoldPolicy.ofDefaults()).build();
     }
 
-    private List<HoldResult> flashSale(BookingEngine e, int students, Runnable midway) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(16);
-        try {
-            List<Future<HoldResult>> futures = new ArrayList<>();
-            for (int i = 0; i < students; i++) {
-                String student = "s" + i;
-                futures.add(pool.submit((Callable<HoldResult>) () ->
-                        e.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of(student)))));
-                if (i == students / 2) {
-                    midway.run();
-                }
+    /**
+     * {@code students} holds on 16 threads; {@code midway} runs as the sixth claim starts, while the
+     * first claims are in flight and seats are left.
+     */
+    private List<HoldResult> flashSale(BookingEngine e, int students, Runnable midway) {
+        return Concurrent.run(16, students, i -> {
+            if (i == 5) {
+                midway.run();
             }
-            List<HoldResult> results = new ArrayList<>();
-            for (Future<HoldResult> f : futures) {
-                results.add(f.get(60, TimeUnit.SECONDS));
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
+            return e.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("s" + i)));
+        });
     }
 
     private void assertNoOversellAndAllHeldStored(List<HoldResult> results) {

@@ -17,11 +17,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -252,31 +247,6 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
         });
     }
 
-    /** Runs the tasks on {@code threads} threads released together; returns their results in order. */
-    protected static <T> List<T> race(int threads, List<Callable<T>> tasks) {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        CountDownLatch start = new CountDownLatch(1);
-        try {
-            List<Future<T>> futures = new ArrayList<>();
-            for (Callable<T> task : tasks) {
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    return task.call();
-                }));
-            }
-            start.countDown();
-            List<T> results = new ArrayList<>();
-            for (Future<T> f : futures) {
-                results.add(f.get(120, TimeUnit.SECONDS));
-            }
-            return results;
-        } catch (Exception e) {
-            throw new AssertionError("race failed: " + e, e);
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
     // ---------------------------------------------------------------- no oversell
 
     @Test
@@ -305,7 +275,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
                 String student = "student-" + capacity + "-" + i;
                 tasks.add(() -> engine.hold(tenant, request(slot.slotId().value(), student)));
             }
-            List<HoldResult> results = race(raceThreads(), tasks);
+            List<HoldResult> results = Concurrent.call(raceThreads(), tasks);
             long heldCount = results.stream().filter(r -> r instanceof Held).count();
             long fullCount = results.stream().filter(r -> r instanceof Full).count();
             assertThat(heldCount).as("held answers").isEqualTo(capacity);
@@ -331,7 +301,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
             String student = "s" + i;
             tasks.add(() -> engine.book(tenant, request("book-race", student)));
         }
-        List<HoldResult> results = race(raceThreads(), tasks);
+        List<HoldResult> results = Concurrent.call(raceThreads(), tasks);
         assertThat(results.stream().filter(r -> r instanceof Held)).hasSize(5);
         SeatCount count = countInLedger(slot.slotId());
         assertThat(count.confirmed()).isEqualTo(5);
@@ -349,7 +319,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
         for (int i = 0; i < 30; i++) {
             tasks.add(() -> engine.hold(tenant, request));
         }
-        List<HoldResult> results = race(Math.min(raceThreads(), 30), tasks);
+        List<HoldResult> results = Concurrent.call(Math.min(raceThreads(), 30), tasks);
         Set<BookingId> ids = new HashSet<>();
         for (HoldResult r : results) {
             assertThat(r).as("a retry of the same request returns the original outcome").isInstanceOf(Held.class);
@@ -370,7 +340,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
         for (int i = 0; i < 30; i++) {
             tasks.add(() -> engine.hold(tenant, request("self2", "carol")));
         }
-        List<HoldResult> results = race(Math.min(raceThreads(), 30), tasks);
+        List<HoldResult> results = Concurrent.call(Math.min(raceThreads(), 30), tasks);
         assertThat(results.stream().filter(r -> r instanceof Held)).hasSize(1);
         assertThat(results).allSatisfy(r -> assertThat(r).isInstanceOfAny(Held.class, AlreadyBooked.class,
                 Full.class, Conflict.class));
@@ -505,7 +475,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
             }
         }
         Collections.shuffle(tasks, new Random(42));
-        List<HoldResult> results = race(raceThreads(), tasks);
+        List<HoldResult> results = Concurrent.call(raceThreads(), tasks);
         assertThat(results).allSatisfy(r -> assertThat(r).isInstanceOfAny(Held.class, AlreadyBooked.class,
                 Conflict.class));
         int x1 = liveInLedger(x.slotId()).size();
@@ -574,7 +544,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
             tasks.add(() -> engine.schedule(tenant, new SlotSpec(SlotId.of(id), CoachId.of("star"),
                     RoomId.of("room-" + id), at(i(id), 60), 10)));
         }
-        List<ScheduleResult> results = race(Math.min(raceThreads(), 20), tasks);
+        List<ScheduleResult> results = Concurrent.call(Math.min(raceThreads(), 20), tasks);
         assertThat(results.stream().filter(r -> r instanceof Scheduled)).hasSize(1);
     }
 
@@ -630,7 +600,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
         for (int i = 0; i < 100; i++) {
             tasks.add(() -> engine.cancel(tenant, a.bookingId(), StudentId.of("a")));
         }
-        List<CancelResult> results = race(10, tasks);
+        List<CancelResult> results = Concurrent.call(10, tasks);
         assertThat(results.stream().filter(r -> r instanceof Cancelled)).hasSize(1);
         assertThat(results.stream().filter(r -> r instanceof AlreadyCancelled)).hasSize(99);
         Availability availability = seats(slot.slotId());
@@ -916,7 +886,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
                 return mine.size();
             });
         }
-        race(8, workers);
+        Concurrent.call(8, workers);
         assertThat(ops.get()).isEqualTo(480);
         assertInvariants(slots);
         engine.reconcileAll(tenant);

@@ -2,7 +2,9 @@ package org.slotbook.core.tck;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -13,12 +15,41 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 
-/** Runs tasks on many threads released at the same instant, and fails on a timeout or a task's exception. */
+/**
+ * Runs tasks on many threads released at the same instant, and fails on a timeout or a task's exception.
+ *
+ * <ul>
+ *   <li>{@link #run(int, IntFunction)}, {@link #runAll}: one task per thread.</li>
+ *   <li>{@link #run(int, int, Task)}, {@link #call(int, List)}: more tasks than threads, each thread taking
+ *       the next task when it is done with one, as a fixed pool would.</li>
+ *   <li>{@link #call(List)}: given calls, each on its own thread.</li>
+ *   <li>{@link #load}: a timed load, every thread repeating its step until the time is up.</li>
+ * </ul>
+ * Results come back in task order, whatever order the tasks finished in.
+ */
 public final class Concurrent {
-    /** How long one concurrent run may take before the test fails. */
-    public static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /** How long one concurrent run may take (beyond a load's own duration) before the test fails. */
+    public static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     private Concurrent() {
+    }
+
+    /** A task of {@link #run(int, int, Task)}, told its index; it may throw. */
+    @FunctionalInterface
+    public interface Task<T> {
+        T call(int index) throws Exception;
+    }
+
+    /** A task of {@link #runAll}. */
+    @FunctionalInterface
+    public interface IntConsumerTask {
+        void accept(int index);
+    }
+
+    /** One step of a {@link #load}: answers whether it counts and the thread goes on. */
+    @FunctionalInterface
+    public interface Step {
+        boolean run() throws Exception;
     }
 
     /**
@@ -26,46 +57,7 @@ public final class Concurrent {
      * returns their results in task order. The first exception a task throws fails the run.
      */
     public static <T> List<T> run(int threads, IntFunction<T> task) {
-        AtomicInteger names = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "slotbook-tck-" + names.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        CountDownLatch ready = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        try {
-            List<Future<T>> futures = new ArrayList<>(threads);
-            for (int i = 0; i < threads; i++) {
-                int index = i;
-                futures.add(pool.submit(() -> {
-                    ready.countDown();
-                    go.await();
-                    return task.apply(index);
-                }));
-            }
-            if (!ready.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new AssertionError("threads did not start within " + TIMEOUT);
-            }
-            go.countDown();
-            long deadline = System.nanoTime() + TIMEOUT.toNanos();
-            List<T> results = new ArrayList<>(threads);
-            for (Future<T> f : futures) {
-                try {
-                    results.add(f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-                } catch (ExecutionException e) {
-                    throw new AssertionError("a concurrent task failed: " + e.getCause(), e.getCause());
-                } catch (TimeoutException e) {
-                    throw new AssertionError("concurrent tasks did not finish within " + TIMEOUT, e);
-                }
-            }
-            return results;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        } finally {
-            pool.shutdownNow();
-        }
+        return run(threads, threads, task::apply);
     }
 
     /** {@link #run} for tasks without a result. */
@@ -76,9 +68,108 @@ public final class Concurrent {
         });
     }
 
-    /** A task of {@link #runAll}. */
-    @FunctionalInterface
-    public interface IntConsumerTask {
-        void accept(int index);
+    /** Runs every call on its own thread, all started together; returns their results in list order. */
+    public static <T> List<T> call(List<? extends Callable<T>> calls) {
+        return call(calls.size(), calls);
+    }
+
+    /** Runs the calls on {@code threads} threads started together; returns their results in list order. */
+    public static <T> List<T> call(int threads, List<? extends Callable<T>> calls) {
+        return run(threads, calls.size(), i -> calls.get(i).call());
+    }
+
+    /**
+     * Runs {@code task(0) .. task(tasks - 1)} on {@code threads} threads, all started together; a thread
+     * done with one task takes the next one not yet taken. Returns the results in task order. The first
+     * exception a task throws fails the run.
+     */
+    public static <T> List<T> run(int threads, int tasks, Task<T> task) {
+        if (threads < 1 || tasks < 0) {
+            throw new IllegalArgumentException("threads " + threads + ", tasks " + tasks);
+        }
+        int workers = Math.min(threads, Math.max(tasks, 1));
+        Object[] results = new Object[tasks];
+        AtomicInteger next = new AtomicInteger(workers);
+        onThreads(workers, TIMEOUT, worker -> {
+            // thread w runs task w first: with no more tasks than threads, each task has a thread of its own
+            for (int i = worker; i < tasks; i = next.getAndIncrement()) {
+                try {
+                    results[i] = task.call(i);
+                } catch (Exception | Error e) {
+                    next.set(tasks); // the others take no further task
+                    throw e;
+                }
+            }
+            return 0L;
+        }, () -> { });
+        @SuppressWarnings("unchecked")
+        List<T> list = new ArrayList<>((List<T>) Arrays.asList(results));
+        return list;
+    }
+
+    /**
+     * A timed load: {@code threads} threads, started together, each running {@code step} again and again
+     * until {@code duration} has passed, or until the step answers false (which stops that thread and
+     * is not counted). Returns how many steps answered true, over all threads.
+     */
+    public static long load(int threads, Duration duration, Step step) {
+        long nanos = duration.toNanos();
+        long[] deadline = new long[1];
+        List<Long> counts = onThreads(threads, TIMEOUT.plus(duration), worker -> {
+            long done = 0;
+            while (System.nanoTime() - deadline[0] < 0 && step.run()) {
+                done++;
+            }
+            return done;
+        }, () -> deadline[0] = System.nanoTime() + nanos);
+        return counts.stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Starts {@code threads} threads running {@code worker} (told the thread's number), waits until all
+     * are ready, runs {@code atStart}, releases them together and returns each thread's answer.
+     */
+    private static List<Long> onThreads(int threads, Duration timeout, Task<Long> worker, Runnable atStart) {
+        AtomicInteger names = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "slotbook-tck-" + names.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        try {
+            List<Future<Long>> futures = new ArrayList<>(threads);
+            for (int i = 0; i < threads; i++) {
+                int number = i;
+                futures.add(pool.submit(() -> {
+                    ready.countDown();
+                    go.await();
+                    return worker.call(number);
+                }));
+            }
+            if (!ready.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("threads did not start within " + timeout);
+            }
+            atStart.run();
+            go.countDown();
+            long deadline = System.nanoTime() + timeout.toNanos();
+            List<Long> answers = new ArrayList<>(threads);
+            for (Future<Long> f : futures) {
+                try {
+                    answers.add(f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+                } catch (ExecutionException e) {
+                    throw new AssertionError("a concurrent task failed: " + e.getCause(), e.getCause());
+                } catch (TimeoutException e) {
+                    throw new AssertionError("concurrent tasks did not finish within " + timeout, e);
+                }
+            }
+            return answers;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }

@@ -7,12 +7,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
@@ -29,6 +24,7 @@ import org.slotbook.core.TimeRange;
 import org.slotbook.core.Held;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.spi.HoldCommand;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.jdbc.JdbcSchema;
 import org.slotbook.jdbc.JdbcStore;
 import org.slotbook.jdbc.testing.TestDatabases;
@@ -125,34 +121,13 @@ public final class HotSlotClaims {
         System.out.printf("%-40s %8d claims in %5.1f s = %7.0f claims/s%n", label, claims, elapsed, claims / elapsed);
     }
 
-    private static long claimFor(JdbcStore store, TenantId tenant, Slot slot, int threads, long nanos)
-            throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        long deadline = System.nanoTime() + nanos;
-        try {
-            List<Future<Long>> workers = new ArrayList<>();
-            for (int w = 0; w < threads; w++) {
-                workers.add(pool.submit(() -> {
-                    long done = 0;
-                    while (System.nanoTime() < deadline) {
-                        HoldCommand command = new HoldCommand(BookingId.random(), HoldRequest.of(RequestId.random(),
-                                slot.slotId(), StudentId.of("s-" + BookingId.random())), BookingStatus.HELD, null,
-                                Duration.ofHours(1), Duration.ofHours(24), true);
-                        if (!(store.hold(tenant, command).result() instanceof Held)) {
-                            break;
-                        }
-                        done++;
-                    }
-                    return done;
-                }));
-            }
-            long total = 0;
-            for (Future<Long> f : workers) {
-                total += f.get();
-            }
-            return total;
-        } finally {
-            pool.shutdownNow();
-        }
+    /** Claims seats on {@code threads} threads for {@code nanos}, one per transaction; answers how many were held. */
+    private static long claimFor(JdbcStore store, TenantId tenant, Slot slot, int threads, long nanos) {
+        return Concurrent.load(threads, Duration.ofNanos(nanos), () -> {
+            HoldCommand command = new HoldCommand(BookingId.random(), HoldRequest.of(RequestId.random(),
+                    slot.slotId(), StudentId.of("s-" + BookingId.random())), BookingStatus.HELD, null,
+                    Duration.ofHours(1), Duration.ofHours(24), true);
+            return store.hold(tenant, command).result() instanceof Held;
+        });
     }
 }

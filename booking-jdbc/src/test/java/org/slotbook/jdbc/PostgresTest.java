@@ -1,0 +1,1491 @@
+package org.slotbook.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingClosed;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.BookingRules;
+import org.slotbook.core.BookingStatus;
+import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.CancelResult;
+import org.slotbook.core.CancellationPolicy;
+import org.slotbook.core.Cancelled;
+import org.slotbook.core.CoachId;
+import org.slotbook.core.ConfirmResult;
+import org.slotbook.core.Confirmed;
+import org.slotbook.core.Conflict;
+import org.slotbook.core.Full;
+import org.slotbook.core.Held;
+import org.slotbook.core.HoldPolicy;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.HoldResult;
+import org.slotbook.core.LimitReached;
+import org.slotbook.core.NotOpenYet;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.ResourceKind;
+import org.slotbook.core.RoomId;
+import org.slotbook.core.Scheduled;
+import org.slotbook.core.Slot;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotSpec;
+import org.slotbook.core.SlotStatus;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.TooLateToCancel;
+import org.slotbook.core.Waitlisted;
+import org.slotbook.core.memory.InMemorySeatReservation;
+import org.slotbook.core.shard.ShardMapping;
+import org.slotbook.core.shard.TenantRoutedStore;
+import org.slotbook.core.spi.BookingEvent;
+import org.slotbook.core.spi.BookingStore;
+import org.slotbook.core.spi.HoldCommand;
+import org.slotbook.core.spi.StoreOutcome;
+import org.slotbook.core.spi.Terms;
+import org.slotbook.core.tck.BookingEngineContract;
+import org.slotbook.core.tck.BookingStoreContract;
+import org.slotbook.core.tck.Concurrent;
+import org.slotbook.core.tck.Fixtures;
+import org.slotbook.jdbc.internal.SqlDialect;
+import org.slotbook.jdbc.internal.Tables;
+import org.slotbook.jdbc.testing.LocalPostgresServer;
+import org.slotbook.jdbc.testing.TestDatabases;
+import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
+
+/**
+ * Every suite on PostgreSQL, one {@code @Nested} class each: the engine and store contracts on one
+ * database opened for the class, every other suite on tables of its own (a fresh prefix). The server is
+ * the one {@link TestDatabases#postgres()} finds; without one the class is skipped, or fails when
+ * {@code SLOTBOOK_TEST_REQUIRE_SERVICES=true}.
+ */
+class PostgresTest {
+    /** The database of the engine and store contracts, which work in fresh tenants and so may share it. */
+    private static TestDatabase shared;
+    private static JdbcStore sharedStore;
+
+    @BeforeAll
+    static void openShared() {
+        shared = TestDatabases.postgres();
+        sharedStore = shared.store();
+    }
+
+    @AfterAll
+    static void closeShared() {
+        if (shared != null) {
+            shared.close();
+        }
+    }
+
+    @Nested
+    class EngineContract extends BookingEngineContract {
+        @Override
+        protected BookingStore store() {
+            return sharedStore;
+        }
+    }
+
+    @Nested
+    class StoreContract extends BookingStoreContract {
+        @Override
+        protected BookingStore store() {
+            return sharedStore;
+        }
+    }
+
+    @Nested
+    class Store extends JdbcStoreTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.postgres();
+        }
+
+        @Override
+        protected String blockedHoldQuery() {
+            return "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%" + db.prefix()
+                    + "hold(%' AND pid <> pg_backend_pid()";
+        }
+
+        @Override
+        protected void kill(long id) {
+            boolean killed = sql.withHandle(h -> h.createQuery("SELECT pg_terminate_backend(:pid)")
+                    .bind("pid", (int) id).mapTo(Boolean.class).one());
+            if (!killed) {
+                throw new IllegalStateException("backend " + id + " was not terminated");
+            }
+        }
+
+        @Test
+        void createAloneDoesNotAddTheExclusionConstraint() {
+            String prefix = TestDatabases.freshPrefix();
+            try {
+                JdbcSchema.create(db.dataSource(), prefix);
+                assertThat(count("SELECT COUNT(*) FROM pg_class WHERE relname = ?", prefix + "occupancy"))
+                        .as("tables created").isEqualTo(1);
+                assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE conname = ?", prefix + "occupancy_no_overlap"))
+                        .as("no exclusion constraint without asking for it").isZero();
+                assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE contype = 'x' AND conrelid = to_regclass(?)",
+                        prefix + "occupancy")).as("no exclusion constraint of any name").isZero();
+                JdbcSchema.createExclusionBackstop(db.dataSource(), prefix);
+                JdbcSchema.createExclusionBackstop(db.dataSource(), prefix); // idempotent
+                assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE conname = ?", prefix + "occupancy_no_overlap"))
+                        .as("added when asked for").isEqualTo(1);
+            } finally {
+                TestDatabases.dropSchema(db.dataSource(), JdbcDialect.POSTGRESQL, prefix);
+            }
+        }
+
+        @Test
+        void theExclusionConstraintRefusesAnOverlapTheLockPathWasToldToMiss() {
+            JdbcSchema.createExclusionBackstop(db.dataSource(), db.prefix());
+            assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE conname = ?", db.table("occupancy_no_overlap")))
+                    .as("btree_gist exclusion constraint installed").isEqualTo(1);
+            TenantId t = tenant();
+            Slot longSession = new Slot(t, SlotId.of("long"), CoachId.of("long-sessions"), RoomId.of("r1"),
+                    TimeRange.of(T0, Duration.ofHours(5)), 1, SlotStatus.OPEN);
+            schedule(longSession);
+            // a caller that understates the longest session makes the overlap query start too late
+            Slot late = new Slot(t, SlotId.of("short"), CoachId.of("long-sessions"), RoomId.of("r2"),
+                    TimeRange.of(T0.plus(Duration.ofHours(3)), HOUR), 1, SlotStatus.OPEN);
+            assertThatThrownBy(() -> store.schedule(t, late, HOUR, java.time.ZoneOffset.UTC))
+                    .isInstanceOf(BookingStoreException.class).hasMessageContaining("23P01");
+            assertThat(activeOccupations(t, ResourceKind.COACH)).isEqualTo(1);
+        }
+    }
+
+    @Nested
+    class Lessons extends LessonsStoreTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.postgres();
+        }
+    }
+
+    @Nested
+    class RoundTripBudget extends RoundTripBudgetTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.postgres();
+        }
+    }
+
+    @Nested
+    class AllTenantsUpkeep extends AllTenantsUpkeepTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.postgres();
+        }
+
+        /**
+         * A page of tenants is read along the slot primary key (an index-only scan, no sort), custom and
+         * generic plan alike, on 2,000 tenants of 10 slots each after ANALYZE. (On empty tables the
+         * planner sorts a sequential scan instead, which costs nothing there.)
+         */
+        @Test
+        void aPageOfTenantsIsReadAlongTheSlotPrimaryKey() throws SQLException {
+            try (TestDatabase fresh = TestDatabases.postgres(); Connection c = fresh.dataSource().getConnection();
+                 Statement st = c.createStatement()) {
+                String slot = fresh.table("slot");
+                String index = fresh.table("slot_pk");
+                SqlDialect sql = SqlDialect.of(JdbcDialect.POSTGRESQL, new Tables(fresh.prefix()));
+                st.execute("INSERT INTO " + slot + " (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity,"
+                        + " status) SELECT 'tenant-' || lpad((g / 10)::text, 5, '0'), 'slot-' || g, 'c', 'r',"
+                        + " now() + g * interval '1 hour', now() + g * interval '1 hour' + interval '30 minutes', 1, 'OPEN'"
+                        + " FROM generate_series(1, 20000) g");
+                st.execute("ANALYZE " + slot);
+                expectIndexOnly(st, sql.tenants(true), "'tenant-00099', 500", index);
+                expectIndexOnly(st, sql.tenants(false), "500", index);
+                assertThat(fresh.store().tenants(org.slotbook.core.TenantId.of("tenant-00099"), 3))
+                        .extracting(org.slotbook.core.TenantId::value)
+                        .containsExactly("tenant-00100", "tenant-00101", "tenant-00102");
+            }
+        }
+
+        private static void expectIndexOnly(Statement st, String statement, String args, String index)
+                throws SQLException {
+            // the store's statement as the driver sends it: a varchar "after" (when there is one), an int limit
+            boolean after = statement.contains("tenant_id > ?");
+            st.execute("PREPARE page (" + (after ? "varchar, int" : "int") + ") AS "
+                    + statement.replaceFirst("\\?", "\\$1").replaceFirst("\\?", "\\$2"));
+            try {
+                for (String mode : List.of("force_custom_plan", "force_generic_plan")) {
+                    st.execute("SET plan_cache_mode = " + mode);
+                    StringBuilder plan = new StringBuilder();
+                    try (ResultSet rs = st.executeQuery("EXPLAIN (COSTS OFF) EXECUTE page (" + args + ")")) {
+                        while (rs.next()) {
+                            plan.append(rs.getString(1)).append('\n');
+                        }
+                    }
+                    assertThat(plan.toString()).as(mode + " plan of " + statement)
+                            .contains("Index Only Scan using " + index + " ").doesNotContain("Seq Scan").doesNotContain("Sort");
+                }
+            } finally {
+                st.execute("RESET plan_cache_mode");
+                st.execute("DEALLOCATE page");
+            }
+        }
+    }
+
+    @Nested
+    class SchemaDrop extends JdbcSchemaDropTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.postgres();
+        }
+
+        /** A stale overload, as an older release's routine with other parameters would be. */
+        @Override
+        protected void leaveStaleRoutines(TestDatabase db) throws SQLException {
+            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+                st.execute("CREATE FUNCTION " + db.prefix() + "hold(p INTEGER) RETURNS INTEGER LANGUAGE sql AS 'SELECT p'");
+            }
+        }
+    }
+
+    /**
+     * A ledger sharded by tenant over two real PostgreSQL servers: the one the tests are pointed at and a
+     * second one this class starts on a free loopback port. The engine contract passes through the routed
+     * store; a shard that is stopped fails only its own tenants; a tenant moves between the servers with
+     * {@link TenantMove}, checked by SQL on both.
+     */
+    @Nested
+    class Sharded {
+        private static LocalPostgresServer server;
+        private static TestDatabase main;
+        private static TestDatabase spare;
+        private static final Map<TenantId, String> TABLE = new ConcurrentHashMap<>();
+        private static TenantRoutedStore routed;
+
+        @BeforeAll
+        static void twoServers() {
+            main = TestDatabases.postgres();
+            server = LocalPostgresServer.start();
+            spare = TestDatabases.at("PostgreSQL (second server)", server.jdbcUrl() + "&connectTimeout=2", 2_000);
+            routed = TenantRoutedStore.builder()
+                    .shard("main", main.store())
+                    .shard("spare", spare.store())
+                    .mapping(ShardMapping.table(TABLE, ShardMapping.rendezvous(List.of("main", "spare"))))
+                    .build();
+        }
+
+        @AfterAll
+        static void stopServers() {
+            if (spare != null) {
+                spare.close();
+            }
+            if (main != null) {
+                main.close();
+            }
+            if (server != null) {
+                server.close();
+            }
+        }
+
+        @Nested
+        class EngineContractAcrossTwoServers extends BookingEngineContract {
+            @Override
+            protected BookingStore store() {
+                return routed;
+            }
+
+            @Override
+            protected int raceThreads() {
+                return 8;
+            }
+        }
+
+        private final Instant start = Instant.now().truncatedTo(ChronoUnit.HOURS).plus(Duration.ofDays(2));
+
+        private BookingEngine engine(InMemorySeatReservation gate) {
+            return BookingEngine.builder().store(routed).reservation(gate).holdPolicy(HoldPolicy.ofDefaults()).build();
+        }
+
+        private void schedule(BookingEngine engine, TenantId tenant, SlotId slot, int seats, int hour) {
+            engine.schedule(tenant, new SlotSpec(slot, CoachId.of("coach-" + slot.value()), RoomId.of("room-" + slot.value()),
+                    TimeRange.of(start.plus(Duration.ofHours(hour)), Duration.ofMinutes(50)), seats));
+        }
+
+        private static Booking book(BookingEngine engine, TenantId tenant, SlotId slot, String student) {
+            HoldResult result = engine.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of(student)));
+            assertThat(result).as("%s holds %s", student, slot).isInstanceOf(Held.class);
+            return ((Held) result).booking();
+        }
+
+        @Test
+        void withTheSecondServerStoppedItsTenantsFailAndTheOthersAreServedAndNothingIsLost() {
+            TenantId onMain = Fixtures.tenant();
+            TenantId onSpare = Fixtures.tenant();
+            TABLE.put(onMain, "main");
+            TABLE.put(onSpare, "spare");
+            BookingEngine engine = engine(InMemorySeatReservation.create());
+            SlotId slot = SlotId.of("pilates");
+            schedule(engine, onMain, slot, 4, 0);
+            schedule(engine, onSpare, slot, 4, 0);
+            Booking before = book(engine, onSpare, slot, "before");
+
+            server.stop();
+            try {
+                book(engine, onMain, slot, "during-1");
+                book(engine, onMain, slot, "during-2");
+                assertThatThrownBy(() -> engine.hold(onSpare, HoldRequest.of(RequestId.random(), slot,
+                        StudentId.of("during")))).isInstanceOf(BookingStoreException.class);
+                assertThatThrownBy(() -> engine.availability(onSpare, slot)).isInstanceOf(BookingStoreException.class);
+                assertThat(liveCount(main, onMain, slot)).isEqualTo(2);
+            } finally {
+                server.startAgain();
+            }
+
+            assertThat(liveCount(spare, onSpare, slot)).as("the booking made before the outage is still there")
+                    .isEqualTo(1);
+            assertThat(rows(spare, "SELECT booking_id, status FROM %sbooking WHERE tenant_id = ?", onSpare))
+                    .containsExactly(List.of(before.bookingId().value(), "HELD"));
+            book(engine, onSpare, slot, "after");
+            assertThat(liveCount(spare, onSpare, slot)).isEqualTo(2);
+            assertThat(liveCount(main, onSpare, slot)).as("nothing of it on the other server").isZero();
+            assertThat(liveCount(spare, onMain, slot)).isZero();
+        }
+
+        @Test
+        void aTenantMovesToTheSecondServerWithNothingLostAndNothingOversold() {
+            TenantId tenant = Fixtures.tenant();
+            TABLE.put(tenant, "main");
+            InMemorySeatReservation gate = InMemorySeatReservation.create();
+            BookingEngine engine = engine(gate);
+            SlotId small = SlotId.of("small");
+            SlotId sold = SlotId.of("sold-out");
+            schedule(engine, tenant, small, 5, 0);
+            schedule(engine, tenant, sold, 3, 2);
+            List<Booking> kept = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                kept.add(book(engine, tenant, small, "s" + i));
+            }
+            ConfirmResult confirmed = engine.confirm(tenant, kept.get(0).bookingId(), kept.get(0).studentId());
+            assertThat(confirmed).isInstanceOf(Confirmed.class);
+            CancelResult cancelled = engine.cancel(tenant, kept.get(2).bookingId(), kept.get(2).studentId());
+            assertThat(cancelled).isInstanceOf(Cancelled.class);
+            for (int i = 0; i < 3; i++) {
+                book(engine, tenant, sold, "t" + i);
+            }
+            String bookings = "SELECT booking_id, request_id, slot_id, student_id, seat, status FROM %sbooking"
+                    + " WHERE tenant_id = ? ORDER BY booking_id";
+            String seats = "SELECT slot_id, seq, status, booking_id, student_id FROM %sslot_seat"
+                    + " WHERE tenant_id = ? ORDER BY slot_id, seq";
+            String occupancy = "SELECT resource_kind, resource_id, slot_id, booking_id, active FROM %soccupancy"
+                    + " WHERE tenant_id = ? ORDER BY resource_kind, resource_id, slot_id, booking_id";
+            List<List<Object>> bookingsBefore = rows(main, bookings, tenant);
+            List<List<Object>> seatsBefore = rows(main, seats, tenant);
+            List<List<Object>> occupancyBefore = rows(main, occupancy, tenant);
+
+            // 1. the tenant's traffic is stopped (no calls below until the switch); 2. copy
+            TenantMove move = TenantMove.builder(main.dataSource(), spare.dataSource())
+                    .sourcePrefix(main.prefix()).targetPrefix(spare.prefix()).build();
+            Map<String, Integer> copied = move.copy(tenant);
+            assertThat(copied).containsEntry("slot", 2).containsEntry("slot_seat", 8).containsEntry("booking", 6);
+            assertThat(rows(spare, bookings, tenant)).isEqualTo(bookingsBefore);
+            assertThat(rows(spare, seats, tenant)).isEqualTo(seatsBefore);
+            assertThat(rows(spare, occupancy, tenant)).isEqualTo(occupancyBefore);
+            assertThatThrownBy(() -> move.copy(tenant)).as("a second copy is refused")
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("already holds");
+            // 3. switch the mapping; 4. reconcile the gate from the ledger it now reads
+            TABLE.put(tenant, "spare");
+            engine.reconcileAll(tenant);
+            assertThat(gate.inspect(tenant, small).orElseThrow().remaining()).isEqualTo(3);
+            // 5. traffic again, then the source rows go
+            assertThat(move.deleteFromSource(tenant)).isPositive();
+            assertThat(rows(main, bookings, tenant)).isEmpty();
+            assertThat(rows(main, "SELECT slot_id FROM %sslot WHERE tenant_id = ?", tenant)).isEmpty();
+
+            assertThat(engine.confirm(tenant, kept.get(1).bookingId(), kept.get(1).studentId()))
+                    .as("a hold taken before the move is confirmed after it").isInstanceOf(Confirmed.class);
+            int took = 0;
+            for (int i = 0; i < 6; i++) {
+                HoldResult r = engine.hold(tenant, HoldRequest.of(RequestId.random(), small, StudentId.of("late" + i)));
+                if (r instanceof Held) {
+                    took++;
+                } else {
+                    assertThat(r).isInstanceOf(Full.class);
+                }
+            }
+            assertThat(took).as("the seat freed by the cancel and the two never sold").isEqualTo(3);
+            assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), sold, StudentId.of("late"))))
+                    .isInstanceOf(Full.class);
+            assertThat(liveCount(spare, tenant, small)).isEqualTo(5);
+            assertThat(liveCount(spare, tenant, sold)).isEqualTo(3);
+            assertThat(rows(spare, "SELECT slot_id, student_id FROM %sbooking WHERE tenant_id = ?"
+                    + " AND status IN ('HELD', 'CONFIRMED') GROUP BY slot_id, student_id HAVING COUNT(*) > 1", tenant))
+                    .as("no student twice in a slot").isEmpty();
+            assertThat(rows(spare, "SELECT s.slot_id FROM %sslot s WHERE s.tenant_id = ? AND s.capacity < (SELECT COUNT(*)"
+                    + " FROM " + spare.prefix() + "slot_seat x WHERE x.tenant_id = s.tenant_id AND x.slot_id = s.slot_id"
+                    + " AND x.status IN ('HELD', 'CONFIRMED'))", tenant)).as("no slot oversold").isEmpty();
+            assertThat(rows(spare, "SELECT booking_id, status FROM %sbooking WHERE tenant_id = ? AND booking_id = ?",
+                    tenant, kept.get(0).bookingId().value())).containsExactly(List.of(kept.get(0).bookingId().value(),
+                    "CONFIRMED"));
+        }
+
+        private static long liveCount(TestDatabase db, TenantId tenant, SlotId slot) {
+            return (Long) rows(db, "SELECT COUNT(*) FROM %sbooking WHERE tenant_id = ? AND slot_id = ?"
+                    + " AND status IN ('HELD', 'CONFIRMED')", tenant, slot.value()).get(0).get(0);
+        }
+
+        private static List<List<Object>> rows(TestDatabase db, String sql, TenantId tenant, String... more) {
+            try (Connection c = db.dataSource().getConnection();
+                 PreparedStatement ps = c.prepareStatement(String.format(sql, db.prefix()))) {
+                ps.setString(1, tenant.value());
+                for (int i = 0; i < more.length; i++) {
+                    ps.setString(i + 2, more[i]);
+                }
+                List<List<Object>> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    int n = rs.getMetaData().getColumnCount();
+                    while (rs.next()) {
+                        List<Object> row = new ArrayList<>();
+                        for (int i = 1; i <= n; i++) {
+                            row.add(rs.getObject(i));
+                        }
+                        out.add(row);
+                    }
+                }
+                return out;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /**
+     * The PostgreSQL one-call routines of schema-postgresql.sql, called with plain JDBC in autocommit
+     * mode, the way the store calls them: every answer tag, the rows they leave behind, the database
+     * clock, concurrency, and the plans of their hot statements on a fresh schema.
+     */
+    @Nested
+    class Routines {
+        private static final List<String> COLUMNS = List.of("tag", "booking_id", "request_id", "slot_id", "student_id",
+                "seat", "status", "held_until", "created_at", "updated_at", "res_kind", "res_id", "starts_at", "ends_at",
+                "coach_id", "room_id", "capacity", "ref_id", "amount", "note");
+        private static final long HOUR_MICROS = Duration.ofHours(1).toNanos() / 1000;
+        private static final long HOLD_MICROS = Duration.ofMinutes(10).toNanos() / 1000;
+        private static final long LONGEST_MICROS = Duration.ofHours(24).toNanos() / 1000;
+        /** The explicit clock of most tests; every slot starts a day later. */
+        private static final OffsetDateTime NOW = OffsetDateTime.now(ZoneOffset.UTC).plusDays(3).truncatedTo(ChronoUnit.HOURS);
+        private static final OffsetDateTime T0 = NOW.plusDays(1);
+
+        private static TestDatabase db;
+        private static String p;
+
+        @BeforeAll
+        static void open() {
+            db = TestDatabases.postgres();
+            p = db.prefix();
+        }
+
+        @AfterAll
+        static void close() {
+            if (db != null) {
+                db.close();
+            }
+        }
+
+        /** One fact row. */
+        record Fact(String tag, String bookingId, String requestId, String slotId, String studentId, Integer seat,
+                    String status, OffsetDateTime heldUntil, OffsetDateTime createdAt, OffsetDateTime updatedAt,
+                    String resKind, String resId, OffsetDateTime startsAt, OffsetDateTime endsAt, String coachId,
+                    String roomId, Integer capacity) {
+        }
+
+        // ------------------------------------------------------------------ schedule
+
+        @Test
+        void scheduleWritesSlotSeatsAndOccupationsThenAnswersExistsAndConflicts() throws SQLException {
+            String t = tenant();
+            List<Fact> facts = schedule(t, "yoga", "ana", "studio", T0, T0.plusHours(1), 3);
+            assertThat(facts).hasSize(1);
+            Fact f = facts.get(0);
+            assertThat(f).isEqualTo(new Fact("SCHEDULED", null, null, "yoga", null, 0, "OPEN", null, null, null, null,
+                    null, T0, T0.plusHours(1), "ana", "studio", 3));
+            assertThat(longs("SELECT seq FROM " + p + "slot_seat WHERE tenant_id = ? AND slot_id = 'yoga' AND status = 'FREE'"
+                    + " AND booking_id IS NULL ORDER BY seq", t)).containsExactly(1L, 2L, 3L);
+            assertThat(strings("SELECT resource_kind || ':' || resource_id || ':' || active || ':' || COALESCE(booking_id, '-')"
+                    + " FROM " + p + "occupancy WHERE tenant_id = ? ORDER BY resource_kind", t))
+                    .containsExactly("COACH:ana:true:-", "ROOM:studio:true:-");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "resource_lock WHERE tenant_id = ?", t)).containsExactly(2L);
+
+            assertThat(schedule(t, "yoga", "ana", "studio", T0, T0.plusHours(1), 3))
+                    .containsExactly(new Fact("EXISTS", null, null, "yoga", null, 0, "OPEN", null, null, null, null,
+                            null, T0, T0.plusHours(1), "ana", "studio", 3));
+            // the same id with another spec answers the stored slot too; the caller compares
+            assertThat(schedule(t, "yoga", "bo", "hall", T0, T0.plusHours(2), 9)).extracting(Fact::tag, Fact::coachId)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("EXISTS", "ana"));
+
+            // coach and room both busy: one row per clash, by kind
+            assertThat(schedule(t, "pilates", "ana", "studio", T0.plusMinutes(30), T0.plusMinutes(90), 5)).containsExactly(
+                    new Fact("CONFLICT", null, null, "yoga", null, null, null, null, null, null, "COACH", "ana", T0,
+                            T0.plusHours(1), null, null, null),
+                    new Fact("CONFLICT", null, null, "yoga", null, null, null, null, null, null, "ROOM", "studio", T0,
+                            T0.plusHours(1), null, null, null));
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "slot WHERE tenant_id = ?", t)).containsExactly(1L);
+            // back to back is no clash
+            assertThat(schedule(t, "next", "ana", "studio", T0.plusHours(1), T0.plusHours(2), 1))
+                    .extracting(Fact::tag).containsExactly("SCHEDULED");
+        }
+
+        // ------------------------------------------------------------------ hold
+
+        @Test
+        void holdAnswersHeldThenReplayAlreadyAndFull() throws SQLException {
+            String t = tenant();
+            schedule(t, "s", "c", "r", T0, T0.plusHours(1), 1);
+            List<Fact> held = hold(t, "b1", "q1", "s", "li", "HELD", NOW, false);
+            Fact booking = new Fact("HELD", "b1", "q1", "s", "li", 1, "HELD", NOW.plusMinutes(10), NOW, NOW, null, null,
+                    null, null, null, null, null);
+            assertThat(held).containsExactly(booking, withTag(booking, "EV_HELD"));
+            assertThat(strings("SELECT status || ':' || booking_id || ':' || student_id FROM " + p
+                    + "slot_seat WHERE tenant_id = ?", t)).containsExactly("HELD:b1:li");
+            assertThat(strings("SELECT resource_id || ':' || booking_id || ':' || active FROM " + p
+                    + "occupancy WHERE tenant_id = ? AND resource_kind = 'STUDENT'", t)).containsExactly("li:b1:true");
+
+            assertThat(hold(t, "b1x", "q1", "s", "li", "HELD", NOW.plusMinutes(1), false))
+                    .containsExactly(withTag(booking, "REPLAY"));
+            // the slot is full: the pre-check answers without locks
+            assertThat(hold(t, "b2", "q2", "s", "li", "HELD", NOW.plusMinutes(1), false))
+                    .containsExactly(withTag(booking, "ALREADY"));
+            assertThat(hold(t, "b3", "q3", "s", "mo", "HELD", NOW.plusMinutes(1), false)).containsExactly(bare("FULL"));
+            // past the pre-check (the gate said it holds a seat): the same answers under the student's lock
+            assertThat(hold(t, "b2", "q2", "s", "li", "HELD", NOW.plusMinutes(1), true))
+                    .containsExactly(withTag(booking, "ALREADY"));
+            assertThat(hold(t, "b3", "q3", "s", "mo", "HELD", NOW.plusMinutes(1), true)).containsExactly(bare("FULL"));
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ?", t)).containsExactly(1L);
+            assertThat(hold(t, "b4", "q4", "nope", "li", "HELD", NOW, false)).containsExactly(bare("NOT_FOUND"));
+        }
+
+        @Test
+        void bookConfirmsAtOnceAndAReusedRequestIdIsAUniqueViolation() throws SQLException {
+            String t = tenant();
+            schedule(t, "s", "c", "r", T0, T0.plusHours(1), 2);
+            Fact booked = new Fact("HELD", "b1", "q1", "s", "li", 1, "CONFIRMED", NOW.plusMinutes(10), NOW, NOW, null,
+                    null, null, null, null, null, null);
+            assertThat(hold(t, "b1", "q1", "s", "li", "CONFIRMED", NOW, false))
+                    .containsExactly(booked, withTag(booked, "EV_CONFIRMED"));
+            assertThat(strings("SELECT status FROM " + p + "slot_seat WHERE tenant_id = ? AND seq = 1", t))
+                    .containsExactly("CONFIRMED");
+            // another student's request under the same id: the answer is a REPLAY the caller refuses ...
+            assertThat(hold(t, "b2", "q1", "s", "mo", "HELD", NOW, false)).extracting(Fact::tag, Fact::studentId)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("REPLAY", "li"));
+            // ... and a booking id used twice fails on its key
+            assertThatThrownBy(() -> hold(t, "b1", "q9", "s", "mo", "HELD", NOW, false))
+                    .isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("23505");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ?", t)).containsExactly(1L);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "slot_seat WHERE tenant_id = ? AND status = 'FREE'", t))
+                    .containsExactly(1L);
+            assertThatThrownBy(() -> hold(t, "b3", "q3", "s", "mo", "CANCELLED", NOW, false))
+                    .isInstanceOf(SQLException.class).extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("22023");
+        }
+
+        @Test
+        void aSlotThatEndedOrWasCancelledIsNotOpenExceptForAReplay() throws SQLException {
+            String t = tenant();
+            schedule(t, "s", "c", "r", T0, T0.plusHours(1), 2);
+            hold(t, "b1", "q1", "s", "li", "HELD", NOW, false);
+            assertThat(hold(t, "b2", "q2", "s", "mo", "HELD", T0.plusHours(1), false))
+                    .containsExactly(withSlot(bare("NOT_OPEN"), "s", "OPEN"));
+            assertThat(hold(t, "b1", "q1", "s", "li", "HELD", T0.plusHours(1), false)).extracting(Fact::tag, Fact::bookingId)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("REPLAY", "b1"));
+            cancelSlot(t, "s", NOW);
+            assertThat(hold(t, "b2", "q2", "s", "mo", "HELD", NOW, false))
+                    .containsExactly(withSlot(bare("NOT_OPEN"), "s", "CANCELLED"));
+        }
+
+        @Test
+        void aStudentsOverlappingBookingIsAConflictButHisDeadHoldIsRetired() throws SQLException {
+            String t = tenant();
+            schedule(t, "a", "c1", "r1", T0, T0.plusHours(1), 1);
+            schedule(t, "b", "c2", "r2", T0.plusMinutes(30), T0.plusMinutes(90), 1);
+            hold(t, "ba", "qa", "a", "li", "HELD", NOW, false);
+            assertThat(hold(t, "bb", "qb", "b", "li", "HELD", NOW.plusMinutes(5), false)).containsExactly(
+                    new Fact("CONFLICT", "ba", null, "a", null, null, null, null, null, null, "STUDENT", "li", T0,
+                            T0.plusHours(1), null, null, null));
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ?", t)).containsExactly(1L);
+
+            // ten minutes on the hold on slot a is dead: it blocks nothing and is retired by this call
+            OffsetDateTime later = NOW.plusMinutes(10);
+            List<Fact> facts = hold(t, "bb", "qb", "b", "li", "HELD", later, false);
+            assertThat(facts).extracting(Fact::tag, Fact::bookingId, Fact::status).containsExactly(
+                    org.assertj.core.groups.Tuple.tuple("HELD", "bb", "HELD"),
+                    org.assertj.core.groups.Tuple.tuple("EV_EXPIRED", "ba", "EXPIRED"),
+                    org.assertj.core.groups.Tuple.tuple("EV_HELD", "bb", "HELD"));
+            assertThat(facts.get(1).updatedAt()).isEqualTo(later);
+            assertThat(strings("SELECT slot_id || ':' || status || ':' || COALESCE(booking_id, '-') FROM " + p
+                    + "slot_seat WHERE tenant_id = ? ORDER BY slot_id", t)).containsExactly("a:FREE:-", "b:HELD:bb");
+            assertThat(strings("SELECT booking_id FROM " + p + "occupancy WHERE tenant_id = ? AND resource_kind = 'STUDENT'"
+                    + " AND active", t)).containsExactly("bb");
+        }
+
+        @Test
+        void aDeadHoldOfTheSameSlotIsRetiredAndAnotherStudentsDeadHoldIsTakenOver() throws SQLException {
+            String t = tenant();
+            schedule(t, "s", "c", "r", T0, T0.plusHours(1), 1);
+            hold(t, "b1", "q1", "s", "li", "HELD", NOW, false);
+            OffsetDateTime later = NOW.plusMinutes(20);
+            // li again, his own hold ran out: retired, then the freed seat is his again
+            assertThat(hold(t, "b2", "q2", "s", "li", "HELD", later, false)).extracting(Fact::tag, Fact::bookingId)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("HELD", "b2"),
+                            org.assertj.core.groups.Tuple.tuple("EV_EXPIRED", "b1"),
+                            org.assertj.core.groups.Tuple.tuple("EV_HELD", "b2"));
+            // mo takes the seat over once li's second hold ran out
+            OffsetDateTime latest = later.plusMinutes(10);
+            List<Fact> facts = hold(t, "b3", "q3", "s", "mo", "HELD", latest, false);
+            assertThat(facts).extracting(Fact::tag, Fact::bookingId, Fact::status, Fact::seat).containsExactly(
+                    org.assertj.core.groups.Tuple.tuple("HELD", "b3", "HELD", 1),
+                    org.assertj.core.groups.Tuple.tuple("EV_EXPIRED", "b2", "EXPIRED", 1),
+                    org.assertj.core.groups.Tuple.tuple("EV_HELD", "b3", "HELD", 1));
+            assertThat(strings("SELECT booking_id || ':' || status FROM " + p + "booking WHERE tenant_id = ?"
+                    + " ORDER BY booking_id", t)).containsExactly("b1:EXPIRED", "b2:EXPIRED", "b3:HELD");
+            assertThat(strings("SELECT booking_id FROM " + p + "occupancy WHERE tenant_id = ? AND resource_kind = 'STUDENT'"
+                    + " AND active", t)).containsExactly("b3");
+        }
+
+        // ------------------------------------------------------------------ confirm / cancel
+
+        @Test
+        void confirmAnswersEveryState() throws SQLException {
+            String t = tenant();
+            schedule(t, "s", "c", "r", T0, T0.plusHours(1), 3);
+            hold(t, "b1", "q1", "s", "li", "HELD", NOW, false);
+            OffsetDateTime at = NOW.plusMinutes(5);
+            Fact confirmed = new Fact("CONFIRMED", "b1", "q1", "s", "li", 1, "CONFIRMED", NOW.plusMinutes(10), NOW, at,
+                    null, null, null, null, null, null, null);
+            assertThat(confirm(t, "b1", "li", at)).containsExactly(confirmed, withTag(confirmed, "EV_CONFIRMED"));
+            assertThat(confirm(t, "b1", "li", at.plusMinutes(30))).containsExactly(confirmed);
+            assertThat(strings("SELECT status FROM " + p + "slot_seat WHERE tenant_id = ? AND seq = 1", t))
+                    .containsExactly("CONFIRMED");
+            assertThat(confirm(t, "b1", "mo", at)).containsExactly(bare("NOT_FOUND"));
+            assertThat(confirm(t, "nope", "li", at)).containsExactly(bare("NOT_FOUND"));
+
+            hold(t, "b2", "q2", "s", "mo", "HELD", NOW, false);
+            OffsetDateTime late = NOW.plusMinutes(10);
+            Fact expired = new Fact("HOLD_EXPIRED", "b2", "q2", "s", "mo", 2, "EXPIRED", NOW.plusMinutes(10), NOW, late,
+                    null, null, null, null, null, null, null);
+            assertThat(confirm(t, "b2", "mo", late)).containsExactly(expired, withTag(expired, "EV_EXPIRED"));
+            assertThat(confirm(t, "b2", "mo", late)).containsExactly(expired);
+            assertThat(strings("SELECT status FROM " + p + "slot_seat WHERE tenant_id = ? AND seq = 2", t))
+                    .containsExactly("FREE");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "occupancy WHERE tenant_id = ? AND booking_id = 'b2' AND active",
+                    t)).containsExactly(0L);
+
+            hold(t, "b3", "q3", "s", "zoe", "HELD", NOW, false);
+            cancel(t, "b3", "zoe", NOW.plusMinutes(1));
+            assertThat(confirm(t, "b3", "zoe", NOW.plusMinutes(2))).containsExactly(bare("ALREADY_CANCELLED"));
+        }
+
+        @Test
+        void cancelAnswersEveryState() throws SQLException {
+            String t = tenant();
+            schedule(t, "s", "c", "r", T0, T0.plusHours(1), 2);
+            hold(t, "b1", "q1", "s", "li", "CONFIRMED", NOW, false);
+            OffsetDateTime at = NOW.plusMinutes(1);
+            Fact cancelled = new Fact("CANCELLED", "b1", "q1", "s", "li", 1, "CANCELLED", NOW.plusMinutes(10), NOW, at,
+                    null, null, null, null, null, null, null);
+            assertThat(cancel(t, "b1", "mo", at)).containsExactly(bare("NOT_FOUND"));
+            assertThat(cancel(t, "b1", "li", at)).containsExactly(cancelled, withTag(cancelled, "EV_CANCELLED"));
+            assertThat(cancel(t, "b1", "li", at.plusMinutes(1))).containsExactly(withTag(cancelled, "ALREADY_CANCELLED"));
+            assertThat(strings("SELECT status || ':' || COALESCE(booking_id, '-') FROM " + p
+                    + "slot_seat WHERE tenant_id = ? AND seq = 1", t)).containsExactly("FREE:-");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "occupancy WHERE tenant_id = ? AND booking_id = 'b1' AND active",
+                    t)).containsExactly(0L);
+
+            hold(t, "b2", "q2", "s", "mo", "HELD", NOW, false);
+            OffsetDateTime late = NOW.plusMinutes(15);
+            Fact expired = new Fact("ALREADY_CANCELLED", "b2", "q2", "s", "mo", 1, "EXPIRED", NOW.plusMinutes(10), NOW,
+                    late, null, null, null, null, null, null, null);
+            assertThat(cancel(t, "b2", "mo", late)).containsExactly(expired, withTag(expired, "EV_EXPIRED"));
+            assertThat(cancel(t, "b2", "mo", late)).containsExactly(expired);
+        }
+
+        // ------------------------------------------------------------------ cancel_slot / expire_due
+
+        @Test
+        void cancelSlotClosesSeatsCancelsBookingsAndReleasesEveryOccupation() throws SQLException {
+            String t = tenant();
+            schedule(t, "s", "c", "r", T0, T0.plusHours(1), 3);
+            hold(t, "b1", "q1", "s", "li", "HELD", NOW, false);
+            hold(t, "b2", "q2", "s", "mo", "CONFIRMED", NOW, false);
+            OffsetDateTime at = NOW.plusMinutes(1);
+            List<Fact> facts = cancelSlot(t, "s", at);
+            assertThat(facts.get(0)).isEqualTo(new Fact("SLOT_CANCELLED", null, null, "s", null, 0, "CANCELLED", null,
+                    null, null, null, null, T0, T0.plusHours(1), "c", "r", 3));
+            assertThat(facts.subList(1, facts.size())).extracting(Fact::tag, Fact::bookingId, Fact::seat, Fact::status)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("EV_CANCELLED", "b1", 1, "CANCELLED"),
+                            org.assertj.core.groups.Tuple.tuple("EV_CANCELLED", "b2", 2, "CANCELLED"));
+            assertThat(facts.get(1).updatedAt()).isEqualTo(at);
+            assertThat(strings("SELECT DISTINCT status FROM " + p + "slot_seat WHERE tenant_id = ? AND booking_id IS NULL",
+                    t)).containsExactly("CLOSED");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "occupancy WHERE tenant_id = ? AND active", t))
+                    .containsExactly(0L);
+            assertThat(cancelSlot(t, "s", at)).containsExactly(bare("ALREADY_CANCELLED"));
+            assertThat(cancelSlot(t, "nope", at)).containsExactly(bare("NOT_FOUND"));
+            // coach and room are free again
+            assertThat(schedule(t, "again", "c", "r", T0, T0.plusHours(1), 1)).extracting(Fact::tag)
+                    .containsExactly("SCHEDULED");
+        }
+
+        @Test
+        void expireDueExpiresTheOldestDeadHoldsUpToTheLimit() throws SQLException {
+            String t = tenant();
+            schedule(t, "s", "c", "r", T0, T0.plusHours(1), 4);
+            hold(t, "b1", "q1", "s", "li", "HELD", NOW.plusMinutes(2), false);
+            hold(t, "b2", "q2", "s", "mo", "HELD", NOW, false);
+            hold(t, "b3", "q3", "s", "zoe", "CONFIRMED", NOW, false);
+            hold(t, "b4", "q4", "s", "ada", "HELD", NOW.plusMinutes(30), false);
+            OffsetDateTime at = NOW.plusMinutes(15);
+            List<Fact> first = expireDue(t, at, 1);
+            assertThat(first).extracting(Fact::tag, Fact::bookingId, Fact::status).containsExactly(
+                    org.assertj.core.groups.Tuple.tuple("EV_EXPIRED", "b2", "EXPIRED"));
+            assertThat(first.get(0).updatedAt()).isEqualTo(at);
+            assertThat(expireDue(t, at, 10)).extracting(Fact::bookingId).containsExactly("b1");
+            assertThat(expireDue(t, at, 10)).isEmpty();
+            assertThat(strings("SELECT booking_id || ':' || status FROM " + p + "booking WHERE tenant_id = ?"
+                    + " ORDER BY booking_id", t)).containsExactly("b1:EXPIRED", "b2:EXPIRED", "b3:CONFIRMED", "b4:HELD");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "slot_seat WHERE tenant_id = ? AND status = 'FREE'", t))
+                    .containsExactly(2L);
+            assertThat(strings("SELECT booking_id FROM " + p + "occupancy WHERE tenant_id = ? AND resource_kind = 'STUDENT'"
+                    + " AND active ORDER BY booking_id", t)).containsExactly("b3", "b4");
+            assertThatThrownBy(() -> expireDue(t, at, 0)).isInstanceOf(SQLException.class);
+        }
+
+        // ------------------------------------------------------------------ the database clock
+
+        @Test
+        void aNullNowIsTheDatabaseClockReadOnce() throws SQLException {
+            String t = tenant();
+            OffsetDateTime start = OffsetDateTime.now(ZoneOffset.UTC).plusDays(2).truncatedTo(ChronoUnit.HOURS);
+            schedule(t, "s", "c", "r", start, start.plusHours(1), 2);
+            OffsetDateTime before = dbClock();
+            List<Fact> held = hold(t, "b1", "q1", "s", "li", "HELD", null, false);
+            OffsetDateTime after = dbClock();
+            Fact b = held.get(0);
+            assertThat(b.tag()).isEqualTo("HELD");
+            assertThat(b.createdAt()).isBetween(before, after).isEqualTo(b.updatedAt());
+            assertThat(b.heldUntil()).isEqualTo(b.createdAt().plusMinutes(10));
+
+            before = dbClock();
+            List<Fact> confirmed = confirm(t, "b1", "li", null);
+            after = dbClock();
+            assertThat(confirmed.get(0).updatedAt()).isBetween(before, after);
+            before = dbClock();
+            List<Fact> cancelled = cancel(t, "b1", "li", null);
+            after = dbClock();
+            assertThat(cancelled).extracting(Fact::tag).containsExactly("CANCELLED", "EV_CANCELLED");
+            assertThat(cancelled.get(0).updatedAt()).isBetween(before, after);
+
+            // a hold of zero length is dead at once by the database clock
+            hold(t, "b2", "q2", "s", "mo", "HELD", null, false, 0);
+            assertThat(expireDue(t, null, 10)).extracting(Fact::bookingId).containsExactly("b2");
+            hold(t, "b3", "q3", "s", "zoe", "HELD", null, false);
+            assertThat(cancelSlot(t, "s", null)).extracting(Fact::tag).containsExactly("SLOT_CANCELLED", "EV_CANCELLED");
+        }
+
+        // ------------------------------------------------------------------ concurrency
+
+        @Test
+        void fiftyConcurrentHoldsOnTenSeatsTakeExactlyTenSeats() throws Exception {
+            String t = tenant();
+            schedule(t, "hot", "c", "r", T0, T0.plusHours(1), 10);
+            List<Callable<List<Fact>>> calls = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                int n = i;
+                calls.add(() -> hold(t, "b" + n, "q" + n, "hot", "st" + n, "HELD", NOW, false));
+            }
+            List<List<Fact>> answers = Concurrent.call(calls);
+            assertThat(answers.stream().filter(a -> a.get(0).tag().equals("HELD")).count()).isEqualTo(10);
+            assertThat(answers.stream().filter(a -> a.get(0).tag().equals("FULL")).count()).isEqualTo(40);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "slot_seat WHERE tenant_id = ? AND status = 'HELD'", t))
+                    .containsExactly(10L);
+            assertThat(longs("SELECT COUNT(DISTINCT booking_id) FROM " + p + "slot_seat WHERE tenant_id = ?", t))
+                    .containsExactly(10L);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ?", t)).containsExactly(10L);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "booking b JOIN " + p + "slot_seat s ON s.tenant_id = b.tenant_id"
+                    + " AND s.slot_id = b.slot_id AND s.seq = b.seat AND s.booking_id = b.booking_id WHERE b.tenant_id = ?", t))
+                    .containsExactly(10L);
+        }
+
+        @Test
+        void oneStudentRacingIntoTenOverlappingSlotsGetsOne() throws Exception {
+            String t = tenant();
+            List<Callable<List<Fact>>> calls = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                OffsetDateTime start = T0.plusMinutes(5L * i);
+                schedule(t, "s" + i, "c" + i, "r" + i, start, start.plusHours(1), 5);
+                int n = i;
+                calls.add(() -> hold(t, "b" + n, "q" + n, "s" + n, "li", "HELD", NOW, false));
+            }
+            List<List<Fact>> answers = Concurrent.call(calls);
+            assertThat(answers.stream().filter(a -> a.get(0).tag().equals("HELD")).count()).isEqualTo(1);
+            assertThat(answers.stream().filter(a -> a.get(0).tag().equals("CONFLICT")).count()).isEqualTo(9);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "occupancy WHERE tenant_id = ? AND resource_kind = 'STUDENT'"
+                    + " AND resource_id = 'li' AND active", t)).containsExactly(1L);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ?", t)).containsExactly(1L);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "slot_seat WHERE tenant_id = ? AND student_id = 'li'", t))
+                    .containsExactly(1L);
+        }
+
+        @Test
+        void twentyConcurrentCancelsCancelOnceAndFreeTheSeatOnce() throws Exception {
+            String t = tenant();
+            schedule(t, "s", "c", "r", T0, T0.plusHours(1), 3);
+            hold(t, "b1", "q1", "s", "li", "CONFIRMED", NOW, false);
+            List<Callable<List<Fact>>> calls = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                calls.add(() -> cancel(t, "b1", "li", NOW.plusMinutes(1)));
+            }
+            List<List<Fact>> answers = Concurrent.call(calls);
+            assertThat(answers.stream().filter(a -> a.get(0).tag().equals("CANCELLED")).count()).isEqualTo(1);
+            assertThat(answers.stream().filter(a -> a.get(0).tag().equals("ALREADY_CANCELLED")).count()).isEqualTo(19);
+            assertThat(answers.stream().flatMap(List::stream).filter(f -> f.tag().startsWith("EV_")))
+                    .extracting(Fact::tag).containsExactly("EV_CANCELLED");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "slot_seat WHERE tenant_id = ? AND status = 'FREE'", t))
+                    .containsExactly(3L);
+            assertThat(strings("SELECT status FROM " + p + "booking WHERE tenant_id = ?", t)).containsExactly("CANCELLED");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "occupancy WHERE tenant_id = ? AND resource_kind = 'STUDENT'"
+                    + " AND active", t)).containsExactly(0L);
+        }
+
+        // ------------------------------------------------------------------ plans
+
+        @Test
+        void theHotStatementsUseTheirIndexOnAFreshSchemaCustomAndGeneric() throws SQLException {
+            try (TestDatabase fresh = TestDatabases.postgres(); Connection c = fresh.dataSource().getConnection()) {
+                String f = fresh.prefix();
+                // as in the functions (varchar parameters, the same text)
+                expectIndex(c, f + "booking_request_ux", "SELECT b.booking_id FROM " + f + "booking b"
+                        + " WHERE b.tenant_id = $1 AND b.request_id = $2", "varchar", "varchar");
+                expectIndex(c, f + "booking_pk", "SELECT b.slot_id, b.seat FROM " + f + "booking b"
+                        + " WHERE b.tenant_id = $1 AND b.booking_id = $2 AND b.student_id = $3", "varchar", "varchar", "varchar");
+                expectIndex(c, f + "booking_pk", "UPDATE " + f + "booking b SET status = 'EXPIRED', updated_at = $3"
+                        + " WHERE b.tenant_id = $1 AND b.booking_id = $2", "varchar", "varchar", "timestamptz");
+                expectIndex(c, f + "booking_live_ix", "SELECT b.booking_id FROM " + f + "booking b"
+                        + " WHERE b.tenant_id = $1 AND b.slot_id = $2 AND b.student_id = $3"
+                        + " AND (b.status = 'CONFIRMED' OR (b.status = 'HELD' AND $4 < b.held_until)) LIMIT 1",
+                        "varchar", "varchar", "varchar", "timestamptz");
+                expectIndex(c, f + "booking_live_ix", "UPDATE " + f + "booking b SET status = 'CANCELLED', updated_at = $3"
+                        + " WHERE b.tenant_id = $1 AND b.slot_id = $2 AND b.status IN ('HELD', 'CONFIRMED')",
+                        "varchar", "varchar", "timestamptz");
+                expectIndex(c, f + "booking_held_ix", "SELECT d.booking_id FROM " + f + "booking d"
+                        + " WHERE d.tenant_id = $1 AND d.status = 'HELD' AND d.held_until <= $2 ORDER BY d.held_until LIMIT $3",
+                        "varchar", "timestamptz", "int");
+                String overlap = "SELECT o.booking_id FROM " + f + "occupancy o LEFT JOIN LATERAL (SELECT d.status,"
+                        + " d.held_until FROM " + f + "booking d WHERE d.tenant_id = $1 AND d.booking_id = o.booking_id"
+                        + " OFFSET 0) d ON TRUE WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2"
+                        + " AND o.active AND o.starts_at < $4 AND o.ends_at > $3 AND o.starts_at > $5"
+                        + " AND NOT COALESCE(d.status = 'HELD' AND d.held_until <= $6, FALSE)"
+                        + " ORDER BY o.resource_kind, o.resource_id, o.starts_at";
+                String[] overlapTypes = {"varchar", "varchar", "timestamptz", "timestamptz", "timestamptz", "timestamptz"};
+                expectIndex(c, f + "occupancy_overlap_ix", overlap, overlapTypes);
+                expectIndex(c, f + "booking_pk", overlap, overlapTypes);
+                String retire = "SELECT m.booking_id AS id, m.slot_id AS slot, m.seat AS seq FROM (SELECT l.booking_id,"
+                        + " l.slot_id, l.seat, l.status, l.held_until FROM " + f + "booking l WHERE l.tenant_id = $1"
+                        + " AND l.slot_id = $3 AND l.student_id = $2 AND l.status IN ('HELD', 'CONFIRMED') OFFSET 0) m"
+                        + " WHERE m.status = 'HELD' AND m.held_until <= $7 UNION ALL SELECT d.booking_id, d.slot_id, d.seat FROM (SELECT o.booking_id"
+                        + " FROM " + f + "occupancy o WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT'"
+                        + " AND o.resource_id = $2 AND o.active AND o.starts_at < $5 AND o.ends_at > $4 AND o.starts_at > $6"
+                        + " ORDER BY o.resource_kind, o.resource_id, o.starts_at) o CROSS JOIN LATERAL (SELECT k.booking_id,"
+                        + " k.slot_id, k.seat, k.status, k.held_until FROM " + f + "booking k WHERE k.tenant_id = $1"
+                        + " AND k.booking_id = o.booking_id OFFSET 0) d WHERE d.status = 'HELD' AND d.held_until <= $7";
+                String[] retireTypes = {"varchar", "varchar", "varchar", "timestamptz", "timestamptz", "timestamptz",
+                    "timestamptz"};
+                expectIndex(c, f + "booking_live_ix", retire, retireTypes);
+                expectIndex(c, f + "occupancy_overlap_ix", retire, retireTypes);
+                expectIndex(c, f + "booking_pk", retire, retireTypes);
+                expectIndex(c, f + "occupancy_overlap_ix", "SELECT c.slot_id FROM " + f + "occupancy c"
+                        + " WHERE c.tenant_id = $1 AND c.resource_kind = 'COACH' AND c.resource_id = $2 AND c.active"
+                        + " AND c.starts_at < $4 AND c.ends_at > $3 AND c.starts_at > $5"
+                        + " ORDER BY c.resource_kind, c.resource_id, c.starts_at",
+                        "varchar", "varchar", "timestamptz", "timestamptz", "timestamptz");
+                expectIndex(c, f + "occupancy_release_booking_ix", "UPDATE " + f + "occupancy o SET active = FALSE"
+                        + " WHERE o.tenant_id = $1 AND o.booking_id = $2 AND o.active IS NOT FALSE", "varchar", "varchar");
+                expectIndex(c, f + "occupancy_release_slot_ix", "UPDATE " + f + "occupancy o SET active = FALSE"
+                        + " WHERE o.tenant_id = $1 AND o.slot_id = $2 AND o.active IS NOT FALSE", "varchar", "varchar");
+                expectIndex(c, f + "slot_seat_free_ix", "SELECT s.seq FROM " + f + "slot_seat s WHERE s.tenant_id = $1"
+                        + " AND s.slot_id = $2 AND s.status = 'FREE' ORDER BY s.seq LIMIT 1 FOR UPDATE SKIP LOCKED",
+                        "varchar", "varchar");
+                expectIndex(c, f + "slot_seat_held_ix", "SELECT s.seq, s.booking_id FROM " + f + "slot_seat s"
+                        + " WHERE s.tenant_id = $1 AND s.slot_id = $2 AND s.status = 'HELD' AND s.held_until <= $3"
+                        + " ORDER BY s.held_until LIMIT 1 FOR UPDATE SKIP LOCKED", "varchar", "varchar", "timestamptz");
+                expectIndex(c, f + "slot_seat_free_ix", "SELECT EXISTS (SELECT 1 FROM " + f + "slot_seat x"
+                        + " WHERE x.tenant_id = $1 AND x.slot_id = $2 AND x.status = 'FREE')", "varchar", "varchar");
+                expectIndex(c, f + "slot_seat_pk", "SELECT s.status, s.booking_id FROM " + f + "slot_seat s"
+                        + " WHERE s.tenant_id = $1 AND s.slot_id = $2 AND s.seq = $3 FOR UPDATE", "varchar", "varchar", "int");
+                expectIndex(c, f + "slot_seat_pk", "UPDATE " + f + "slot_seat s SET status = 'FREE', booking_id = NULL,"
+                        + " student_id = NULL, held_until = NULL WHERE s.tenant_id = $1 AND s.slot_id = $2 AND s.seq = $3",
+                        "varchar", "varchar", "int");
+                expectIndex(c, f + "resource_lock_pk", "SELECT 1 FROM " + f + "resource_lock l WHERE l.tenant_id = $1"
+                        + " AND l.resource_kind = 'STUDENT' AND l.resource_id = $2 FOR UPDATE", "varchar", "varchar");
+                expectIndex(c, f + "slot_pk", "SELECT s.starts_at FROM " + f + "slot s WHERE s.tenant_id = $1"
+                        + " AND s.slot_id = $2", "varchar", "varchar");
+                // the booking rules: the slot lock of every seat freeing, the waitlist, the student limits
+                expectIndex(c, f + "slot_pk", "SELECT 1 FROM " + f + "slot s WHERE s.tenant_id = $1 AND s.slot_id = $2"
+                        + " FOR UPDATE", "varchar", "varchar");
+                expectIndex(c, f + "waiter_waiting_ix", "SELECT x.request_id, x.student_id, x.booking_id FROM " + f
+                        + "waiter x WHERE x.tenant_id = $1 AND x.slot_id = $2 AND x.status = 'WAITING' ORDER BY x.seq",
+                        "varchar", "varchar");
+                expectIndex(c, f + "waiter_waiting_ix", "SELECT COUNT(*) FROM " + f + "waiter o WHERE o.tenant_id = $1"
+                        + " AND o.slot_id = $2 AND o.status = 'WAITING' AND o.seq <= $3", "varchar", "varchar", "int");
+                expectIndex(c, f + "waiter_waiting_ix", "SELECT x.request_id FROM " + f + "waiter x WHERE x.tenant_id = $1"
+                        + " AND x.slot_id = $2 AND x.student_id = $3 AND x.status = 'WAITING' LIMIT 1",
+                        "varchar", "varchar", "varchar");
+                expectIndex(c, f + "waiter_pk", "SELECT x.status FROM " + f + "waiter x WHERE x.tenant_id = $1"
+                        + " AND x.request_id = $2 FOR UPDATE", "varchar", "varchar");
+                expectIndex(c, f + "booking_live_ix", "SELECT 1 FROM " + f + "booking b WHERE b.tenant_id = $1"
+                        + " AND b.slot_id = $2 AND b.student_id = $3 AND b.status IN ('HELD', 'CONFIRMED') LIMIT 1",
+                        "varchar", "varchar", "varchar");
+                String upcoming = "SELECT COUNT(*) FROM (SELECT o.booking_id FROM " + f + "occupancy o"
+                        + " WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2"
+                        + " AND o.active AND o.ends_at > $3 AND o.starts_at > $4"
+                        + " ORDER BY o.resource_kind, o.resource_id, o.starts_at OFFSET 0) o CROSS JOIN LATERAL"
+                        + " (SELECT d.status, d.held_until FROM " + f + "booking d WHERE d.tenant_id = $1"
+                        + " AND d.booking_id = o.booking_id OFFSET 0) d"
+                        + " WHERE d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > $3)";
+                String[] upcomingTypes = {"varchar", "varchar", "timestamptz", "timestamptz"};
+                expectIndex(c, f + "occupancy_overlap_ix", upcoming, upcomingTypes);
+                expectIndex(c, f + "booking_pk", upcoming, upcomingTypes);
+                String weekly = "SELECT COUNT(*) FROM (SELECT o.booking_id FROM " + f + "occupancy o"
+                        + " WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2"
+                        + " AND o.active AND o.starts_at >= $4 AND o.starts_at < $5"
+                        + " ORDER BY o.resource_kind, o.resource_id, o.starts_at OFFSET 0) o CROSS JOIN LATERAL"
+                        + " (SELECT d.status, d.held_until FROM " + f + "booking d WHERE d.tenant_id = $1"
+                        + " AND d.booking_id = o.booking_id OFFSET 0) d"
+                        + " WHERE d.status = 'CONFIRMED' OR (d.status = 'HELD' AND d.held_until > $3)";
+                String[] weeklyTypes = {"varchar", "varchar", "timestamptz", "timestamptz", "timestamptz"};
+                expectIndex(c, f + "occupancy_overlap_ix", weekly, weeklyTypes);
+                expectIndex(c, f + "booking_pk", weekly, weeklyTypes);
+            }
+        }
+
+        private static void expectIndex(Connection c, String index, String sql, String... types) throws SQLException {
+            String name = "p" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+            StringBuilder args = new StringBuilder();
+            for (int i = 0; i < types.length; i++) {
+                args.append(i == 0 ? "" : ", ").append(switch (types[i]) {
+                    case "timestamptz" -> "'2030-01-01 10:00:00+00'";
+                    case "int" -> "1";
+                    default -> "'x" + i + "'";
+                });
+            }
+            try (Statement st = c.createStatement()) {
+                st.execute("PREPARE " + name + " (" + String.join(", ", types) + ") AS " + sql);
+                try {
+                    for (String mode : List.of("force_custom_plan", "force_generic_plan")) {
+                        st.execute("SET plan_cache_mode = " + mode);
+                        StringBuilder plan = new StringBuilder();
+                        try (ResultSet rs = st.executeQuery("EXPLAIN (COSTS OFF) EXECUTE " + name + " (" + args + ")")) {
+                            while (rs.next()) {
+                                plan.append(rs.getString(1)).append('\n');
+                            }
+                        }
+                        assertThat(plan.toString()).as(mode + " plan of " + sql)
+                                .contains(" using " + index + " ").doesNotContain("Seq Scan");
+                    }
+                } finally {
+                    st.execute("RESET plan_cache_mode");
+                    st.execute("DEALLOCATE " + name);
+                }
+            }
+        }
+
+        // ------------------------------------------------------------------ calls
+
+        private static List<Fact> schedule(String t, String slot, String coach, String room, OffsetDateTime start,
+                                           OffsetDateTime end, int capacity) throws SQLException {
+            return call("SELECT * FROM " + p + "schedule(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t,
+                    slot, coach, room, start, end, capacity, LONGEST_MICROS, null, null, 0, new Null(Types.VARCHAR),
+                    new Null(Types.INTEGER), null, null, false, new Null(Types.VARCHAR), 0, new Null(Types.VARCHAR));
+        }
+
+        private static List<Fact> hold(String t, String booking, String request, String slot, String student,
+                                       String status, OffsetDateTime now, boolean gateHeld) throws SQLException {
+            return hold(t, booking, request, slot, student, status, now, gateHeld, HOLD_MICROS);
+        }
+
+        private static List<Fact> hold(String t, String booking, String request, String slot, String student,
+                                       String status, OffsetDateTime now, boolean gateHeld, long holdMicros)
+                throws SQLException {
+            return call("SELECT * FROM " + p + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, request,
+                    slot, student, status, now, holdMicros, LONGEST_MICROS, gateHeld, false, 0, 0, 0L, "AT_BOOKING");
+        }
+
+        private static List<Fact> confirm(String t, String booking, String student, OffsetDateTime now) throws SQLException {
+            return call("SELECT * FROM " + p + "confirm(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, student, now,
+                    HOLD_MICROS, LONGEST_MICROS, 0, 0, 0L, "AT_BOOKING");
+        }
+
+        private static List<Fact> cancel(String t, String booking, String student, OffsetDateTime now) throws SQLException {
+            return call("SELECT * FROM " + p + "cancel(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, booking, student, now,
+                    "FREE", new Null(Types.BIGINT), HOLD_MICROS, LONGEST_MICROS, 0, 0, 0L, "AT_BOOKING");
+        }
+
+        private static List<Fact> cancelSlot(String t, String slot, OffsetDateTime now) throws SQLException {
+            return call("SELECT * FROM " + p + "cancel_slot(?, ?, ?)", t, slot, now);
+        }
+
+        private static List<Fact> expireDue(String t, OffsetDateTime now, int limit) throws SQLException {
+            return call("SELECT * FROM " + p + "expire_due(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", t, now, limit,
+                    HOLD_MICROS, LONGEST_MICROS, 0, 0, 0L, "AT_BOOKING", false, 0L);
+        }
+
+        /** A NULL argument of another type than timestamptz. */
+        record Null(int sqlType) {
+        }
+
+        /** One call in autocommit mode, as the store makes it; a null argument is a NULL timestamptz. */
+        private static List<Fact> call(String sql, Object... args) throws SQLException {
+            try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+                c.setAutoCommit(true);
+                for (int i = 0; i < args.length; i++) {
+                    if (args[i] == null) {
+                        ps.setNull(i + 1, Types.TIMESTAMP_WITH_TIMEZONE);
+                    } else if (args[i] instanceof Null n) {
+                        ps.setNull(i + 1, n.sqlType());
+                    } else {
+                        ps.setObject(i + 1, args[i]);
+                    }
+                }
+                List<Fact> facts = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    ResultSetMetaData md = rs.getMetaData();
+                    List<String> columns = new ArrayList<>();
+                    for (int i = 1; i <= md.getColumnCount(); i++) {
+                        columns.add(md.getColumnLabel(i));
+                    }
+                    assertThat(columns).isEqualTo(COLUMNS);
+                    while (rs.next()) {
+                        facts.add(new Fact(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                                rs.getString(5), (Integer) rs.getObject(6), rs.getString(7), time(rs, 8), time(rs, 9),
+                                time(rs, 10), rs.getString(11), rs.getString(12), time(rs, 13), time(rs, 14),
+                                rs.getString(15), rs.getString(16), (Integer) rs.getObject(17)));
+                    }
+                }
+                return facts;
+            }
+        }
+
+        private static OffsetDateTime time(ResultSet rs, int column) throws SQLException {
+            OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+            return value == null ? null : value.withOffsetSameInstant(ZoneOffset.UTC);
+        }
+
+        // ------------------------------------------------------------------ helpers
+
+        private static String tenant() {
+            return "t-" + UUID.randomUUID();
+        }
+
+        private static OffsetDateTime dbClock() throws SQLException {
+            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT clock_timestamp()")) {
+                rs.next();
+                return time(rs, 1);
+            }
+        }
+
+        private static List<String> strings(String sql, String tenant) throws SQLException {
+            List<String> values = new ArrayList<>();
+            try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setString(1, tenant);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        values.add(rs.getString(1));
+                    }
+                }
+            }
+            return values;
+        }
+
+        private static List<Long> longs(String sql, String tenant) throws SQLException {
+            List<Long> values = new ArrayList<>();
+            for (String s : strings(sql, tenant)) {
+                values.add(Long.parseLong(s));
+            }
+            return values;
+        }
+
+        private static Fact bare(String tag) {
+            return new Fact(tag, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                    null);
+        }
+
+        private static Fact withSlot(Fact f, String slot, String status) {
+            return new Fact(f.tag(), null, null, slot, null, null, status, null, null, null, null, null, null, null, null,
+                    null, null);
+        }
+
+        private static Fact withTag(Fact f, String tag) {
+            return new Fact(tag, f.bookingId(), f.requestId(), f.slotId(), f.studentId(), f.seat(), f.status(),
+                    f.heldUntil(), f.createdAt(), f.updatedAt(), f.resKind(), f.resId(), f.startsAt(), f.endsAt(),
+                    f.coachId(), f.roomId(), f.capacity());
+        }
+    }
+
+    /**
+     * The booking rules in PostgreSQL's decision functions, through the store, each verdict read back
+     * from the tables with SQL: slot rules and buffers, the booking window, the student limits, the
+     * cancellation policy and staff cancels, the waitlist with its promotion, and two races.
+     */
+    @Nested
+    class Rules {
+        private static final Duration HOLD = Duration.ofMinutes(10);
+        private static final Duration LONGEST = Duration.ofHours(24);
+        private static final Instant NOW = Instant.now().plus(Duration.ofDays(3)).truncatedTo(ChronoUnit.HOURS);
+        private static final Instant T0 = NOW.plus(Duration.ofDays(1));
+
+        private static TestDatabase db;
+        private static JdbcStore store;
+        private static String p;
+
+        @BeforeAll
+        static void open() {
+            db = TestDatabases.postgres();
+            store = db.store();
+            p = db.prefix();
+        }
+
+        @AfterAll
+        static void close() {
+            if (db != null) {
+                db.close();
+            }
+        }
+
+        // ------------------------------------------------------------------ schedule
+
+        @Test
+        void aSlotStoresItsRulesAndItsCoachAndRoomAreBusyOverTheBuffer() throws SQLException {
+            TenantId t = tenant();
+            Slot yoga = new Slot(t, SlotId.of("yoga"), CoachId.of("ana"), RoomId.of("studio"),
+                    TimeRange.of(T0, Duration.ofHours(1)), 2, SlotStatus.OPEN, NOW.minus(Duration.ofDays(1)),
+                    T0.minus(Duration.ofHours(1)), Duration.ofMinutes(15), CancellationPolicy.lateWithin(Duration.ofHours(2)));
+            assertThat(store.schedule(t, yoga, LONGEST, ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+            assertThat(strings("SELECT opens_at = ? AND closes_at = ? AND buffer_seconds = 900 AND cancel_policy = 'LATE'"
+                    + " AND cancel_cutoff_seconds = 7200 AND week_start <= starts_at AND week_end > starts_at FROM " + p
+                    + "slot WHERE tenant_id = ?", NOW.minus(Duration.ofDays(1)), T0.minus(Duration.ofHours(1)), t.value()))
+                    .containsExactly("t");
+            assertThat(strings("SELECT resource_kind || ':' || (ends_at = ?) FROM " + p + "occupancy WHERE tenant_id = ?"
+                    + " ORDER BY resource_kind", T0.plus(Duration.ofMinutes(75)), t.value()))
+                    .containsExactly("COACH:true", "ROOM:true");
+            // within the coach's turnover: a conflict; at its end: fine
+            Slot tooSoon = new Slot(t, SlotId.of("soon"), CoachId.of("ana"), RoomId.of("hall"),
+                    TimeRange.of(T0.plus(Duration.ofMinutes(70)), Duration.ofHours(1)), 1, SlotStatus.OPEN);
+            assertThat(store.schedule(t, tooSoon, LONGEST, ZoneOffset.UTC)).isInstanceOf(Conflict.class);
+            Slot after = new Slot(t, SlotId.of("after"), CoachId.of("ana"), RoomId.of("hall"),
+                    TimeRange.of(T0.plus(Duration.ofMinutes(75)), Duration.ofHours(1)), 1, SlotStatus.OPEN);
+            assertThat(store.schedule(t, after, LONGEST, ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "slot WHERE tenant_id = ?", t.value())).containsExactly(2L);
+        }
+
+        @Test
+        void aBufferForStudentsKeepsTheBookedAndThePromotedStudentBusyUntilItEnds() throws SQLException {
+            TenantId t = tenant();
+            Slot swim = new Slot(t, SlotId.of("swim"), CoachId.of("eva"), RoomId.of("pool"),
+                    TimeRange.of(T0, Duration.ofHours(1)), 1, SlotStatus.OPEN, null, null, Duration.ofMinutes(20), null,
+                    true);
+            assertThat(((Scheduled) store.schedule(t, swim, LONGEST, ZoneOffset.UTC)).slot().bufferStudents()).isTrue();
+            schedule(t, "soon", T0.plus(Duration.ofMinutes(70)), 5);
+            Held ann = (Held) book(t, "swim", "ann", NOW);
+            assertThat(hold(t, "soon", "ann", NOW, BookingRules.defaults(), false)).isInstanceOf(Conflict.class);
+            assertThat(hold(t, "swim", "bob", NOW, BookingRules.defaults(), true)).isInstanceOf(Waitlisted.class);
+            store.cancel(t, ann.booking().bookingId(), StudentId.of("ann"), NOW, terms(BookingRules.defaults()));
+            // the booked (ann, then cancelled) and the promoted (bob) student: [start, end + buffer)
+            assertThat(strings("SELECT resource_id || ':' || active || ':' || (starts_at = ?) || ':' || (ends_at = ?)"
+                    + " FROM " + p + "occupancy WHERE tenant_id = ? AND resource_kind = 'STUDENT' ORDER BY resource_id",
+                    T0, T0.plus(Duration.ofMinutes(80)), t.value()))
+                    .containsExactly("ann:false:true:true", "bob:true:true:true");
+            assertThat(strings("SELECT slot_id || ':' || buffer_students FROM " + p + "slot WHERE tenant_id = ?"
+                    + " ORDER BY slot_id", t.value())).containsExactly("soon:false", "swim:true");
+        }
+
+        // ------------------------------------------------------------------ window and limits
+
+        @Test
+        void theWindowAndTheLimitsRefuseWithoutWritingAnything() throws SQLException {
+            TenantId t = tenant();
+            // a Tuesday 10:00 (UTC) after T0, so that both sessions fall in one week
+            Instant tuesday = T0.atZone(ZoneOffset.UTC).toLocalDate()
+                    .with(java.time.temporal.TemporalAdjusters.next(java.time.DayOfWeek.TUESDAY)).atTime(10, 0)
+                    .toInstant(ZoneOffset.UTC);
+            Slot early = new Slot(t, SlotId.of("early"), CoachId.of("c1"), RoomId.of("r1"),
+                    TimeRange.of(tuesday, Duration.ofHours(1)), 5, SlotStatus.OPEN, NOW.plus(Duration.ofHours(1)),
+                    tuesday.minus(Duration.ofHours(2)), Duration.ZERO, null);
+            store.schedule(t, early, LONGEST, ZoneOffset.UTC);
+            assertThat(hold(t, "early", "ann", NOW, BookingRules.defaults(), false))
+                    .isEqualTo(new NotOpenYet(SlotId.of("early"), NOW.plus(Duration.ofHours(1))));
+            assertThat(hold(t, "early", "ann", tuesday.minus(Duration.ofHours(2)), BookingRules.defaults(), false))
+                    .isInstanceOf(BookingClosed.class);
+            assertThat(hold(t, "early", "ann", NOW.plus(Duration.ofHours(1)), BookingRules.defaults(), false))
+                    .isInstanceOf(Held.class);
+
+            BookingRules oneUpcoming = BookingRules.defaults().withMaxUpcoming(1);
+            schedule(t, "second", tuesday.plus(Duration.ofHours(3)), 5);
+            assertThat(hold(t, "second", "ann", NOW.plus(Duration.ofHours(1)), oneUpcoming, false))
+                    .isEqualTo(new LimitReached(LimitReached.Limit.UPCOMING, 1));
+            BookingRules oneAWeek = BookingRules.defaults().withMaxPerWeek(1, ZoneOffset.UTC);
+            assertThat(hold(t, "second", "ann", NOW.plus(Duration.ofHours(1)), oneAWeek, false))
+                    .isEqualTo(new LimitReached(LimitReached.Limit.WEEKLY, 1));
+            // once his first hold ran out, it counts for nothing
+            assertThat(hold(t, "second", "ann", NOW.plus(Duration.ofHours(2)), oneUpcoming, false))
+                    .isInstanceOf(Held.class);
+            assertThat(strings("SELECT slot_id || ':' || status FROM " + p + "booking WHERE tenant_id = ? ORDER BY slot_id",
+                    t.value())).containsExactly("early:HELD", "second:HELD");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ? AND status IN ('HELD', 'CONFIRMED')"
+                    + " AND held_until > ?", t.value(), NOW.plus(Duration.ofHours(2)))).containsExactly(1L);
+        }
+
+        // ------------------------------------------------------------------ cancellation policy
+
+        @Test
+        void aLateCancelIsRefusedToTheStudentButNotToStaffAndIsMarkedLate() throws SQLException {
+            TenantId t = tenant();
+            Slot s = new Slot(t, SlotId.of("s"), CoachId.of("c"), RoomId.of("r"), TimeRange.of(T0, Duration.ofHours(1)),
+                    2, SlotStatus.OPEN, null, null, Duration.ZERO, CancellationPolicy.refuseWithin(Duration.ofHours(2)));
+            store.schedule(t, s, LONGEST, ZoneOffset.UTC);
+            Held ann = (Held) book(t, "s", "ann", NOW);
+            Held bob = (Held) book(t, "s", "bob", NOW);
+            Instant late = T0.minus(Duration.ofHours(1));
+            Terms terms = terms(BookingRules.defaults());
+            assertThat(store.cancel(t, ann.booking().bookingId(), StudentId.of("ann"), late, terms).result())
+                    .isEqualTo(new TooLateToCancel(ann.booking().bookingId(), T0.minus(Duration.ofHours(2))));
+            assertThat(strings("SELECT status FROM " + p + "booking WHERE tenant_id = ? AND booking_id = ?", t.value(),
+                    ann.booking().bookingId().value())).containsExactly("CONFIRMED");
+            // staff (no student) may, and it is late
+            assertThat(store.cancel(t, ann.booking().bookingId(), null, late, terms).result())
+                    .isEqualTo(new Cancelled(store.findBooking(t, ann.booking().bookingId()).orElseThrow(), true));
+            // in time: not late
+            StoreOutcome<?> early = store.cancel(t, bob.booking().bookingId(), StudentId.of("bob"), NOW, terms);
+            assertThat(early.events()).extracting(BookingEvent::kind).containsExactly(BookingEvent.Kind.CANCELLED);
+            assertThat(strings("SELECT student_id || ':' || status || ':' || late_cancel FROM " + p
+                    + "booking WHERE tenant_id = ? ORDER BY student_id", t.value()))
+                    .containsExactly("ann:CANCELLED:true", "bob:CANCELLED:false");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "slot_seat WHERE tenant_id = ? AND status = 'FREE'", t.value()))
+                    .containsExactly(2L);
+        }
+
+        // ------------------------------------------------------------------ waitlist
+
+        @Test
+        void aFreedSeatGoesToTheFirstWaiterWhoCanTakeItTheOthersBeforeHimAreSkipped() throws SQLException {
+            TenantId t = tenant();
+            schedule(t, "s", T0, 1);
+            schedule(t, "other", T0.plus(Duration.ofMinutes(30)), 5);
+            Held ann = (Held) book(t, "s", "ann", NOW);
+            Waitlisted bob = (Waitlisted) hold(t, "s", "bob", NOW, BookingRules.defaults(), true);
+            Waitlisted cat = (Waitlisted) hold(t, "s", "cat", NOW, BookingRules.defaults(), true);
+            assertThat(bob.entry().position()).isEqualTo(1);
+            assertThat(cat.entry().position()).isEqualTo(2);
+            // bob books an overlapping session meanwhile: he cannot take the seat
+            book(t, "other", "bob", NOW);
+
+            StoreOutcome<?> out = store.cancel(t, ann.booking().bookingId(), StudentId.of("ann"), NOW.plusSeconds(60),
+                    terms(BookingRules.defaults()));
+            assertThat(out.events()).extracting(BookingEvent::kind)
+                    .containsExactly(BookingEvent.Kind.CANCELLED, BookingEvent.Kind.PROMOTED);
+            assertThat(out.skipped()).extracting(e -> e.studentId().value()).containsExactly("bob");
+            assertThat(strings("SELECT student_id || ':' || status || ':' || COALESCE(reason, '-') FROM " + p
+                    + "waiter WHERE tenant_id = ? ORDER BY seq", t.value()))
+                    .containsExactly("bob:SKIPPED:CONFLICT", "cat:PROMOTED:-");
+            assertThat(strings("SELECT b.student_id || ':' || b.status || ':' || (b.booking_id = w.booking_id) || ':'"
+                    + " || (b.request_id = w.request_id) || ':' || (b.held_until = ?) FROM " + p + "booking b JOIN " + p
+                    + "waiter w ON w.tenant_id = b.tenant_id AND w.booking_id = b.booking_id WHERE b.tenant_id = ?",
+                    NOW.plusSeconds(60).plus(HOLD), t.value())).containsExactly("cat:HELD:true:true:true");
+            assertThat(strings("SELECT status || ':' || student_id FROM " + p + "slot_seat WHERE tenant_id = ?"
+                    + " AND slot_id = 's'", t.value())).containsExactly("HELD:cat");
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "occupancy WHERE tenant_id = ? AND resource_id = 'cat' AND active",
+                    t.value())).containsExactly(1L);
+
+            // cat lets her offer run out: the sweeper frees the seat, and nobody waits any more
+            StoreOutcome<Integer> swept = store.expireDue(t, NOW.plus(Duration.ofHours(1)), 10,
+                    terms(BookingRules.defaults()));
+            assertThat(swept.result()).isEqualTo(1);
+            assertThat(strings("SELECT status FROM " + p + "slot_seat WHERE tenant_id = ? AND slot_id = 's'", t.value()))
+                    .containsExactly("FREE");
+        }
+
+        // ------------------------------------------------------------------ races
+
+        @Test
+        void twentyHoldsOfOneStudentAtOnceStopAtHisUpcomingLimit() throws Exception {
+            TenantId t = tenant();
+            List<Callable<HoldResult>> calls = new ArrayList<>();
+            BookingRules three = BookingRules.defaults().withMaxUpcoming(3);
+            for (int i = 0; i < 20; i++) {
+                String slot = "s" + i;
+                Slot s = new Slot(t, SlotId.of(slot), CoachId.of("c" + i), RoomId.of("r" + i),
+                        TimeRange.of(T0.plus(Duration.ofHours(2L * i)), Duration.ofHours(1)), 5, SlotStatus.OPEN);
+                store.schedule(t, s, LONGEST, ZoneOffset.UTC);
+                calls.add(() -> hold(t, slot, "ann", NOW, three, false));
+            }
+            Concurrent.call(calls);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ? AND student_id = 'ann'"
+                    + " AND (status = 'CONFIRMED' OR (status = 'HELD' AND held_until > ?))", t.value(), NOW))
+                    .containsExactly(3L);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "occupancy WHERE tenant_id = ? AND resource_kind = 'STUDENT'"
+                    + " AND active", t.value())).containsExactly(3L);
+        }
+
+        @Test
+        void cancelsAndHoldsRacingOnAWaitlistedSlotKeepEveryInvariant() throws Exception {
+            TenantId t = tenant();
+            BookingRules rules = BookingRules.defaults().withWaitlistCutoff(Duration.ofHours(1));
+            schedule(t, "s", T0, 3);
+            schedule(t, "over", T0.plus(Duration.ofMinutes(30)), 30);
+            for (int i = 0; i < 3; i++) {
+                book(t, "s", "holder" + i, NOW);
+            }
+            for (int i = 0; i < 20; i++) {
+                assertThat(hold(t, "s", "w" + i, NOW, rules, true)).isInstanceOf(Waitlisted.class);
+            }
+            Instant at = NOW.plusSeconds(60);
+            List<Callable<Object>> calls = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                int n = i;
+                if (n % 5 == 0) {
+                    // a cancel of whichever live booking of the slot comes first for this thread
+                    calls.add(() -> {
+                        List<String> live = strings("SELECT booking_id || ' ' || student_id FROM " + p + "booking"
+                                + " WHERE tenant_id = ? AND slot_id = 's' AND status IN ('HELD', 'CONFIRMED')"
+                                + " ORDER BY booking_id", t.value());
+                        if (live.isEmpty()) {
+                            return null;
+                        }
+                        String[] pick = live.get(n % live.size()).split(" ");
+                        return store.cancel(t, BookingId.of(pick[0]), StudentId.of(pick[1]), at, terms(rules)).result();
+                    });
+                } else if (n % 5 == 1 || n % 5 == 2) {
+                    // a waiter books an overlapping session: he must not get a seat of s as well
+                    calls.add(() -> hold(t, "over", "w" + (n % 20), at, rules, false));
+                } else {
+                    calls.add(() -> hold(t, "s", "new" + n, at, rules, true));
+                }
+            }
+            Concurrent.call(calls);
+
+            String v = t.value();
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "slot_seat WHERE tenant_id = ? AND slot_id = 's'"
+                    + " AND status IN ('HELD', 'CONFIRMED')", v).get(0)).isLessThanOrEqualTo(3L);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "booking WHERE tenant_id = ? AND slot_id = 's'"
+                    + " AND status IN ('HELD', 'CONFIRMED')", v).get(0)).isLessThanOrEqualTo(3L);
+            // seats and bookings agree
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "slot_seat s LEFT JOIN " + p + "booking b"
+                    + " ON b.tenant_id = s.tenant_id AND b.booking_id = s.booking_id WHERE s.tenant_id = ?"
+                    + " AND s.status IN ('HELD', 'CONFIRMED') AND (b.status IS DISTINCT FROM s.status"
+                    + " OR b.student_id IS DISTINCT FROM s.student_id OR b.seat <> s.seq)", v)).containsExactly(0L);
+            // nobody holds two live seats of overlapping sessions
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "occupancy a JOIN " + p + "occupancy b"
+                    + " ON b.tenant_id = a.tenant_id AND b.resource_kind = 'STUDENT' AND b.resource_id = a.resource_id"
+                    + " AND b.booking_id > a.booking_id AND b.active AND b.starts_at < a.ends_at AND b.ends_at > a.starts_at"
+                    + " WHERE a.tenant_id = ? AND a.resource_kind = 'STUDENT' AND a.active", v)).containsExactly(0L);
+            // no one waits while a seat is free (the slot is before its waitlist cutoff)
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "waiter w WHERE w.tenant_id = ? AND w.slot_id = 's'"
+                    + " AND w.status = 'WAITING' AND EXISTS (SELECT 1 FROM " + p + "slot_seat f WHERE f.tenant_id = w.tenant_id"
+                    + " AND f.slot_id = w.slot_id AND f.status = 'FREE')", v)).containsExactly(0L);
+            // promotion follows the join order: among those neither skipped nor gone, the promoted come first
+            List<String> order = strings("SELECT status FROM " + p + "waiter WHERE tenant_id = ? AND slot_id = 's'"
+                    + " AND status IN ('PROMOTED', 'WAITING') ORDER BY seq", v);
+            int firstWaiting = order.indexOf("WAITING");
+            if (firstWaiting >= 0) {
+                assertThat(order.subList(firstWaiting, order.size())).containsOnly("WAITING");
+            }
+            // every promoted waiter's booking exists with his ids, and every skipped one had a reason
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "waiter w WHERE w.tenant_id = ? AND w.status = 'PROMOTED'"
+                    + " AND NOT EXISTS (SELECT 1 FROM " + p + "booking b WHERE b.tenant_id = w.tenant_id"
+                    + " AND b.booking_id = w.booking_id AND b.request_id = w.request_id AND b.student_id = w.student_id)", v))
+                    .containsExactly(0L);
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "waiter WHERE tenant_id = ? AND status = 'SKIPPED'"
+                    + " AND reason IS NULL", v)).containsExactly(0L);
+            // the race did promote and did skip someone (the cancels freed seats, waiters booked elsewhere)
+            assertThat(longs("SELECT COUNT(*) FROM " + p + "waiter WHERE tenant_id = ? AND status <> 'WAITING'", v).get(0))
+                    .isPositive();
+        }
+
+        // ------------------------------------------------------------------ helpers
+
+        private static Terms terms(BookingRules rules) {
+            return new Terms(rules, HOLD, LONGEST);
+        }
+
+        private static void schedule(TenantId t, String slot, Instant start, int capacity) {
+            Slot s = new Slot(t, SlotId.of(slot), CoachId.of("coach-" + slot), RoomId.of("room-" + slot),
+                    TimeRange.of(start, Duration.ofHours(1)), capacity, SlotStatus.OPEN);
+            assertThat(store.schedule(t, s, LONGEST, ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        }
+
+        private static HoldResult hold(TenantId t, String slot, String student, Instant now, BookingRules rules,
+                                       boolean waitlist) {
+            String id = UUID.randomUUID().toString();
+            HoldRequest request = new HoldRequest(RequestId.of("q-" + id), SlotId.of(slot), StudentId.of(student),
+                    waitlist);
+            return store.hold(t, new HoldCommand(BookingId.of("b-" + id), request, BookingStatus.HELD, now, HOLD, LONGEST,
+                    false, rules)).result();
+        }
+
+        private static HoldResult book(TenantId t, String slot, String student, Instant now) {
+            String id = UUID.randomUUID().toString();
+            HoldRequest request = HoldRequest.of(RequestId.of("q-" + id), SlotId.of(slot), StudentId.of(student));
+            HoldResult result = store.hold(t, new HoldCommand(BookingId.of("b-" + id), request, BookingStatus.CONFIRMED,
+                    now, HOLD, LONGEST, false)).result();
+            assertThat(result).isInstanceOf(Held.class);
+            return result;
+        }
+
+        private static TenantId tenant() {
+            return TenantId.of("t-" + UUID.randomUUID());
+        }
+
+        /** The first column of every row; an Instant argument binds as timestamptz. */
+        private static List<String> strings(String sql, Object... args) throws SQLException {
+            List<String> values = new ArrayList<>();
+            try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < args.length; i++) {
+                    if (args[i] instanceof Instant instant) {
+                        ps.setObject(i + 1, instant.atOffset(ZoneOffset.UTC));
+                    } else {
+                        ps.setObject(i + 1, args[i]);
+                    }
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        values.add(rs.getString(1));
+                    }
+                }
+            }
+            return values;
+        }
+
+        private static List<Long> longs(String sql, Object... args) throws SQLException {
+            List<Long> values = new ArrayList<>();
+            for (String s : strings(sql, args)) {
+                values.add(Long.parseLong(s));
+            }
+            return values;
+        }
+    }
+}
