@@ -85,4 +85,7 @@
  * {@link org.slotbook.core.shard}: a store routed by tenant. {@code org.slotbook.core.internal}
  * and its {@code engine} package hold the engine's machinery: not API.
  */
+@NullMarked
 package org.slotbook.core;
+
+import org.jspecify.annotations.NullMarked;

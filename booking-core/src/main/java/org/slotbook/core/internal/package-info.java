@@ -3,4 +3,7 @@
  * release without notice. The engine's own machinery is in
  * {@link org.slotbook.core.internal.engine}.
  */
+@NullMarked
 package org.slotbook.core.internal;
+
+import org.jspecify.annotations.NullMarked;

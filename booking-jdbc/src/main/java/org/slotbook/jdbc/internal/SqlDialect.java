@@ -10,6 +10,7 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.jdbc.JdbcDialect;
 
 /**
@@ -85,7 +86,7 @@ public abstract class SqlDialect {
      * Binds an instant (null: SQL NULL). PostgreSQL's {@code timestamptz} and H2's {@code TIMESTAMP
      * WITH TIME ZONE} take an {@link OffsetDateTime} at UTC; MariaDB overrides this.
      */
-    public void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
+    public void bindInstant(PreparedStatement statement, int index, @Nullable Instant instant) throws SQLException {
         if (instant == null) {
             statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
         } else {
@@ -93,7 +94,7 @@ public abstract class SqlDialect {
         }
     }
 
-    public Instant readInstant(ResultSet rs, int column) throws SQLException {
+    public @Nullable Instant readInstant(ResultSet rs, int column) throws SQLException {
         OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }
@@ -247,7 +248,7 @@ public abstract class SqlDialect {
         }
 
         @Override
-        public void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
+        public void bindInstant(PreparedStatement statement, int index, @Nullable Instant instant) throws SQLException {
             if (instant == null) {
                 statement.setNull(index, Types.TIMESTAMP);
             } else {
@@ -256,7 +257,7 @@ public abstract class SqlDialect {
         }
 
         @Override
-        public Instant readInstant(ResultSet rs, int column) throws SQLException {
+        public @Nullable Instant readInstant(ResultSet rs, int column) throws SQLException {
             LocalDateTime value = rs.getObject(column, LocalDateTime.class);
             return value == null ? null : value.toInstant(ZoneOffset.UTC);
         }

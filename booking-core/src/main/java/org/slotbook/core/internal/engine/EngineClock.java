@@ -2,6 +2,7 @@ package org.slotbook.core.internal.engine;
 
 import java.time.Clock;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
 
 /**
@@ -33,7 +34,7 @@ public final class EngineClock {
     }
 
     /** What the store is told: the explicit clock's instant, or null for the store's own clock. */
-    public Instant storeNow() {
+    public @Nullable Instant storeNow() {
         return explicit ? now() : null;
     }
 }

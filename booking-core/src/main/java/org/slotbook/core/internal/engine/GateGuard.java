@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingEngine;
@@ -33,7 +34,7 @@ public final class GateGuard {
     private final AtomicLong lastLog = new AtomicLong(Long.MIN_VALUE);
     private final Observed observed;
 
-    public GateGuard(SeatReservation gate, Observed observed) {
+    public GateGuard(@Nullable SeatReservation gate, Observed observed) {
         this.gate = gate == null ? SeatReservation.none() : gate;
         this.present = this.gate != SeatReservation.none();
         this.observed = observed;
@@ -92,7 +93,7 @@ public final class GateGuard {
         }
     }
 
-    void failed(String what, RuntimeException e) {
+    void failed(String what, @Nullable RuntimeException e) {
         unavailable.increment();
         if (what.equals("tryHold")) {
             observed.gateDecision(GateOutcome.UNAVAILABLE);
@@ -102,7 +103,7 @@ public final class GateGuard {
     }
 
     /** Logs a gate failure, at most once per interval, without counting it. */
-    void log(String what, RuntimeException e) {
+    void log(String what, @Nullable RuntimeException e) {
         long nowNanos = System.nanoTime();
         long last = lastLog.get();
         if (last != Long.MIN_VALUE && nowNanos - last < LOG_INTERVAL.toNanos()) {

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.Booking;
@@ -288,7 +289,7 @@ public final class HoldFlow {
      * taken over) give back the gate holds their requests put there.
      */
     private void settleGate(TenantId tenantId, HoldRequest request, StoreOutcome<HoldResult> outcome,
-                            boolean tookOrMayHaveTaken, boolean gateUnsure, RequestId heldUnder) {
+                            boolean tookOrMayHaveTaken, boolean gateUnsure, @Nullable RequestId heldUnder) {
         HoldResult result = outcome.result();
         Booking granted = result instanceof Held held && held.booking().requestId().equals(request.requestId())
                 && held.booking().status().isActive() ? held.booking() : null;
@@ -353,7 +354,7 @@ public final class HoldFlow {
      * changed nothing (nothing was sent: no connection could be had; or it was rolled back) is
      * believed without the read, so a hold during an outage waits for one pool timeout, not two.
      */
-    private Held committedDespite(TenantId tenantId, HoldRequest request, RuntimeException failure) {
+    private @Nullable Held committedDespite(TenantId tenantId, HoldRequest request, RuntimeException failure) {
         if (failure instanceof IllegalArgumentException) {
             return null;
         }

@@ -15,4 +15,7 @@
  *   <li>{@link org.slotbook.core.internal.engine.EngineClock}: whose clock judges a deadline.</li>
  * </ul>
  */
+@NullMarked
 package org.slotbook.core.internal.engine;
+
+import org.jspecify.annotations.NullMarked;
