@@ -1,6 +1,7 @@
 package org.slotbook.core;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
 
 /**
@@ -13,7 +14,7 @@ import org.slotbook.core.internal.Checks;
  */
 public record Booking(TenantId tenantId, BookingId bookingId, RequestId requestId, SlotId slotId,
                       StudentId studentId, int seat, BookingStatus status, Instant heldUntil, Instant createdAt,
-                      Instant updatedAt, PackageId packageId, int credits, Attendance attendance) {
+                      Instant updatedAt, @Nullable PackageId packageId, int credits, Attendance attendance) {
     public Booking {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
@@ -50,7 +51,7 @@ public record Booking(TenantId tenantId, BookingId bookingId, RequestId requestI
     }
 
     /** This booking having paid {@code amount} credits from {@code from} (0 and null: nothing paid, or refunded). */
-    public Booking withCredits(PackageId from, int amount, Instant at) {
+    public Booking withCredits(@Nullable PackageId from, int amount, Instant at) {
         return new Booking(tenantId, bookingId, requestId, slotId, studentId, seat, status, heldUntil, createdAt, at,
                 from, amount, attendance);
     }

@@ -6,7 +6,14 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
+import org.slotbook.core.internal.engine.EngineClock;
+import org.slotbook.core.internal.engine.Events;
+import org.slotbook.core.internal.engine.GateGuard;
+import org.slotbook.core.internal.engine.HoldFlow;
+import org.slotbook.core.internal.engine.Observed;
+import org.slotbook.core.internal.engine.Reconciler;
 import org.slotbook.core.spi.BookingEvent;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
@@ -357,7 +364,7 @@ public final class BookingEngine {
      * after {@code after} (null: from the first): one page of the tenants upkeep runs over when the
      * host does not name them.
      */
-    public List<TenantId> tenants(TenantId after, int limit) {
+    public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         Checks.between("limit", limit, 1, 10_000);
         return store.tenants(after, limit);
     }
@@ -524,10 +531,10 @@ public final class BookingEngine {
 
     /** Builds a {@link BookingEngine}; {@code store} is required. */
     public static final class Builder {
-        private BookingStore store;
-        private SeatReservation reservation;
+        private @Nullable BookingStore store;
+        private @Nullable SeatReservation reservation;
         private HoldPolicy holdPolicy = HoldPolicy.ofDefaults();
-        private Clock clock;
+        private @Nullable Clock clock;
         private Duration maxSessionDuration = Duration.ofHours(24);
         private BookingListener listener = BookingListener.NONE;
         private Function<TenantId, BookingRules> rules = tenant -> BookingRules.defaults();

@@ -2,6 +2,7 @@ package org.slotbook.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
 
 /**
@@ -16,7 +17,7 @@ import org.slotbook.core.internal.Checks;
  * @param cutoff     how long before the start free cancellation ends; null: never (always free)
  * @param afterCutoff what a cancel after the cutoff does
  */
-public record CancellationPolicy(Duration cutoff, LateCancel afterCutoff) {
+public record CancellationPolicy(@Nullable Duration cutoff, LateCancel afterCutoff) {
     /** What a cancel after the cutoff does. */
     public enum LateCancel {
         /** The cancel is refused: {@link TooLateToCancel}, nothing changes. */
@@ -56,7 +57,7 @@ public record CancellationPolicy(Duration cutoff, LateCancel afterCutoff) {
     }
 
     /** The instant free cancellation ends for a session starting at {@code start}, or null (never). */
-    public Instant cutoffFor(Instant start) {
+    public @Nullable Instant cutoffFor(Instant start) {
         return cutoff == null ? null : start.minus(cutoff);
     }
 }

@@ -1,6 +1,7 @@
 package org.slotbook.core;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
 
 /**
@@ -12,7 +13,7 @@ import org.slotbook.core.internal.Checks;
  * @param requestId the request of that booking; null for the GRANT
  */
 public record CreditEntry(TenantId tenantId, PackageId packageId, long seq, Reason reason, int delta,
-                          BookingId bookingId, RequestId requestId, Instant at) {
+                          @Nullable BookingId bookingId, @Nullable RequestId requestId, Instant at) {
     /** Why credits moved. */
     public enum Reason {
         /** The package was granted: {@code +credits}. */

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.internal.Checks;
@@ -45,7 +46,7 @@ public final class ReconciliationJob implements AutoCloseable {
 
     private final BookingEngine engine;
     /** Null: every tenant of the store, paged through {@link BookingEngine#tenants}. */
-    private final Supplier<? extends Collection<TenantId>> tenants;
+    private final @Nullable Supplier<? extends Collection<TenantId>> tenants;
     private final Duration interval;
     private final int sweepBatch;
     private final int tenantPage;
@@ -55,7 +56,7 @@ public final class ReconciliationJob implements AutoCloseable {
     private final AtomicLong runs = new AtomicLong();
     private final AtomicLong failedRuns = new AtomicLong();
     private final AtomicLong failedTenants = new AtomicLong();
-    private volatile ScheduledFuture<?> schedule;
+    private volatile @Nullable ScheduledFuture<?> schedule;
     private volatile boolean closed;
 
     private ReconciliationJob(Builder b) {
@@ -243,13 +244,13 @@ public final class ReconciliationJob implements AutoCloseable {
     public static final class Builder {
         private final BookingEngine engine;
         /** Null: every tenant of the store. */
-        private final Supplier<? extends Collection<TenantId>> tenants;
+        private final @Nullable Supplier<? extends Collection<TenantId>> tenants;
         private Duration interval = Duration.ofSeconds(30);
         private int sweepBatch = 500;
         private int tenantPage = 500;
-        private ScheduledExecutorService executor;
+        private @Nullable ScheduledExecutorService executor;
 
-        private Builder(BookingEngine engine, Supplier<? extends Collection<TenantId>> tenants) {
+        private Builder(BookingEngine engine, @Nullable Supplier<? extends Collection<TenantId>> tenants) {
             this.engine = Checks.notNull("engine", engine);
             this.tenants = tenants;
         }

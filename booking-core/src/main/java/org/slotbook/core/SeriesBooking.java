@@ -1,6 +1,7 @@
 package org.slotbook.core;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
 
 /**
@@ -28,7 +29,7 @@ public record SeriesBooking(SeriesId seriesId, SeriesMode mode, List<Line> lines
     }
 
     /** One occurrence's outcome. */
-    public record Line(SlotId slotId, Status status, Booking booking, HoldResult refusal) {
+    public record Line(SlotId slotId, Status status, @Nullable Booking booking, @Nullable HoldResult refusal) {
         public enum Status { BOOKED, REFUSED, ROLLED_BACK }
 
         public Line {

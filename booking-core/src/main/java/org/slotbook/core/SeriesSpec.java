@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
 
 /**
@@ -34,8 +35,8 @@ import org.slotbook.core.internal.Checks;
  */
 public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int capacity, Set<DayOfWeek> days,
                          LocalTime startTime, Duration length, ZoneId zone, LocalDate firstDay, LocalDate lastDay,
-                         Duration opensBeforeStart, Duration closesBeforeStart, Duration buffer,
-                         CancellationPolicy cancellation, String classType, int cost) {
+                         @Nullable Duration opensBeforeStart, @Nullable Duration closesBeforeStart, Duration buffer,
+                         @Nullable CancellationPolicy cancellation, @Nullable String classType, int cost) {
     /** A series spans at most this many days (a year and a day). */
     public static final int MAX_DAYS = 366;
 
@@ -102,7 +103,7 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
                 opensBeforeStart, closesBeforeStart, buffer, cancellation, classType, credits);
     }
 
-    public SeriesSpec withClassType(String type) {
+    public SeriesSpec withClassType(@Nullable String type) {
         return new SeriesSpec(seriesId, coachId, roomId, capacity, days, startTime, length, zone, firstDay, lastDay,
                 opensBeforeStart, closesBeforeStart, buffer, cancellation, type, cost);
     }
@@ -115,12 +116,12 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
     }
 
     /** Booking of each occurrence opens {@code opensBefore} its start and closes {@code closesBefore} it (null: none). */
-    public SeriesSpec withBookingWindow(Duration opensBefore, Duration closesBefore) {
+    public SeriesSpec withBookingWindow(@Nullable Duration opensBefore, @Nullable Duration closesBefore) {
         return new SeriesSpec(seriesId, coachId, roomId, capacity, days, startTime, length, zone, firstDay, lastDay,
                 opensBefore, closesBefore, buffer, cancellation, classType, cost);
     }
 
-    public SeriesSpec withCancellation(CancellationPolicy policy) {
+    public SeriesSpec withCancellation(@Nullable CancellationPolicy policy) {
         return new SeriesSpec(seriesId, coachId, roomId, capacity, days, startTime, length, zone, firstDay, lastDay,
                 opensBeforeStart, closesBeforeStart, buffer, policy, classType, cost);
     }

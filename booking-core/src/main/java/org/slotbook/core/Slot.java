@@ -2,6 +2,7 @@ package org.slotbook.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
 
 /**
@@ -12,9 +13,9 @@ import org.slotbook.core.internal.Checks;
  * @param seriesId  the weekly series this slot is an occurrence of; null for a one-off session
  */
 public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
-                   SlotStatus status, Instant opensAt, Instant closesAt, Duration buffer,
-                   CancellationPolicy cancellation, boolean bufferStudents, String classType, int cost,
-                   SeriesId seriesId) {
+                   SlotStatus status, @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
+                   @Nullable CancellationPolicy cancellation, boolean bufferStudents, @Nullable String classType,
+                   int cost, @Nullable SeriesId seriesId) {
     public Slot {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
@@ -33,8 +34,8 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
     }
 
     public Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
-                SlotStatus status, Instant opensAt, Instant closesAt, Duration buffer, CancellationPolicy cancellation,
-                boolean bufferStudents) {
+                SlotStatus status, @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
+                @Nullable CancellationPolicy cancellation, boolean bufferStudents) {
         this(tenantId, slotId, coachId, roomId, time, capacity, status, opensAt, closesAt, buffer, cancellation,
                 bufferStudents, null, 0, null);
     }
@@ -46,7 +47,8 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
     }
 
     public Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
-                SlotStatus status, Instant opensAt, Instant closesAt, Duration buffer, CancellationPolicy cancellation) {
+                SlotStatus status, @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
+                @Nullable CancellationPolicy cancellation) {
         this(tenantId, slotId, coachId, roomId, time, capacity, status, opensAt, closesAt, buffer, cancellation, false,
                 null, 0, null);
     }

@@ -2,6 +2,7 @@ package org.slotbook.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
 
 /**
@@ -26,8 +27,9 @@ import org.slotbook.core.internal.Checks;
  * </ul>
  */
 public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
-                       Instant opensAt, Instant closesAt, Duration buffer, CancellationPolicy cancellation,
-                       boolean bufferStudents, String classType, int cost) {
+                       @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
+                       @Nullable CancellationPolicy cancellation, boolean bufferStudents, @Nullable String classType,
+                       int cost) {
     public static final int MAX_CAPACITY = 100_000;
     /** The longest buffer a slot may have. */
     public static final Duration MAX_BUFFER = Duration.ofHours(24);
@@ -64,8 +66,9 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
         Checks.between("cost", cost, 0, MAX_COST);
     }
 
-    public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity, Instant opensAt,
-                    Instant closesAt, Duration buffer, CancellationPolicy cancellation, boolean bufferStudents) {
+    public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
+                    @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
+                    @Nullable CancellationPolicy cancellation, boolean bufferStudents) {
         this(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation, bufferStudents, null, 0);
     }
 
@@ -73,19 +76,20 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
         this(slotId, coachId, roomId, time, capacity, null, null, Duration.ZERO, null, false);
     }
 
-    public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity, Instant opensAt,
-                    Instant closesAt, Duration buffer, CancellationPolicy cancellation) {
+    public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
+                    @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
+                    @Nullable CancellationPolicy cancellation) {
         this(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation, false);
     }
 
     /** This spec with booking open from {@code opensAt} (null: at once) until {@code closesAt} (null: the end). */
-    public SlotSpec withBookingWindow(Instant opensAt, Instant closesAt) {
+    public SlotSpec withBookingWindow(@Nullable Instant opensAt, @Nullable Instant closesAt) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation,
                 bufferStudents, classType, cost);
     }
 
     /** This spec with booking opening at {@code opensAt}. */
-    public SlotSpec opensAt(Instant at) {
+    public SlotSpec opensAt(@Nullable Instant at) {
         return withBookingWindow(at, closesAt);
     }
 
@@ -112,7 +116,7 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
     }
 
     /** This spec with a cancellation policy of its own (null: the tenant's). */
-    public SlotSpec withCancellation(CancellationPolicy policy) {
+    public SlotSpec withCancellation(@Nullable CancellationPolicy policy) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, policy,
                 bufferStudents, classType, cost);
     }
@@ -127,7 +131,7 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
     }
 
     /** This spec of class type {@code type} (null: none): only packages covering the type pay for it. */
-    public SlotSpec withClassType(String type) {
+    public SlotSpec withClassType(@Nullable String type) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation,
                 bufferStudents, type, cost);
     }

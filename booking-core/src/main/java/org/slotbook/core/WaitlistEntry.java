@@ -1,6 +1,7 @@
 package org.slotbook.core;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
 
 /**
@@ -12,7 +13,8 @@ import org.slotbook.core.internal.Checks;
  * @param bookingId the id of the booking a promotion gives (or gave) this waiter
  */
 public record WaitlistEntry(TenantId tenantId, SlotId slotId, RequestId requestId, StudentId studentId,
-                            int position, Status status, SkipReason reason, BookingId bookingId, Instant joinedAt) {
+                            int position, Status status, @Nullable SkipReason reason, BookingId bookingId,
+                            Instant joinedAt) {
     /** Where a waiter stands. */
     public enum Status { WAITING, PROMOTED, LEFT, SKIPPED }
 

@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.ForwardingStore;
@@ -98,7 +99,7 @@ public final class JdbcStore extends ForwardingStore {
     public static final class Builder {
         private final Jdbi jdbi;
         private String tablePrefix = Tables.DEFAULT_PREFIX;
-        private JdbcDialect dialect;
+        private @Nullable JdbcDialect dialect;
         private int maxRetries = DEFAULT_MAX_RETRIES;
 
         private Builder(Jdbi jdbi) {

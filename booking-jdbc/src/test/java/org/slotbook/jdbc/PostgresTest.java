@@ -904,20 +904,33 @@ class PostgresTest {
                 String[] overlapTypes = {"varchar", "varchar", "timestamptz", "timestamptz", "timestamptz", "timestamptz"};
                 expectIndex(c, f + "occupancy_overlap_ix", overlap, overlapTypes);
                 expectIndex(c, f + "booking_pk", overlap, overlapTypes);
-                String retire = "SELECT m.booking_id AS id, m.slot_id AS slot, m.seat AS seq FROM (SELECT l.booking_id,"
-                        + " l.slot_id, l.seat, l.status, l.held_until FROM " + f + "booking l WHERE l.tenant_id = $1"
-                        + " AND l.slot_id = $3 AND l.student_id = $2 AND l.status IN ('HELD', 'CONFIRMED') OFFSET 0) m"
-                        + " WHERE m.status = 'HELD' AND m.held_until <= $7 UNION ALL SELECT d.booking_id, d.slot_id, d.seat FROM (SELECT o.booking_id"
-                        + " FROM " + f + "occupancy o WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT'"
-                        + " AND o.resource_id = $2 AND o.active AND o.starts_at < $5 AND o.ends_at > $4 AND o.starts_at > $6"
-                        + " ORDER BY o.resource_kind, o.resource_id, o.starts_at) o CROSS JOIN LATERAL (SELECT k.booking_id,"
-                        + " k.slot_id, k.seat, k.status, k.held_until FROM " + f + "booking k WHERE k.tenant_id = $1"
-                        + " AND k.booking_id = o.booking_id OFFSET 0) d WHERE d.status = 'HELD' AND d.held_until <= $7";
-                String[] retireTypes = {"varchar", "varchar", "varchar", "timestamptz", "timestamptz", "timestamptz",
-                    "timestamptz"};
-                expectIndex(c, f + "booking_live_ix", retire, retireTypes);
-                expectIndex(c, f + "occupancy_overlap_ix", retire, retireTypes);
-                expectIndex(c, f + "booking_pk", retire, retireTypes);
+                // hold: the student's occupations with their bookings (ALREADY, CONFLICT and dead holds in one read)
+                String mine = "SELECT o.booking_id, o.slot_id, o.resource_kind, o.resource_id, o.starts_at, o.ends_at,"
+                        + " d.request_id, d.student_id, d.seat, d.status, d.held_until, d.created_at, d.updated_at,"
+                        + " d.package_id, d.credits, d.attendance FROM " + f + "occupancy o LEFT JOIN LATERAL"
+                        + " (SELECT d.request_id, d.student_id, d.seat, d.status, d.held_until, d.created_at, d.updated_at,"
+                        + " d.package_id, d.credits, d.attendance FROM " + f + "booking d WHERE d.tenant_id = $1"
+                        + " AND d.booking_id = o.booking_id OFFSET 0) d ON TRUE WHERE o.tenant_id = $1"
+                        + " AND o.resource_kind = 'STUDENT' AND o.resource_id = $2 AND o.active AND o.starts_at < $4"
+                        + " AND o.ends_at > $3 AND o.starts_at > $5 ORDER BY o.resource_kind, o.resource_id, o.starts_at";
+                String[] mineTypes = {"varchar", "varchar", "timestamptz", "timestamptz", "timestamptz"};
+                expectIndex(c, f + "occupancy_overlap_ix", mine, mineTypes);
+                expectIndex(c, f + "booking_pk", mine, mineTypes);
+                // hold: a replay's booking, else its waitlist entry, else the student's live booking of the slot,
+                // in one statement (the SQL function inlined)
+                String answered = "SELECT r.tag FROM " + f + "answered($1, $2, $3, $4, $5) r";
+                String[] answeredTypes = {"varchar", "varchar", "varchar", "varchar", "timestamptz"};
+                expectIndex(c, f + "booking_request_ux", answered, answeredTypes);
+                expectIndex(c, f + "waiter_pk", answered, answeredTypes);
+                expectIndex(c, f + "booking_live_ix", answered, answeredTypes);
+                // hold: an unpaid seat claimed and written in one statement
+                String claim = "UPDATE " + f + "slot_seat s SET status = 'HELD', booking_id = $3, student_id = $4,"
+                        + " held_until = $5 WHERE s.tenant_id = $1 AND s.slot_id = $2 AND s.seq = (SELECT f.seq FROM " + f
+                        + "slot_seat f WHERE f.tenant_id = $1 AND f.slot_id = $2 AND f.status = 'FREE' ORDER BY f.seq"
+                        + " LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING s.seq";
+                String[] claimTypes = {"varchar", "varchar", "varchar", "varchar", "timestamptz"};
+                expectIndex(c, f + "slot_seat_free_ix", claim, claimTypes);
+                expectIndex(c, f + "slot_seat_pk", claim, claimTypes);
                 expectIndex(c, f + "occupancy_overlap_ix", "SELECT c.slot_id FROM " + f + "occupancy c"
                         + " WHERE c.tenant_id = $1 AND c.resource_kind = 'COACH' AND c.resource_id = $2 AND c.active"
                         + " AND c.starts_at < $4 AND c.ends_at > $3 AND c.starts_at > $5"
@@ -941,7 +954,7 @@ class PostgresTest {
                         + " student_id = NULL, held_until = NULL WHERE s.tenant_id = $1 AND s.slot_id = $2 AND s.seq = $3",
                         "varchar", "varchar", "int");
                 expectIndex(c, f + "resource_lock_pk", "SELECT 1 FROM " + f + "resource_lock l WHERE l.tenant_id = $1"
-                        + " AND l.resource_kind = 'STUDENT' AND l.resource_id = $2 FOR UPDATE", "varchar", "varchar");
+                        + " AND l.resource_kind = $2 AND l.resource_id = $3 FOR UPDATE", "varchar", "varchar", "varchar");
                 expectIndex(c, f + "slot_pk", "SELECT s.starts_at FROM " + f + "slot s WHERE s.tenant_id = $1"
                         + " AND s.slot_id = $2", "varchar", "varchar");
                 // the booking rules: the slot lock of every seat freeing, the waitlist, the student limits

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingStoreException;
@@ -209,12 +210,13 @@ public final class RedisSeatReservation implements SeatReservation {
     }
 
     @Override
-    public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil) {
+    public void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant keepUntil) {
         initialize(tenantId, slotId, capacity, null, keepUntil);
     }
 
     @Override
-    public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt, Instant keepUntil) {
+    public void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                           @Nullable Instant keepUntil) {
         List<String> keys = keys(tenantId, slotId);
         checkCapacity(capacity);
         run(GateScripts.INIT, "initialize", tenantId, slotId, keys,
@@ -232,14 +234,14 @@ public final class RedisSeatReservation implements SeatReservation {
 
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
-                              Duration inFlightGrace, Instant keepUntil) {
+                              Duration inFlightGrace, @Nullable Instant keepUntil) {
         return reconcile(tenantId, slotId, capacity, null, truth, null, inFlightGrace, keepUntil);
     }
 
     @Override
-    public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
-                              Collection<GateHolder> truth, Duration truthAge, Duration inFlightGrace,
-                              Instant keepUntil) {
+    public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                              Collection<GateHolder> truth, @Nullable Duration truthAge, Duration inFlightGrace,
+                              @Nullable Instant keepUntil) {
         List<String> keys = keys(tenantId, slotId);
         checkCapacity(capacity);
         Checks.notNull("truth", truth);
@@ -266,7 +268,7 @@ public final class RedisSeatReservation implements SeatReservation {
     }
 
     @Override
-    public void close(TenantId tenantId, SlotId slotId, Instant keepUntil) {
+    public void close(TenantId tenantId, SlotId slotId, @Nullable Instant keepUntil) {
         run(GateScripts.CLOSE, "close", tenantId, slotId, keys(tenantId, slotId), List.of(keepArg(keepUntil)));
     }
 

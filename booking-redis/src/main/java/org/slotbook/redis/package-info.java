@@ -6,4 +6,7 @@
  * <p>Everything under {@code org.slotbook.redis.internal} is an implementation detail and may change
  * in any release.
  */
+@NullMarked
 package org.slotbook.redis;
+
+import org.jspecify.annotations.NullMarked;

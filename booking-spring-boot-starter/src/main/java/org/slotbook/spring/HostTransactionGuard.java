@@ -1,5 +1,6 @@
 package org.slotbook.spring;
 
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.ForwardingStore;
 import org.springframework.transaction.support.TransactionSynchronizationManager;

@@ -55,20 +55,20 @@ public class SlotbookAutoConfiguration {
     @ConditionalOnMissingBean(BookingStore.class)
     public HostTransactionGuard slotbookStore(DataSource dataSource, SlotbookProperties properties) {
         DataSource target = unwrap(dataSource);
-        SlotbookProperties.Jdbc jdbc = properties.getJdbc();
+        SlotbookProperties.Jdbc jdbc = properties.jdbc();
         JdbcDialect dialect = JdbcSchema.detect(target);
-        if (properties.getFlyway().isEnabled()) {
+        if (properties.flyway().enabled()) {
             if (!ClassUtils.isPresent("org.flywaydb.core.Flyway", getClass().getClassLoader())) {
                 throw new IllegalStateException("slotbook.flyway.enabled is true but Flyway is not on the class path:"
                         + " add org.flywaydb:flyway-core (and flyway-database-postgresql or flyway-mysql)");
             }
-            SlotbookMigrations.migrate(target, dialect, jdbc.getTablePrefix());
+            SlotbookMigrations.migrate(target, dialect, jdbc.tablePrefix());
         }
-        if (jdbc.isValidateSchema()) {
-            SlotbookSchema.validate(target, dialect, jdbc.getTablePrefix());
+        if (jdbc.validateSchema()) {
+            SlotbookSchema.validate(target, dialect, jdbc.tablePrefix());
         }
-        JdbcStore store = JdbcStore.builder(target).dialect(dialect).tablePrefix(jdbc.getTablePrefix())
-                .maxRetries(jdbc.getMaxRetries()).build();
+        JdbcStore store = JdbcStore.builder(target).dialect(dialect).tablePrefix(jdbc.tablePrefix())
+                .maxRetries(jdbc.maxRetries()).build();
         return new HostTransactionGuard(store);
     }
 
@@ -90,9 +90,9 @@ public class SlotbookAutoConfiguration {
                                         ObjectProvider<Function<TenantId, BookingRules>> rulesByTenant) {
         BookingEngine.Builder builder = BookingEngine.builder()
                 .store(store)
-                .holdPolicy(HoldPolicy.ofDefaults().withHoldTtl(properties.getHoldTtl()))
-                .maxSessionDuration(properties.getMaxSessionDuration())
-                .rules(properties.getRules().toBookingRules());
+                .holdPolicy(HoldPolicy.ofDefaults().withHoldTtl(properties.holdTtl()))
+                .maxSessionDuration(properties.maxSessionDuration())
+                .rules(properties.rules().toBookingRules());
         rules.ifUnique(builder::rules);
         rulesByTenant.ifUnique(builder::rules);
         gate.ifUnique(builder::reservation);
@@ -110,8 +110,8 @@ public class SlotbookAutoConfiguration {
     @ConditionalOnProperty(prefix = "slotbook.upkeep", name = "enabled", matchIfMissing = true)
     public ReconciliationJob slotbookUpkeep(BookingEngine engine, SlotbookProperties properties) {
         return ReconciliationJob.builder(engine)
-                .interval(properties.getUpkeep().getInterval())
-                .sweepBatch(properties.getUpkeep().getSweepBatch())
+                .interval(properties.upkeep().interval())
+                .sweepBatch(properties.upkeep().sweepBatch())
                 .build();
     }
 

@@ -2,6 +2,7 @@ package org.slotbook.spring;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.BookingStore;
@@ -19,10 +20,10 @@ public final class SlotbookHealthIndicator extends AbstractHealthIndicator {
     private static final SlotId PROBE_SLOT = SlotId.of("probe");
 
     private final BookingStore store;
-    private final SeatReservation gate;
+    private final @Nullable SeatReservation gate;
 
     /** {@code gate} null: the engine runs without a gate. */
-    public SlotbookHealthIndicator(BookingStore store, SeatReservation gate) {
+    public SlotbookHealthIndicator(BookingStore store, @Nullable SeatReservation gate) {
         super("Slotbook health check failed");
         this.store = store;
         this.gate = gate;

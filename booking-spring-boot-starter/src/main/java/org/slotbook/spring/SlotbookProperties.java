@@ -1,317 +1,118 @@
 package org.slotbook.spring;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 
-/** Settings of the Slotbook auto-configuration, under {@code slotbook.*}. */
+/**
+ * Settings of the Slotbook auto-configuration, under {@code slotbook.*}; immutable, bound through
+ * the constructor, with each default on its parameter.
+ *
+ * @param enabled Whether the auto-configuration provides Slotbook's beans at all
+ * @param holdTtl How long a hold lasts before it expires and its seat goes back
+ * @param maxSessionDuration The longest session the engine schedules (the conflict check looks back this far)
+ * @param jdbc The store on the application's DataSource
+ * @param flyway Slotbook's own versioned migrations
+ * @param redis The Redis seat gate
+ * @param upkeep The scheduled sweep and reconcile
+ * @param rules The booking rules of every tenant
+ * @param jackson The Jackson module
+ */
 @ConfigurationProperties("slotbook")
-public class SlotbookProperties {
-    /** Whether the auto-configuration provides Slotbook's beans at all. */
-    private boolean enabled = true;
-    /** How long a hold lasts before it expires and its seat goes back. */
-    private Duration holdTtl = Duration.ofMinutes(10);
-    /** The longest session the engine schedules (the conflict check looks back this far). */
-    private Duration maxSessionDuration = Duration.ofHours(24);
+public record SlotbookProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue("10m") Duration holdTtl,
+        @DefaultValue("24h") Duration maxSessionDuration,
+        @DefaultValue Jdbc jdbc,
+        @DefaultValue Flyway flyway,
+        @DefaultValue Redis redis,
+        @DefaultValue Upkeep upkeep,
+        @DefaultValue Rules rules,
+        @DefaultValue Jackson jackson) {
 
-    private final Jdbc jdbc = new Jdbc();
-    private final Flyway flyway = new Flyway();
-    private final Redis redis = new Redis();
-    private final Upkeep upkeep = new Upkeep();
-    private final Jackson jackson = new Jackson();
-    private final Rules rules = new Rules();
-
-    public boolean isEnabled() {
-        return enabled;
+    /**
+     * The store on the application's DataSource.
+     *
+     * @param tablePrefix Prefix of every Slotbook table and routine name
+     * @param maxRetries Retries after a deadlock or serialization failure
+     * @param validateSchema Check at start-up that Slotbook's tables, columns and routines exist, and fail
+     *     naming what is missing
+     */
+    public record Jdbc(
+            @DefaultValue("slotbook_") String tablePrefix,
+            @DefaultValue("8") int maxRetries,
+            @DefaultValue("true") boolean validateSchema) {
     }
 
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
+    /**
+     * Slotbook's own versioned migrations, run with Flyway at start-up.
+     *
+     * @param enabled Run {@code classpath:db/migration/slotbook/<dialect>} at start-up, with a history
+     *     table of its own ({@code <table-prefix>schema_history}), so its versions never meet the host's
+     */
+    public record Flyway(@DefaultValue("false") boolean enabled) {
     }
 
-    public Duration getHoldTtl() {
-        return holdTtl;
+    /**
+     * The Redis seat gate.
+     *
+     * @param enabled Whether to build the gate (it also needs {@code url}, or Spring Boot's Redis
+     *     connection details)
+     * @param url {@code redis://[user:password@]host:port[/database]}; unset: Spring Boot's
+     *     {@code spring.data.redis.*} when present
+     * @param keyPrefix Prefix of every gate key
+     * @param timeout Connect and read timeout of a gate call: how long a hold waits for a sick Redis
+     * @param poolSize Connections of the gate's own pool
+     */
+    public record Redis(
+            @DefaultValue("true") boolean enabled,
+            @Nullable String url,
+            @DefaultValue("slotbook:") String keyPrefix,
+            @DefaultValue("200ms") Duration timeout,
+            @DefaultValue("32") int poolSize) {
     }
 
-    public void setHoldTtl(Duration holdTtl) {
-        this.holdTtl = holdTtl;
-    }
-
-    public Duration getMaxSessionDuration() {
-        return maxSessionDuration;
-    }
-
-    public void setMaxSessionDuration(Duration maxSessionDuration) {
-        this.maxSessionDuration = maxSessionDuration;
-    }
-
-    public Jdbc getJdbc() {
-        return jdbc;
-    }
-
-    public Flyway getFlyway() {
-        return flyway;
-    }
-
-    public Redis getRedis() {
-        return redis;
-    }
-
-    public Upkeep getUpkeep() {
-        return upkeep;
-    }
-
-    public Rules getRules() {
-        return rules;
-    }
-
-    public Jackson getJackson() {
-        return jackson;
-    }
-
-    /** The store on the application's DataSource. */
-    public static class Jdbc {
-        /** Prefix of every Slotbook table and routine name. */
-        private String tablePrefix = "slotbook_";
-        /** Retries after a deadlock or serialization failure. */
-        private int maxRetries = 8;
-        /** Check at start-up that Slotbook's tables, columns and routines exist, and fail naming what is missing. */
-        private boolean validateSchema = true;
-
-        public String getTablePrefix() {
-            return tablePrefix;
-        }
-
-        public void setTablePrefix(String tablePrefix) {
-            this.tablePrefix = tablePrefix;
-        }
-
-        public int getMaxRetries() {
-            return maxRetries;
-        }
-
-        public void setMaxRetries(int maxRetries) {
-            this.maxRetries = maxRetries;
-        }
-
-        public boolean isValidateSchema() {
-            return validateSchema;
-        }
-
-        public void setValidateSchema(boolean validateSchema) {
-            this.validateSchema = validateSchema;
-        }
-    }
-
-    /** Slotbook's own versioned migrations, run with Flyway at start-up. */
-    public static class Flyway {
-        /**
-         * Run {@code classpath:db/migration/slotbook/<dialect>} at start-up, with a history table of
-         * its own ({@code <table-prefix>schema_history}), so its versions never meet the host's.
-         */
-        private boolean enabled = false;
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-    }
-
-    /** The Redis seat gate. */
-    public static class Redis {
-        /** Whether to build the gate (it also needs {@code url}, or Spring Boot's Redis connection details). */
-        private boolean enabled = true;
-        /** {@code redis://[user:password@]host:port[/database]}; unset: Spring Boot's {@code spring.data.redis.*} when present. */
-        private String url;
-        /** Prefix of every gate key. */
-        private String keyPrefix = "slotbook:";
-        /** Connect and read timeout of a gate call: how long a hold waits for a sick Redis. */
-        private Duration timeout = Duration.ofMillis(200);
-        /** Connections of the gate's own pool. */
-        private int poolSize = 32;
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public String getUrl() {
-            return url;
-        }
-
-        public void setUrl(String url) {
-            this.url = url;
-        }
-
-        public String getKeyPrefix() {
-            return keyPrefix;
-        }
-
-        public void setKeyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
-        }
-
-        public Duration getTimeout() {
-            return timeout;
-        }
-
-        public void setTimeout(Duration timeout) {
-            this.timeout = timeout;
-        }
-
-        public int getPoolSize() {
-            return poolSize;
-        }
-
-        public void setPoolSize(int poolSize) {
-            this.poolSize = poolSize;
-        }
-    }
-
-    /** The scheduled upkeep: expired holds swept, the gate reconciled, over every tenant of the store. */
-    public static class Upkeep {
-        /** Whether to run the upkeep on this node (safe on several nodes at once). */
-        private boolean enabled = true;
-        /** Delay between the end of one run and the start of the next. */
-        private Duration interval = Duration.ofSeconds(30);
-        /** Holds expired per database transaction. */
-        private int sweepBatch = 500;
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public Duration getInterval() {
-            return interval;
-        }
-
-        public void setInterval(Duration interval) {
-            this.interval = interval;
-        }
-
-        public int getSweepBatch() {
-            return sweepBatch;
-        }
-
-        public void setSweepBatch(int sweepBatch) {
-            this.sweepBatch = sweepBatch;
-        }
+    /**
+     * The scheduled upkeep: expired holds swept, the gate reconciled, over every tenant of the store.
+     *
+     * @param enabled Whether to run the upkeep on this node (safe on several nodes at once)
+     * @param interval Delay between the end of one run and the start of the next
+     * @param sweepBatch Holds expired per database transaction
+     */
+    public record Upkeep(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("30s") Duration interval,
+            @DefaultValue("500") int sweepBatch) {
     }
 
     /**
      * The booking rules of every tenant (a {@code BookingRules} bean, or a
      * {@code Function<TenantId, BookingRules>} bean for rules per tenant, replaces them).
+     *
+     * @param cancelCutoff Free cancellation until this long before the start; unset: cancel any time for free
+     * @param lateCancel What a cancel after the cutoff does: refuse (TooLateToCancel) or accept (a late cancel)
+     * @param maxUpcoming At most this many live upcoming bookings per student (0: no limit)
+     * @param maxPerWeek At most this many bookings per student in one calendar week (0: no limit)
+     * @param weekZone The time zone of the calendar week of {@code max-per-week}
+     * @param waitlistCutoff No waiter is promoted within this long before the start
+     * @param checkInOpensBefore Check-in opens this long before the start
+     * @param checkInClosesAfterEnd Check-in closes this long after the end
+     * @param markNoShows Whether the sweep marks confirmed bookings without a check-in as no-shows once
+     *     check-in closed
+     * @param creditsDrawn When a slot's cost is drawn from the student's package: at-booking or at-check-in
      */
-    public static class Rules {
-        /** Free cancellation until this long before the start; unset: cancel any time for free. */
-        private Duration cancelCutoff;
-        /** What a cancel after the cutoff does: refuse (TooLateToCancel) or accept (a late cancel). */
-        private String lateCancel = "refuse";
-        /** At most this many live upcoming bookings per student (0: no limit). */
-        private int maxUpcoming;
-        /** At most this many bookings per student in one calendar week (0: no limit). */
-        private int maxPerWeek;
-        /** The time zone of the calendar week of {@code max-per-week}. */
-        private String weekZone = "UTC";
-        /** No waiter is promoted within this long before the start. */
-        private Duration waitlistCutoff = Duration.ZERO;
-        /** Check-in opens this long before the start. */
-        private Duration checkInOpensBefore = Duration.ofMinutes(30);
-        /** Check-in closes this long after the end. */
-        private Duration checkInClosesAfterEnd = Duration.ZERO;
-        /** Whether the sweep marks confirmed bookings without a check-in as no-shows once check-in closed. */
-        private boolean markNoShows;
-        /** When a slot's cost is drawn from the student's package: at-booking or at-check-in. */
-        private String creditsDrawn = "at-booking";
-
-        public Duration getCheckInOpensBefore() {
-            return checkInOpensBefore;
-        }
-
-        public void setCheckInOpensBefore(Duration checkInOpensBefore) {
-            this.checkInOpensBefore = checkInOpensBefore;
-        }
-
-        public Duration getCheckInClosesAfterEnd() {
-            return checkInClosesAfterEnd;
-        }
-
-        public void setCheckInClosesAfterEnd(Duration checkInClosesAfterEnd) {
-            this.checkInClosesAfterEnd = checkInClosesAfterEnd;
-        }
-
-        public boolean isMarkNoShows() {
-            return markNoShows;
-        }
-
-        public void setMarkNoShows(boolean markNoShows) {
-            this.markNoShows = markNoShows;
-        }
-
-        public String getCreditsDrawn() {
-            return creditsDrawn;
-        }
-
-        public void setCreditsDrawn(String creditsDrawn) {
-            this.creditsDrawn = creditsDrawn;
-        }
-
-        public Duration getCancelCutoff() {
-            return cancelCutoff;
-        }
-
-        public void setCancelCutoff(Duration cancelCutoff) {
-            this.cancelCutoff = cancelCutoff;
-        }
-
-        public String getLateCancel() {
-            return lateCancel;
-        }
-
-        public void setLateCancel(String lateCancel) {
-            this.lateCancel = lateCancel;
-        }
-
-        public int getMaxUpcoming() {
-            return maxUpcoming;
-        }
-
-        public void setMaxUpcoming(int maxUpcoming) {
-            this.maxUpcoming = maxUpcoming;
-        }
-
-        public int getMaxPerWeek() {
-            return maxPerWeek;
-        }
-
-        public void setMaxPerWeek(int maxPerWeek) {
-            this.maxPerWeek = maxPerWeek;
-        }
-
-        public String getWeekZone() {
-            return weekZone;
-        }
-
-        public void setWeekZone(String weekZone) {
-            this.weekZone = weekZone;
-        }
-
-        public Duration getWaitlistCutoff() {
-            return waitlistCutoff;
-        }
-
-        public void setWaitlistCutoff(Duration waitlistCutoff) {
-            this.waitlistCutoff = waitlistCutoff;
-        }
+    public record Rules(
+            @Nullable Duration cancelCutoff,
+            @DefaultValue("refuse") String lateCancel,
+            @DefaultValue("0") int maxUpcoming,
+            @DefaultValue("0") int maxPerWeek,
+            @DefaultValue("UTC") String weekZone,
+            @DefaultValue("0") Duration waitlistCutoff,
+            @DefaultValue("30m") Duration checkInOpensBefore,
+            @DefaultValue("0") Duration checkInClosesAfterEnd,
+            @DefaultValue("false") boolean markNoShows,
+            @DefaultValue("at-booking") String creditsDrawn) {
 
         /** These settings as {@link org.slotbook.core.BookingRules}; bad values name the property. */
         public org.slotbook.core.BookingRules toBookingRules() {
@@ -350,17 +151,11 @@ public class SlotbookProperties {
         }
     }
 
-    /** The Jackson module for Slotbook's results and ids. */
-    public static class Jackson {
-        /** Register {@link SlotbookJacksonModule} with Spring Boot's ObjectMapper. */
-        private boolean enabled = true;
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
+    /**
+     * The Jackson module for Slotbook's results and ids.
+     *
+     * @param enabled Register {@link SlotbookJacksonModule} with Spring Boot's ObjectMapper
+     */
+    public record Jackson(@DefaultValue("true") boolean enabled) {
     }
 }

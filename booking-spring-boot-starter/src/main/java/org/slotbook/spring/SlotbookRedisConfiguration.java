@@ -35,16 +35,16 @@ class SlotbookRedisConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(name = "slotbookJedis")
     UnifiedJedis slotbookJedis(SlotbookProperties properties, ObjectProvider<RedisConnectionDetails> details) {
-        SlotbookProperties.Redis redis = properties.getRedis();
-        int timeout = Math.toIntExact(redis.getTimeout().toMillis());
+        SlotbookProperties.Redis redis = properties.redis();
+        int timeout = Math.toIntExact(redis.timeout().toMillis());
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(timeout).socketTimeoutMillis(timeout).clientName("slotbook");
         HostAndPort address;
-        if (redis.getUrl() != null && !redis.getUrl().isBlank()) {
-            URI uri = URI.create(redis.getUrl());
+        if (redis.url() != null && !redis.url().isBlank()) {
+            URI uri = URI.create(redis.url());
             if (uri.getHost() == null) {
                 throw new IllegalArgumentException("slotbook.redis.url must look like redis://host:port, got '"
-                        + redis.getUrl() + "'");
+                        + redis.url() + "'");
             }
             address = new HostAndPort(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort());
             String userInfo = uri.getUserInfo();
@@ -82,17 +82,17 @@ class SlotbookRedisConfiguration {
             }
         }
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
-        pool.setMaxTotal(redis.getPoolSize());
-        pool.setMaxIdle(redis.getPoolSize());
-        pool.setMaxWait(redis.getTimeout());
+        pool.setMaxTotal(redis.poolSize());
+        pool.setMaxIdle(redis.poolSize());
+        pool.setMaxWait(redis.timeout());
         return new UnifiedJedis(new PooledConnectionProvider(address, config.build(), pool), 1,
-                redis.getTimeout().plus(Duration.ofMillis(1)));
+                redis.timeout().plus(Duration.ofMillis(1)));
     }
 
     @Bean
     @ConditionalOnMissingBean(SeatReservation.class)
     RedisSeatReservation slotbookGate(UnifiedJedis slotbookJedis, SlotbookProperties properties) {
-        return RedisSeatReservation.builder(slotbookJedis).keyPrefix(properties.getRedis().getKeyPrefix()).build();
+        return RedisSeatReservation.builder(slotbookJedis).keyPrefix(properties.redis().keyPrefix()).build();
     }
 
     /** {@code slotbook.redis.url} is set, or Spring Boot has Redis connection details. */

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.jdbc.JdbcDialect;
 import org.slotbook.jdbc.internal.SqlScript;
 import org.springframework.core.io.Resource;
@@ -160,7 +161,7 @@ public final class SlotbookSchema {
     }
 
     /** The highest successful version in Slotbook's own history table, or null when there is none. */
-    private static String appliedVersion(Connection connection, JdbcDialect dialect, String prefix)
+    private static @Nullable String appliedVersion(Connection connection, JdbcDialect dialect, String prefix)
             throws SQLException {
         String q = dialect == JdbcDialect.MARIADB ? "`" : "\"";
         boolean autoCommit = connection.getAutoCommit();
@@ -198,7 +199,7 @@ public final class SlotbookSchema {
     }
 
     /** Lower-case column names of a table, or null when there is no such table. */
-    private static Set<String> columns(Connection connection, String table) throws SQLException {
+    private static @Nullable Set<String> columns(Connection connection, String table) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         try (Statement statement = connection.createStatement();
              ResultSet rs = statement.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {

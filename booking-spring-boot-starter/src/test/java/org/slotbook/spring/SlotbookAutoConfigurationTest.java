@@ -31,6 +31,8 @@ import org.slotbook.redis.RedisSeatReservation;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.boot.actuate.health.Health;
@@ -97,17 +99,19 @@ class SlotbookAutoConfigurationTest {
 
     @Test
     void attendanceAndCreditRulesComeFromProperties() {
-        SlotbookProperties.Rules props = new SlotbookProperties.Rules();
-        props.setCheckInOpensBefore(Duration.ofMinutes(45));
-        props.setCheckInClosesAfterEnd(Duration.ofMinutes(10));
-        props.setMarkNoShows(true);
-        props.setCreditsDrawn("at-check-in");
+        SlotbookProperties.Rules props = new Binder(new MapConfigurationPropertySource(java.util.Map.of(
+                "slotbook.rules.check-in-opens-before", "45m", "slotbook.rules.check-in-closes-after-end", "10m",
+                "slotbook.rules.mark-no-shows", "true", "slotbook.rules.credits-drawn", "at-check-in")))
+                .bindOrCreate("slotbook.rules", SlotbookProperties.Rules.class);
         org.slotbook.core.BookingRules rules = props.toBookingRules();
         assertThat(rules.checkInOpensBefore()).isEqualTo(Duration.ofMinutes(45));
         assertThat(rules.checkInClosesAfterEnd()).isEqualTo(Duration.ofMinutes(10));
         assertThat(rules.marksNoShows()).isTrue();
         assertThat(rules.credits()).isEqualTo(org.slotbook.core.CreditPolicy.AT_CHECK_IN);
-        assertThat(new SlotbookProperties.Rules().toBookingRules()).isEqualTo(org.slotbook.core.BookingRules.defaults());
+        // the defaults, as binding applies them when no property is set
+        assertThat(new Binder(new MapConfigurationPropertySource())
+                .bindOrCreate("slotbook.rules", SlotbookProperties.Rules.class).toBookingRules())
+                .isEqualTo(org.slotbook.core.BookingRules.defaults());
         runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.rules.credits-drawn=later").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("slotbook.rules.credits-drawn")

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.SlotSpec;
@@ -152,12 +153,13 @@ public final class InMemorySeatReservation implements SeatReservation {
     }
 
     @Override
-    public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil) {
+    public void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant keepUntil) {
         initialize(tenantId, slotId, capacity, null, keepUntil);
     }
 
     @Override
-    public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt, Instant keepUntil) {
+    public void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                           @Nullable Instant keepUntil) {
         Key key = key(tenantId, slotId);
         Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
         checkAvailable();
@@ -173,14 +175,14 @@ public final class InMemorySeatReservation implements SeatReservation {
 
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
-                              Duration inFlightGrace, Instant keepUntil) {
+                              Duration inFlightGrace, @Nullable Instant keepUntil) {
         return reconcile(tenantId, slotId, capacity, null, truth, null, inFlightGrace, keepUntil);
     }
 
     @Override
-    public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
-                              Collection<GateHolder> truth, Duration truthAge, Duration inFlightGrace,
-                              Instant keepUntil) {
+    public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                              Collection<GateHolder> truth, @Nullable Duration truthAge, Duration inFlightGrace,
+                              @Nullable Instant keepUntil) {
         Key key = key(tenantId, slotId);
         Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
         Checks.notNull("truth", truth);
@@ -251,7 +253,7 @@ public final class InMemorySeatReservation implements SeatReservation {
     }
 
     @Override
-    public void close(TenantId tenantId, SlotId slotId, Instant keepUntil) {
+    public void close(TenantId tenantId, SlotId slotId, @Nullable Instant keepUntil) {
         Key key = key(tenantId, slotId);
         checkAvailable();
         gates.compute(key, (k, gate) -> Gate.closed(keepUntil));

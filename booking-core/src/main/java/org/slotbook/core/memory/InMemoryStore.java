@@ -19,6 +19,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.AlreadyCancelled;
 import org.slotbook.core.Attendance;
@@ -649,7 +650,7 @@ public final class InMemoryStore implements BookingStore {
         return w == null ? Optional.empty() : Optional.of(new Waitlisted(entry(t, w), true));
     }
 
-    private static Booking activeBooking(Tenant t, SlotId slotId, StudentId studentId) {
+    private static @Nullable Booking activeBooking(Tenant t, SlotId slotId, StudentId studentId) {
         SlotRow row = t.slots.get(slotId);
         for (BookingId id : row.seats) {
             if (id != null) {
@@ -904,7 +905,7 @@ public final class InMemoryStore implements BookingStore {
 
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant at, Terms terms) {
+                                               @Nullable Instant at, Terms terms) {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
         Checks.notNull("terms", terms);
@@ -937,8 +938,8 @@ public final class InMemoryStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant at, Terms terms) {
+    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                             @Nullable Instant at, Terms terms) {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("terms", terms);
         Instant now = at(at);
@@ -980,7 +981,7 @@ public final class InMemoryStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant at) {
+    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, @Nullable Instant at) {
         Checks.notNull("slotId", slotId);
         Instant now = at(at);
         return locked(tenantId, t -> {
@@ -999,7 +1000,7 @@ public final class InMemoryStore implements BookingStore {
 
     @Override
     public StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from,
-                                                      Instant at) {
+                                                      @Nullable Instant at) {
         Checks.notNull("seriesId", seriesId);
         Checks.notNull("from", from);
         Instant now = at(at);
@@ -1047,7 +1048,7 @@ public final class InMemoryStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant at, int limit, Terms terms) {
+    public StoreOutcome<Integer> expireDue(TenantId tenantId, @Nullable Instant at, int limit, Terms terms) {
         Checks.positive("limit", limit);
         Checks.notNull("terms", terms);
         Instant now = at(at);
@@ -1078,8 +1079,8 @@ public final class InMemoryStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant at, Terms terms) {
+    public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                               @Nullable Instant at, Terms terms) {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("terms", terms);
         Instant now = at(at);
@@ -1124,7 +1125,7 @@ public final class InMemoryStore implements BookingStore {
 
     @Override
     public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
-                                                   Instant now) {
+                                                   @Nullable Instant now) {
         Checks.notNull("requestId", requestId);
         Checks.notNull("studentId", studentId);
         return locked(tenantId, t -> {
@@ -1144,7 +1145,7 @@ public final class InMemoryStore implements BookingStore {
     // packages
 
     @Override
-    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, Instant at) {
+    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, @Nullable Instant at) {
         Checks.notNull("grant", grant);
         Instant now = at(at);
         return locked(tenantId, t -> {
@@ -1200,7 +1201,7 @@ public final class InMemoryStore implements BookingStore {
     }
 
     @Override
-    public List<Booking> roster(TenantId tenantId, SlotId slotId, Instant at, int offset, int limit) {
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, @Nullable Instant at, int offset, int limit) {
         Checks.notNull("slotId", slotId);
         Instant now = at(at);
         return locked(tenantId, t -> {
@@ -1219,8 +1220,8 @@ public final class InMemoryStore implements BookingStore {
     }
 
     @Override
-    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant at, boolean upcoming,
-                                               int offset, int limit) {
+    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, @Nullable Instant at,
+                                               boolean upcoming, int offset, int limit) {
         Checks.notNull("studentId", studentId);
         Instant now = at(at);
         return locked(tenantId, t -> {
@@ -1258,7 +1259,7 @@ public final class InMemoryStore implements BookingStore {
     }
 
     @Override
-    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant at) {
+    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, @Nullable Instant at) {
         Checks.notNull("slotId", slotId);
         Instant now = at(at);
         return locked(tenantId, t -> {
@@ -1287,7 +1288,7 @@ public final class InMemoryStore implements BookingStore {
     }
 
     @Override
-    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant at) {
+    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, @Nullable Instant at) {
         Checks.notNull("slotId", slotId);
         Instant now = at(at);
         return locked(tenantId, t -> {
@@ -1320,14 +1321,14 @@ public final class InMemoryStore implements BookingStore {
     }
 
     @Override
-    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
+    public List<Slot> slots(TenantId tenantId, @Nullable SlotId after, int limit) {
         Checks.positive("limit", limit);
         return locked(tenantId, t -> (after == null ? t.slots : t.slots.tailMap(after, false)).values().stream()
                 .limit(limit).map(r -> r.slot).toList());
     }
 
     @Override
-    public List<TenantId> tenants(TenantId after, int limit) {
+    public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         Checks.positive("limit", limit);
         List<TenantId> candidates = new ArrayList<>();
         for (TenantId id : tenants.keySet()) {
@@ -1349,7 +1350,7 @@ public final class InMemoryStore implements BookingStore {
     }
 
     @Override
-    public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, Instant after, int limit) {
+    public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, @Nullable Instant after, int limit) {
         Checks.notNull("seriesId", seriesId);
         Checks.positive("limit", limit);
         Instant from = at(after);

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
@@ -271,7 +272,7 @@ final class MemoryLedger implements SeatLedger {
     }
 
     @Override
-    public List<Slot> slots(StoreTransaction tx, SlotId after, int limit) {
+    public List<Slot> slots(StoreTransaction tx, @Nullable SlotId after, int limit) {
         MemoryTransaction t = store.own(tx);
         Checks.positive("limit", limit);
         var view = after == null ? t.state.slots : t.state.slots.tailMap(after, false);
@@ -286,7 +287,7 @@ final class MemoryLedger implements SeatLedger {
     }
 
     @Override
-    public List<TenantId> tenants(TenantId after, int limit) {
+    public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         Checks.positive("limit", limit);
         return store.tenantsWithSlots(after, limit);
     }

@@ -6,4 +6,7 @@
  * <p>They keep the same guarantees as the database backends and are meant for tests, demos and
  * single-process deployments; nothing survives the process.
  */
+@NullMarked
 package org.slotbook.core.memory;
+
+import org.jspecify.annotations.NullMarked;

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Availability;
 import org.slotbook.core.BookedSession;
 import org.slotbook.core.Booking;
@@ -73,7 +74,7 @@ import org.slotbook.core.spi.Terms;
  */
 public final class TenantRoutedStore implements BookingStore {
     private final Map<String, BookingStore> shards;
-    private final ShardMapping mapping;
+    private final @Nullable ShardMapping mapping;
 
     private TenantRoutedStore(Map<String, BookingStore> shards, ShardMapping mapping) {
         this.shards = Collections.unmodifiableMap(new LinkedHashMap<>(shards));
@@ -154,29 +155,29 @@ public final class TenantRoutedStore implements BookingStore {
 
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now, Terms terms) {
+                                               @Nullable Instant now, Terms terms) {
         return route(tenantId).confirm(tenantId, bookingId, studentId, now, terms);
     }
 
     @Override
-    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant now, Terms terms) {
+    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                             @Nullable Instant now, Terms terms) {
         return route(tenantId).cancel(tenantId, bookingId, studentId, now, terms);
     }
 
     @Override
-    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now) {
+    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         return route(tenantId).cancelSlot(tenantId, slotId, now);
     }
 
     @Override
-    public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms) {
+    public StoreOutcome<Integer> expireDue(TenantId tenantId, @Nullable Instant now, int limit, Terms terms) {
         return route(tenantId).expireDue(tenantId, now, limit, terms);
     }
 
     @Override
     public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
-                                                   Instant now) {
+                                                   @Nullable Instant now) {
         return route(tenantId).leaveWaitlist(tenantId, requestId, studentId, now);
     }
 
@@ -191,12 +192,12 @@ public final class TenantRoutedStore implements BookingStore {
     }
 
     @Override
-    public List<Booking> roster(TenantId tenantId, SlotId slotId, Instant now, int offset, int limit) {
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, @Nullable Instant now, int offset, int limit) {
         return route(tenantId).roster(tenantId, slotId, now, offset, limit);
     }
 
     @Override
-    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now,
+    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, @Nullable Instant now,
                                                boolean upcoming, int offset, int limit) {
         return route(tenantId).studentBookings(tenantId, studentId, now, upcoming, offset, limit);
     }
@@ -207,12 +208,12 @@ public final class TenantRoutedStore implements BookingStore {
     }
 
     @Override
-    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now) {
+    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         return route(tenantId).availability(tenantId, slotId, now);
     }
 
     @Override
-    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now) {
+    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         return route(tenantId).liveSlot(tenantId, slotId, now);
     }
 
@@ -227,12 +228,12 @@ public final class TenantRoutedStore implements BookingStore {
     }
 
     @Override
-    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
+    public List<Slot> slots(TenantId tenantId, @Nullable SlotId after, int limit) {
         return route(tenantId).slots(tenantId, after, limit);
     }
 
     @Override
-    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, Instant now) {
+    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, @Nullable Instant now) {
         return route(tenantId).grantPackage(tenantId, grant, now);
     }
 
@@ -247,8 +248,8 @@ public final class TenantRoutedStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now, Terms terms) {
+    public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                               @Nullable Instant now, Terms terms) {
         return route(tenantId).checkIn(tenantId, bookingId, studentId, now, terms);
     }
 
@@ -259,12 +260,13 @@ public final class TenantRoutedStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from, Instant now) {
+    public StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from,
+                                                      @Nullable Instant now) {
         return route(tenantId).cancelSeries(tenantId, seriesId, from, now);
     }
 
     @Override
-    public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, Instant after, int limit) {
+    public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, @Nullable Instant after, int limit) {
         return route(tenantId).seriesSlots(tenantId, seriesId, after, limit);
     }
 
@@ -278,7 +280,7 @@ public final class TenantRoutedStore implements BookingStore {
      * page (only the tenants the mapping puts on it), merged. Fails when any shard fails.
      */
     @Override
-    public List<TenantId> tenants(TenantId after, int limit) {
+    public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         Checks.positive("limit", limit);
         List<TenantId> merged = new ArrayList<>();
         for (Map.Entry<String, BookingStore> shard : shards.entrySet()) {
@@ -315,7 +317,7 @@ public final class TenantRoutedStore implements BookingStore {
     /** Builds a {@link TenantRoutedStore}. */
     public static final class Builder {
         private final Map<String, BookingStore> shards = new LinkedHashMap<>();
-        private ShardMapping mapping;
+        private @Nullable ShardMapping mapping;
 
         private Builder() {
         }

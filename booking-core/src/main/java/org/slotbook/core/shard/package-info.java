@@ -8,4 +8,7 @@
  * one shard and every guarantee (no oversell, no double-booking, seats balance) holds there as it does
  * on a single database. Nothing is replicated or agreed between shards.
  */
+@NullMarked
 package org.slotbook.core.shard;
+
+import org.jspecify.annotations.NullMarked;

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Availability;
 import org.slotbook.core.BookedSession;
 import org.slotbook.core.Booking;
@@ -113,8 +114,8 @@ public interface BookingStore {
      * hold and frees its seat (which goes to the first eligible waiter). Another student's or tenant's
      * booking answers NotFound.
      */
-    StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId, Instant now,
-                                        Terms terms);
+    StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
+                                        @Nullable Instant now, Terms terms);
 
     /**
      * Cancels the student's HELD or CONFIRMED booking and frees its seat and occupation, once, unless
@@ -133,14 +134,14 @@ public interface BookingStore {
      * @param studentId the student the booking must belong to; null: staff acting for the tenant (any
      *                  booking of the tenant; never refused as too late, but marked late alike)
      */
-    StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId, Instant now,
-                                      Terms terms);
+    StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                      @Nullable Instant now, Terms terms);
 
     /**
      * Calls the slot off: every booking cancelled (one CANCELLED event each), every seat and occupation
      * released. Nobody is promoted; the waitlist stays as it is.
      */
-    StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now);
+    StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now);
 
     /**
      * Expires up to {@code limit} HELD bookings of the tenant whose hold ran out and frees their seats
@@ -153,7 +154,7 @@ public interface BookingStore {
      * checkInClosesAfterEnd <= now}): attendance NO_SHOW and a NO_SHOW event (and a FORFEIT under
      * AT_CHECK_IN). The answer counts both.
      */
-    StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms);
+    StoreOutcome<Integer> expireDue(TenantId tenantId, @Nullable Instant now, int limit, Terms terms);
 
     /**
      * Takes the student's waitlist entry of this request id off the list: {@link org.slotbook.core.LeftWaitlist}
@@ -161,7 +162,7 @@ public interface BookingStore {
      * {@link org.slotbook.core.NotFound} when there is no such entry of this student.
      */
     StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
-                                            Instant now);
+                                            @Nullable Instant now);
 
     /** The waitlist entry of this request id, as it is now (its position among those waiting). */
     Optional<WaitlistEntry> findWaiter(TenantId tenantId, RequestId requestId);
@@ -173,14 +174,14 @@ public interface BookingStore {
      * The bookings holding a seat of the slot at {@code now} (CONFIRMED, and HELD with a live hold), by
      * seat, skipping {@code offset}, at most {@code limit}.
      */
-    List<Booking> roster(TenantId tenantId, SlotId slotId, Instant now, int offset, int limit);
+    List<Booking> roster(TenantId tenantId, SlotId slotId, @Nullable Instant now, int offset, int limit);
 
     /**
      * The student's bookings with their slots. {@code upcoming}: live bookings (CONFIRMED, or HELD with
      * a live hold) of sessions that have not ended at {@code now}, soonest first; else CONFIRMED
      * bookings of sessions that ended, latest first. Skips {@code offset}, at most {@code limit}.
      */
-    List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now, boolean upcoming,
+    List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, @Nullable Instant now, boolean upcoming,
                                         int offset, int limit);
 
     /**
@@ -190,20 +191,20 @@ public interface BookingStore {
     List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit);
 
     /** The slot's seats at {@code now}, or empty when the tenant has no such slot. */
-    Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now);
+    Optional<Availability> availability(TenantId tenantId, SlotId slotId, @Nullable Instant now);
 
     /**
      * The slot and the bookings holding a seat of it at {@code now} (CONFIRMED, and HELD with
      * {@code now < heldUntil}), read in one consistent step; empty when there is no such slot.
      */
-    Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now);
+    Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now);
 
     Optional<Booking> findBooking(TenantId tenantId, BookingId bookingId);
 
     Optional<Booking> findByRequest(TenantId tenantId, RequestId requestId);
 
     /** Up to {@code limit} slots of the tenant in slot id order, after {@code after} (null: from the first). */
-    List<Slot> slots(TenantId tenantId, SlotId after, int limit);
+    List<Slot> slots(TenantId tenantId, @Nullable SlotId after, int limit);
 
     /**
      * Up to {@code limit} tenants that have at least one slot, in tenant id order (the binary order
@@ -212,7 +213,7 @@ public interface BookingStore {
      * ({@link org.slotbook.core.ReconciliationJob} without a tenant list); a page is read in one
      * step, and a tenant whose first slot commits after the page was read shows up on a later run.
      */
-    List<TenantId> tenants(TenantId after, int limit);
+    List<TenantId> tenants(@Nullable TenantId after, int limit);
 
     // ---------------------------------------------------------------------------------------------
     // lesson packages, attendance, weekly series. A store without them answers
@@ -225,7 +226,7 @@ public interface BookingStore {
      *
      * @param now the grant's instant, or null for the store's own clock
      */
-    default LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, Instant now) {
+    default LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, @Nullable Instant now) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep lesson packages");
     }
 
@@ -248,8 +249,8 @@ public interface BookingStore {
      *
      * @param studentId the student the booking must belong to; null: staff acting for the tenant
      */
-    default StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                                Instant now, Terms terms) {
+    default StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                                @Nullable Instant now, Terms terms) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not record attendance");
     }
 
@@ -270,7 +271,7 @@ public interface BookingStore {
      * {@code from}, in one step: one CANCELLED event per booking released (credits refunded).
      */
     default StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from,
-                                                       Instant now) {
+                                                       @Nullable Instant now) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not schedule series");
     }
 
@@ -278,7 +279,7 @@ public interface BookingStore {
      * The OPEN occurrences of the series that start after {@code after} (null: the store's now), by
      * start, at most {@code limit}.
      */
-    default List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, Instant after, int limit) {
+    default List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, @Nullable Instant after, int limit) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not schedule series");
     }
 

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Availability;
 import org.slotbook.core.BookedSession;
 import org.slotbook.core.Booking;
@@ -55,29 +56,29 @@ public abstract class ForwardingStore implements BookingStore {
 
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now, Terms terms) {
+                                               @Nullable Instant now, Terms terms) {
         return delegate().confirm(tenantId, bookingId, studentId, now, terms);
     }
 
     @Override
-    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant now, Terms terms) {
+    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                             @Nullable Instant now, Terms terms) {
         return delegate().cancel(tenantId, bookingId, studentId, now, terms);
     }
 
     @Override
-    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now) {
+    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         return delegate().cancelSlot(tenantId, slotId, now);
     }
 
     @Override
-    public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms) {
+    public StoreOutcome<Integer> expireDue(TenantId tenantId, @Nullable Instant now, int limit, Terms terms) {
         return delegate().expireDue(tenantId, now, limit, terms);
     }
 
     @Override
     public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
-                                                   Instant now) {
+                                                   @Nullable Instant now) {
         return delegate().leaveWaitlist(tenantId, requestId, studentId, now);
     }
 
@@ -92,12 +93,12 @@ public abstract class ForwardingStore implements BookingStore {
     }
 
     @Override
-    public List<Booking> roster(TenantId tenantId, SlotId slotId, Instant now, int offset, int limit) {
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, @Nullable Instant now, int offset, int limit) {
         return delegate().roster(tenantId, slotId, now, offset, limit);
     }
 
     @Override
-    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now,
+    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, @Nullable Instant now,
                                                boolean upcoming, int offset, int limit) {
         return delegate().studentBookings(tenantId, studentId, now, upcoming, offset, limit);
     }
@@ -108,12 +109,12 @@ public abstract class ForwardingStore implements BookingStore {
     }
 
     @Override
-    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now) {
+    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         return delegate().availability(tenantId, slotId, now);
     }
 
     @Override
-    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now) {
+    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         return delegate().liveSlot(tenantId, slotId, now);
     }
 
@@ -128,12 +129,12 @@ public abstract class ForwardingStore implements BookingStore {
     }
 
     @Override
-    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
+    public List<Slot> slots(TenantId tenantId, @Nullable SlotId after, int limit) {
         return delegate().slots(tenantId, after, limit);
     }
 
     @Override
-    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, Instant now) {
+    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, @Nullable Instant now) {
         return delegate().grantPackage(tenantId, grant, now);
     }
 
@@ -148,8 +149,8 @@ public abstract class ForwardingStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now, Terms terms) {
+    public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                               @Nullable Instant now, Terms terms) {
         return delegate().checkIn(tenantId, bookingId, studentId, now, terms);
     }
 
@@ -160,12 +161,13 @@ public abstract class ForwardingStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from, Instant now) {
+    public StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from,
+                                                      @Nullable Instant now) {
         return delegate().cancelSeries(tenantId, seriesId, from, now);
     }
 
     @Override
-    public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, Instant after, int limit) {
+    public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, @Nullable Instant after, int limit) {
         return delegate().seriesSlots(tenantId, seriesId, after, limit);
     }
 
@@ -175,7 +177,7 @@ public abstract class ForwardingStore implements BookingStore {
     }
 
     @Override
-    public List<TenantId> tenants(TenantId after, int limit) {
+    public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         return delegate().tenants(after, limit);
     }
 }

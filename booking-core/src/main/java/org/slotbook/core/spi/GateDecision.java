@@ -1,15 +1,16 @@
 package org.slotbook.core.spi;
 
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.RequestId;
 
 /**
  * The gate's answer to a hold. {@code heldUnder} is set for {@link GateOutcome#DUPLICATE}: the
  * request id of the student's existing gate hold, so a retry can be told from a second booking.
  */
-public record GateDecision(GateOutcome outcome, RequestId heldUnder, java.time.Instant opensAt) {
+public record GateDecision(GateOutcome outcome, @Nullable RequestId heldUnder, java.time.@Nullable Instant opensAt) {
     public static final GateDecision HELD = new GateDecision(GateOutcome.HELD, null);
 
-    public GateDecision(GateOutcome outcome, RequestId heldUnder) {
+    public GateDecision(GateOutcome outcome, @Nullable RequestId heldUnder) {
         this(outcome, heldUnder, null);
     }
 

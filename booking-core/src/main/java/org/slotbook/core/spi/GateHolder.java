@@ -1,6 +1,7 @@
 package org.slotbook.core.spi;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.internal.Checks;
@@ -14,7 +15,7 @@ import org.slotbook.core.internal.Checks;
  * {@link SeatReservation#reconcile} added, the ledger's values it was given). In the truth passed to
  * {@code reconcile} they are the ledger's: {@code expiresAt} is when the ledger's hold ends.
  */
-public record GateHolder(StudentId studentId, RequestId requestId, Instant takenAt, Instant expiresAt) {
+public record GateHolder(StudentId studentId, RequestId requestId, Instant takenAt, @Nullable Instant expiresAt) {
     public GateHolder {
         Checks.notNull("studentId", studentId);
         Checks.notNull("requestId", requestId);

@@ -2,6 +2,7 @@ package org.slotbook.core.spi;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingRules;
 import org.slotbook.core.BookingStatus;
@@ -18,7 +19,7 @@ import org.slotbook.core.internal.Checks;
  * @param gateHeld       a gate already found a seat: the store may skip its cheap full-slot pre-check
  * @param rules          the tenant's rules (the student's limits)
  */
-public record HoldCommand(BookingId bookingId, HoldRequest request, BookingStatus status, Instant now,
+public record HoldCommand(BookingId bookingId, HoldRequest request, BookingStatus status, @Nullable Instant now,
                           Duration holdTtl, Duration longestSession, boolean gateHeld, BookingRules rules) {
     public HoldCommand {
         Checks.notNull("bookingId", bookingId);
@@ -33,7 +34,7 @@ public record HoldCommand(BookingId bookingId, HoldRequest request, BookingStatu
         Checks.notNull("rules", rules);
     }
 
-    public HoldCommand(BookingId bookingId, HoldRequest request, BookingStatus status, Instant now,
+    public HoldCommand(BookingId bookingId, HoldRequest request, BookingStatus status, @Nullable Instant now,
                        Duration holdTtl, Duration longestSession, boolean gateHeld) {
         this(bookingId, request, status, now, holdTtl, longestSession, gateHeld, BookingRules.defaults());
     }

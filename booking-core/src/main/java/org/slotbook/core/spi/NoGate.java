@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
@@ -29,17 +30,17 @@ enum NoGate implements SeatReservation {
     }
 
     @Override
-    public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil) {
+    public void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant keepUntil) {
     }
 
     @Override
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
-                              Duration inFlightGrace, Instant keepUntil) {
+                              Duration inFlightGrace, @Nullable Instant keepUntil) {
         return new GateSync(0, 0, false);
     }
 
     @Override
-    public void close(TenantId tenantId, SlotId slotId, Instant keepUntil) {
+    public void close(TenantId tenantId, SlotId slotId, @Nullable Instant keepUntil) {
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.slotbook.core.spi;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.ResourceRef;
 import org.slotbook.core.SlotId;
@@ -11,7 +12,7 @@ import org.slotbook.core.internal.Checks;
  * Resources that one slot (coach and room, {@code bookingId} null) or one booking (the student)
  * occupies over a time range.
  */
-public record Occupation(List<ResourceRef> resources, TimeRange time, SlotId slotId, BookingId bookingId) {
+public record Occupation(List<ResourceRef> resources, TimeRange time, SlotId slotId, @Nullable BookingId bookingId) {
     public Occupation {
         resources = List.copyOf(Checks.notNull("resources", resources));
         if (resources.isEmpty()) {

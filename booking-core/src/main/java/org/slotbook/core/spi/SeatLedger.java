@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.RequestId;
@@ -109,12 +110,12 @@ public interface SeatLedger {
     List<Booking> expireDue(StoreTransaction tx, Instant now, int limit);
 
     /** Up to {@code limit} slots of the tenant in slot id order, starting after {@code after} (null: from the first). */
-    List<Slot> slots(StoreTransaction tx, SlotId after, int limit);
+    List<Slot> slots(StoreTransaction tx, @Nullable SlotId after, int limit);
 
     /**
      * Up to {@code limit} tenants with at least one committed slot, in tenant id order, after
      * {@code after} (null: from the first). Runs outside any transaction: it is the one read that
      * spans tenants, and backs {@link BookingStore#tenants}.
      */
-    List<TenantId> tenants(TenantId after, int limit);
+    List<TenantId> tenants(@Nullable TenantId after, int limit);
 }

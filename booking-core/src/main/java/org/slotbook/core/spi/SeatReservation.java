@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
@@ -70,7 +71,7 @@ public interface SeatReservation {
      * the slot is closed: existing state is never overwritten (a slot at 0 remaining stays at 0).
      * {@code keepUntil} bounds its lifetime (null: kept until closed).
      */
-    void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil);
+    void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant keepUntil);
 
     /**
      * How far ahead of a slot's booking window the gate already lets requests through to the store,
@@ -86,7 +87,8 @@ public interface SeatReservation {
      * comes early costs no database work. A gate without windows ignores {@code opensAt}: the store
      * refuses early requests anyway.
      */
-    default void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt, Instant keepUntil) {
+    default void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                            @Nullable Instant keepUntil) {
         initialize(tenantId, slotId, capacity, keepUntil);
     }
 
@@ -98,9 +100,9 @@ public interface SeatReservation {
      * request was granted after the release), so it is added back; one released later is not (the read
      * may predate the release). With {@code truthAge} null every released request stays out.
      */
-    default GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
-                               Collection<GateHolder> truth, Duration truthAge, Duration inFlightGrace,
-                               Instant keepUntil) {
+    default GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                               Collection<GateHolder> truth, @Nullable Duration truthAge, Duration inFlightGrace,
+                               @Nullable Instant keepUntil) {
         return reconcile(tenantId, slotId, capacity, truth, inFlightGrace, keepUntil);
     }
 
@@ -117,14 +119,14 @@ public interface SeatReservation {
      * also when the opening changed.
      */
     GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
-                       Duration inFlightGrace, Instant keepUntil);
+                       Duration inFlightGrace, @Nullable Instant keepUntil);
 
     /**
      * The slot was called off: drops its holders and leaves a closed marker until {@code keepUntil}
      * (null: until the gate loses it), so {@link #tryHold} answers {@link GateOutcome#CLOSED} and
      * {@link #initialize} and {@link #reconcile} do not recreate it. Idempotent.
      */
-    void close(TenantId tenantId, SlotId slotId, Instant keepUntil);
+    void close(TenantId tenantId, SlotId slotId, @Nullable Instant keepUntil);
 
     /**
      * The slot's capacity and live holders by the gate's clock, or empty when the gate has no (or only

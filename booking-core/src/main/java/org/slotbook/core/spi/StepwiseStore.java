@@ -7,6 +7,7 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.AlreadyCancelled;
 import org.slotbook.core.Availability;
@@ -258,7 +259,7 @@ public final class StepwiseStore implements BookingStore {
 
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant at, Terms terms) {
+                                               @Nullable Instant at, Terms terms) {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
         Instant now = at(at);
@@ -298,8 +299,8 @@ public final class StepwiseStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant at, Terms terms) {
+    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                             @Nullable Instant at, Terms terms) {
         Checks.notNull("bookingId", bookingId);
         if (studentId == null) {
             throw unsupported("staff cancels");
@@ -332,7 +333,7 @@ public final class StepwiseStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant at) {
+    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, @Nullable Instant at) {
         Instant now = at(at);
         return ledger.inTransaction(tenantId, tx -> {
             Optional<Slot> found = ledger.findSlot(tx, slotId);
@@ -354,7 +355,7 @@ public final class StepwiseStore implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant at, int limit, Terms terms) {
+    public StoreOutcome<Integer> expireDue(TenantId tenantId, @Nullable Instant at, int limit, Terms terms) {
         Instant now = at(at);
         List<Booking> expired = ledger.inTransaction(tenantId, tx -> {
             List<Booking> due = ledger.expireDue(tx, now, limit);
@@ -368,7 +369,7 @@ public final class StepwiseStore implements BookingStore {
 
     @Override
     public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
-                                                   Instant now) {
+                                                   @Nullable Instant now) {
         throw unsupported("waitlists");
     }
 
@@ -383,15 +384,15 @@ public final class StepwiseStore implements BookingStore {
     }
 
     @Override
-    public List<Booking> roster(TenantId tenantId, SlotId slotId, Instant at, int offset, int limit) {
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, @Nullable Instant at, int offset, int limit) {
         Instant now = at(at);
         return read(tenantId, tx -> ledger.liveBookings(tx, slotId, now).stream()
                 .sorted(java.util.Comparator.comparingInt(Booking::seat)).skip(offset).limit(limit).toList());
     }
 
     @Override
-    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now, boolean upcoming,
-                                               int offset, int limit) {
+    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, @Nullable Instant now,
+                                               boolean upcoming, int offset, int limit) {
         throw unsupported("a student's bookings");
     }
 
@@ -406,7 +407,7 @@ public final class StepwiseStore implements BookingStore {
     }
 
     @Override
-    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant at) {
+    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, @Nullable Instant at) {
         Instant now = at(at);
         return read(tenantId, tx -> ledger.findSlot(tx, slotId).map(slot -> {
             if (slot.status() == SlotStatus.CANCELLED) {
@@ -419,7 +420,7 @@ public final class StepwiseStore implements BookingStore {
     }
 
     @Override
-    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant at) {
+    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, @Nullable Instant at) {
         Instant now = at(at);
         return read(tenantId, tx -> ledger.findSlot(tx, slotId).map(slot -> new LiveSlot(slot,
                 slot.status() == SlotStatus.OPEN ? ledger.liveBookings(tx, slotId, now) : List.of())));
@@ -436,12 +437,12 @@ public final class StepwiseStore implements BookingStore {
     }
 
     @Override
-    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
+    public List<Slot> slots(TenantId tenantId, @Nullable SlotId after, int limit) {
         return read(tenantId, tx -> ledger.slots(tx, after, limit));
     }
 
     @Override
-    public List<TenantId> tenants(TenantId after, int limit) {
+    public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         Checks.positive("limit", limit);
         return ledger.tenants(after, limit);
     }

@@ -1,6 +1,7 @@
 package org.slotbook.core.spi;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Booking;
 import org.slotbook.core.WaitlistEntry;
 import org.slotbook.core.internal.Checks;
@@ -18,7 +19,7 @@ public record StoreOutcome<R>(R result, List<BookingEvent> events, Booking subje
         skipped = skipped == null ? List.of() : List.copyOf(skipped);
     }
 
-    public StoreOutcome(R result, List<BookingEvent> events, Booking subject) {
+    public StoreOutcome(R result, List<BookingEvent> events, @Nullable Booking subject) {
         this(result, events, subject, List.of());
     }
 

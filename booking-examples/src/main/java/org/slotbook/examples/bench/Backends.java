@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.HoldPolicy;
 import org.slotbook.core.SlotId;
@@ -163,12 +164,12 @@ public final class Backends implements AutoCloseable {
     }
 
     /** The prefix of every gate key, or null when there is no gate. */
-    public String gateKeyPrefix() {
+    public @Nullable String gateKeyPrefix() {
         return redisGate == null ? null : redisGate.keyPrefix();
     }
 
     /** The SCAN MATCH pattern of every gate key, from the gate itself, or null when there is no gate. */
-    public String gateKeyPattern() {
+    public @Nullable String gateKeyPattern() {
         return redisGate == null ? null : redisGate.keyPattern();
     }
 

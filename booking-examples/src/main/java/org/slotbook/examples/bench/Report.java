@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** Everything a run of the load benchmark measured, and the tables it prints. */
 public record Report(List<Result> results, List<Capacity> capacities, Map<String, List<Double>> heapAfterGcMegabytes,
@@ -72,7 +73,7 @@ public record Report(List<Result> results, List<Capacity> capacities, Map<String
     }
 
     /** The ceiling a result is compared with: the Redis one for the gate line, else its database's; mix against spread. */
-    private Result ceilingOf(Result r) {
+    private @Nullable Result ceilingOf(Result r) {
         if (r.isCeiling()) {
             return null;
         }

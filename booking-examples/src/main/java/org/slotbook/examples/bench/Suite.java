@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.HoldPolicy;
 import org.slotbook.core.TenantId;
@@ -179,7 +180,7 @@ public final class Suite {
     }
 
     /** A profiler of the worker threads (and PostgreSQL's sessions), when {@code wanted} and the run profiles. */
-    Profiler profiler(BenchDb db, boolean wanted) {
+    @Nullable Profiler profiler(BenchDb db, boolean wanted) {
         return wanted && profiling ? Profiler.start(db.backends()) : null;
     }
 

@@ -16,4 +16,7 @@
  *       {@code Profiler} and heap sampler that watch a measurement.</li>
  * </ul>
  */
+@NullMarked
 package org.slotbook.examples.bench;
+
+import org.jspecify.annotations.NullMarked;

@@ -14,6 +14,7 @@ import java.time.temporal.TemporalAdjusters;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.Attendance;
 import org.slotbook.core.CheckInClosed;
@@ -322,7 +323,7 @@ public final class Decisions implements BookingStore {
 
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now, Terms terms) {
+                                               @Nullable Instant now, Terms terms) {
         notNull("studentId", studentId);
         Facts facts = transition("confirm", confirm, tenantId, bookingId, studentId, now, terms, false);
         Fact answer = facts.answer("confirm");
@@ -337,8 +338,8 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                             Instant now, Terms terms) {
+    public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                             @Nullable Instant now, Terms terms) {
         Facts facts = transition("cancel", cancel, tenantId, bookingId, studentId, now, terms, true);
         Fact answer = facts.answer("cancel");
         return switch (answer.tag()) {
@@ -393,7 +394,7 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, Instant now) {
+    public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         notNull("tenantId", tenantId);
         notNull("slotId", slotId);
         Facts facts = core.run(tenantId, "cancel slot " + slotId, cancelSlot, ps -> {
@@ -415,7 +416,7 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<Integer> expireDue(TenantId tenantId, Instant now, int limit, Terms terms) {
+    public StoreOutcome<Integer> expireDue(TenantId tenantId, @Nullable Instant now, int limit, Terms terms) {
         notNull("tenantId", tenantId);
         notNull("terms", terms);
         if (limit <= 0) {
@@ -438,7 +439,7 @@ public final class Decisions implements BookingStore {
 
     @Override
     public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
-                                                   Instant now) {
+                                                   @Nullable Instant now) {
         notNull("tenantId", tenantId);
         notNull("requestId", requestId);
         notNull("studentId", studentId);
@@ -479,7 +480,7 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public List<Booking> roster(TenantId tenantId, SlotId slotId, Instant now, int offset, int limit) {
+    public List<Booking> roster(TenantId tenantId, SlotId slotId, @Nullable Instant now, int offset, int limit) {
         notNull("tenantId", tenantId);
         notNull("slotId", slotId);
         return core.run(tenantId, "read the roster of slot " + slotId, sql.roster(), ps -> {
@@ -498,8 +499,8 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, Instant now, boolean upcoming,
-                                               int offset, int limit) {
+    public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, @Nullable Instant now,
+                                               boolean upcoming, int offset, int limit) {
         notNull("tenantId", tenantId);
         notNull("studentId", studentId);
         return core.run(tenantId, "read a student's bookings", sql.studentBookings(upcoming), ps -> {
@@ -549,7 +550,7 @@ public final class Decisions implements BookingStore {
     // ---------------------------------------------------------------- reads
 
     @Override
-    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, Instant now) {
+    public Optional<Availability> availability(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         notNull("tenantId", tenantId);
         notNull("slotId", slotId);
         return core.run(tenantId, "read the seats of slot " + slotId, sql.availability(), ps -> {
@@ -572,7 +573,7 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now) {
+    public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         notNull("tenantId", tenantId);
         notNull("slotId", slotId);
         return core.run(tenantId, "read the live bookings of slot " + slotId, sql.liveSlot(), ps -> {
@@ -625,7 +626,7 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public List<Slot> slots(TenantId tenantId, SlotId after, int limit) {
+    public List<Slot> slots(TenantId tenantId, @Nullable SlotId after, int limit) {
         notNull("tenantId", tenantId);
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive, got " + limit);
@@ -647,7 +648,7 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public List<TenantId> tenants(TenantId after, int limit) {
+    public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive, got " + limit);
         }
@@ -669,7 +670,7 @@ public final class Decisions implements BookingStore {
     // ---------------------------------------------------------------- lessons
 
     @Override
-    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, Instant now) {
+    public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, @Nullable Instant now) {
         notNull("tenantId", tenantId);
         notNull("grant", grant);
         Facts facts = core.run(tenantId, "grant package " + grant.packageId(), grantPackage, ps -> {
@@ -741,8 +742,8 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                               Instant now, Terms terms) {
+    public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
+                                               @Nullable Instant now, Terms terms) {
         notNull("tenantId", tenantId);
         notNull("bookingId", bookingId);
         notNull("terms", terms);
@@ -841,7 +842,7 @@ public final class Decisions implements BookingStore {
 
     @Override
     public StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from,
-                                                      Instant now) {
+                                                      @Nullable Instant now) {
         notNull("tenantId", tenantId);
         notNull("seriesId", seriesId);
         notNull("from", from);
@@ -864,7 +865,7 @@ public final class Decisions implements BookingStore {
     }
 
     @Override
-    public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, Instant after, int limit) {
+    public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, @Nullable Instant after, int limit) {
         notNull("tenantId", tenantId);
         notNull("seriesId", seriesId);
         if (limit <= 0) {

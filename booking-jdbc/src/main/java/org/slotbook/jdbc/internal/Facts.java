@@ -3,6 +3,7 @@ package org.slotbook.jdbc.internal;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.CancellationPolicy;
 import org.slotbook.core.WaitlistEntry;
 import java.sql.SQLException;
@@ -98,7 +99,7 @@ final class Facts {
         return new Facts(rows, tenantId);
     }
 
-    private static Integer integer(ResultSet rs, int column) throws SQLException {
+    private static @Nullable Integer integer(ResultSet rs, int column) throws SQLException {
         int value = rs.getInt(column);
         return rs.wasNull() ? null : value;
     }
@@ -168,7 +169,7 @@ final class Facts {
     }
 
     /** A slot's stored cancel policy: FREE, REFUSE or LATE with a cutoff in seconds; null: the tenant's. */
-    static CancellationPolicy cancellation(String policy, Long cutoffSeconds) {
+    static @Nullable CancellationPolicy cancellation(@Nullable String policy, @Nullable Long cutoffSeconds) {
         if (policy == null) {
             return null;
         }
@@ -181,7 +182,7 @@ final class Facts {
     }
 
     /** The column value of a cancel policy: FREE, REFUSE or LATE; null for null. */
-    static String policyName(CancellationPolicy policy) {
+    static @Nullable String policyName(@Nullable CancellationPolicy policy) {
         if (policy == null) {
             return null;
         }

@@ -10,6 +10,7 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.jdbc.JdbcDialect;
 
 /**
@@ -35,10 +36,23 @@ public abstract class SqlDialect {
 
     protected final Tables tables;
     protected final String prefix;
+    private final JdbcDialect dialect;
+    private final String callVerb;
+    private final int leadingParams;
+    private final String nowOr;
 
-    protected SqlDialect(Tables tables) {
+    /**
+     * @param callVerb what precedes the routine's name in {@link #call} ({@code CALL } or {@code SELECT * FROM })
+     * @param leadingParams how many parameters {@link #bindPrefix} binds before the routine's own
+     * @param nowOr SQL for "the given instant, or the database's clock when it is null" (one bound parameter)
+     */
+    protected SqlDialect(Tables tables, JdbcDialect dialect, String callVerb, int leadingParams, String nowOr) {
         this.tables = tables;
         this.prefix = tables.prefix();
+        this.dialect = dialect;
+        this.callVerb = callVerb;
+        this.leadingParams = leadingParams;
+        this.nowOr = nowOr;
     }
 
     public static SqlDialect of(JdbcDialect dialect, Tables tables) {
@@ -49,10 +63,14 @@ public abstract class SqlDialect {
         };
     }
 
-    public abstract JdbcDialect dialect();
+    public JdbcDialect dialect() {
+        return dialect;
+    }
 
     /** The statement that calls routine {@code name} with {@code arity} bound parameters. */
-    public abstract String call(String name, int arity);
+    public String call(String name, int arity) {
+        return callVerb + prefix + name + "(" + params(leadingParams + arity) + ")";
+    }
 
     /** Binds what {@link #call} needs before the routine's own parameters; returns the next index. */
     public int bindPrefix(PreparedStatement statement) throws SQLException {
@@ -60,13 +78,15 @@ public abstract class SqlDialect {
     }
 
     /** SQL for "the given instant, or the database's clock when it is null" (one bound parameter). */
-    protected abstract String nowOr();
+    protected String nowOr() {
+        return nowOr;
+    }
 
     /**
      * Binds an instant (null: SQL NULL). PostgreSQL's {@code timestamptz} and H2's {@code TIMESTAMP
      * WITH TIME ZONE} take an {@link OffsetDateTime} at UTC; MariaDB overrides this.
      */
-    public void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
+    public void bindInstant(PreparedStatement statement, int index, @Nullable Instant instant) throws SQLException {
         if (instant == null) {
             statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
         } else {
@@ -74,7 +94,7 @@ public abstract class SqlDialect {
         }
     }
 
-    public Instant readInstant(ResultSet rs, int column) throws SQLException {
+    public @Nullable Instant readInstant(ResultSet rs, int column) throws SQLException {
         OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }
@@ -211,22 +231,8 @@ public abstract class SqlDialect {
     /** PostgreSQL: PL/pgSQL functions returning the fact rows. */
     static final class Postgres extends SqlDialect {
         Postgres(Tables tables) {
-            super(tables);
-        }
-
-        @Override
-        public JdbcDialect dialect() {
-            return JdbcDialect.POSTGRESQL;
-        }
-
-        @Override
-        public String call(String name, int arity) {
-            return "SELECT * FROM " + prefix + name + "(" + params(arity) + ")";
-        }
-
-        @Override
-        protected String nowOr() {
-            return "COALESCE(CAST(? AS timestamptz), statement_timestamp())";
+            super(tables, JdbcDialect.POSTGRESQL, "SELECT * FROM ", 0,
+                    "COALESCE(CAST(? AS timestamptz), statement_timestamp())");
         }
 
         @Override
@@ -238,26 +244,11 @@ public abstract class SqlDialect {
     /** MariaDB and MySQL: stored procedures that run their own READ COMMITTED transaction. */
     static final class MariaDb extends SqlDialect {
         MariaDb(Tables tables) {
-            super(tables);
+            super(tables, JdbcDialect.MARIADB, "CALL ", 0, "COALESCE(?, UTC_TIMESTAMP(6))");
         }
 
         @Override
-        public JdbcDialect dialect() {
-            return JdbcDialect.MARIADB;
-        }
-
-        @Override
-        public String call(String name, int arity) {
-            return "CALL " + prefix + name + "(" + params(arity) + ")";
-        }
-
-        @Override
-        protected String nowOr() {
-            return "COALESCE(?, UTC_TIMESTAMP(6))";
-        }
-
-        @Override
-        public void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
+        public void bindInstant(PreparedStatement statement, int index, @Nullable Instant instant) throws SQLException {
             if (instant == null) {
                 statement.setNull(index, Types.TIMESTAMP);
             } else {
@@ -266,7 +257,7 @@ public abstract class SqlDialect {
         }
 
         @Override
-        public Instant readInstant(ResultSet rs, int column) throws SQLException {
+        public @Nullable Instant readInstant(ResultSet rs, int column) throws SQLException {
             LocalDateTime value = rs.getObject(column, LocalDateTime.class);
             return value == null ? null : value.toInstant(ZoneOffset.UTC);
         }
@@ -275,28 +266,14 @@ public abstract class SqlDialect {
     /** H2: Java routines registered as aliases; they take the table prefix as their first argument. */
     static final class H2 extends SqlDialect {
         H2(Tables tables) {
-            super(tables);
-        }
-
-        @Override
-        public JdbcDialect dialect() {
-            return JdbcDialect.H2;
-        }
-
-        @Override
-        public String call(String name, int arity) {
-            return "CALL " + prefix + name + "(" + params(arity + 1) + ")";
+            super(tables, JdbcDialect.H2, "CALL ", 1,
+                    "COALESCE(CAST(? AS TIMESTAMP(6) WITH TIME ZONE), CURRENT_TIMESTAMP(6))");
         }
 
         @Override
         public int bindPrefix(PreparedStatement statement) throws SQLException {
             statement.setString(1, prefix);
             return 2;
-        }
-
-        @Override
-        protected String nowOr() {
-            return "COALESCE(CAST(? AS TIMESTAMP(6) WITH TIME ZONE), CURRENT_TIMESTAMP(6))";
         }
     }
 

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingStoreException;
 import org.slotbook.jdbc.JdbcDialect;
 
@@ -14,7 +15,7 @@ public final class SqlErrors {
     }
 
     /** The first {@link SQLException} in the cause chain, or null. */
-    public static SQLException sqlCause(Throwable failure) {
+    public static @Nullable SQLException sqlCause(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof SQLException sql) {
                 return sql;

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /** A DDL resource: placeholder substitution and splitting into statements. */
 public final class SqlScript {
@@ -101,7 +102,7 @@ public final class SqlScript {
      * without a dollar sign), or null: {@code $1} is a parameter, and a dollar sign inside an
      * identifier ({@code a$b}) opens nothing.
      */
-    static String dollarTag(String script, int i) {
+    static @Nullable String dollarTag(String script, int i) {
         if (i > 0 && isTagPart(script.charAt(i - 1))) {
             return null;
         }

@@ -1,4 +1,4 @@
-package org.slotbook.core;
+package org.slotbook.core.internal.engine;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,13 +8,21 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingStatus;
+import org.slotbook.core.HoldPolicy;
+import org.slotbook.core.ReconcileReport;
+import org.slotbook.core.Slot;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotStatus;
+import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.LiveSlot;
 
 /** Converges the gate to the store: per slot, per tenant, and when a slot's gate state went missing. */
-final class Reconciler {
+public final class Reconciler {
     static final int PAGE = 200;
     private static final Duration GATE_KEY_MARGIN = Duration.ofHours(1);
     private static final long REBUILD_WAIT_MILLIS = 5_000;
@@ -26,7 +34,7 @@ final class Reconciler {
     private final ConcurrentHashMap<String, CompletableFuture<Void>> rebuilding = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Long> rebuiltAtNanos = new ConcurrentHashMap<>();
 
-    Reconciler(BookingStore store, GateGuard guard, EngineClock clock, HoldPolicy policy) {
+    public Reconciler(BookingStore store, GateGuard guard, EngineClock clock, HoldPolicy policy) {
         this.store = store;
         this.guard = guard;
         this.clock = clock;
@@ -34,11 +42,11 @@ final class Reconciler {
     }
 
     /** How long the gate keeps a slot's state: past its end by the gate's TTL and a margin. */
-    Instant keepUntil(Slot slot) {
+    public Instant keepUntil(Slot slot) {
         return slot.time().end().plus(policy.gateTtl()).plus(GATE_KEY_MARGIN);
     }
 
-    ReconcileReport reconcile(TenantId tenantId, SlotId slotId) {
+    public ReconcileReport reconcile(TenantId tenantId, SlotId slotId) {
         if (!guard.present()) {
             return ReconcileReport.EMPTY;
         }
@@ -47,7 +55,7 @@ final class Reconciler {
         return truth.map(t -> toGate(tenantId, t, readFrom)).orElse(ReconcileReport.EMPTY);
     }
 
-    ReconcileReport reconcileAll(TenantId tenantId) {
+    public ReconcileReport reconcileAll(TenantId tenantId) {
         if (!guard.present()) {
             return ReconcileReport.EMPTY;
         }

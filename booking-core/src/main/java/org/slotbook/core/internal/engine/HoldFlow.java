@@ -1,12 +1,38 @@
-package org.slotbook.core;
+package org.slotbook.core.internal.engine;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.BookingRules;
+import org.slotbook.core.BookingStatus;
+import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.Full;
+import org.slotbook.core.Held;
+import org.slotbook.core.HoldPolicy;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.HoldResult;
+import org.slotbook.core.NoLongerHeld;
+import org.slotbook.core.NotOpenYet;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.SeriesBooking;
+import org.slotbook.core.SeriesId;
+import org.slotbook.core.SeriesMode;
+import org.slotbook.core.SeriesSpec;
+import org.slotbook.core.Slot;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotSpec;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.WaitlistEntry;
+import org.slotbook.core.Waitlisted;
 import org.slotbook.core.spi.BookingEvent;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.DuplicateBookingException;
@@ -19,7 +45,7 @@ import org.slotbook.core.spi.StoreOutcome;
  * The hot path of {@link BookingEngine#hold} and {@link BookingEngine#book}: the gate, one store
  * call, and the gate hold given back whenever the store did not grant this request a live booking.
  */
-final class HoldFlow {
+public final class HoldFlow {
     private static final Logger LOG = LoggerFactory.getLogger(BookingEngine.class);
 
     private final BookingStore store;
@@ -31,7 +57,7 @@ final class HoldFlow {
     private final Events events;
     private final Function<TenantId, BookingRules> rules;
 
-    HoldFlow(BookingStore store, GateGuard guard, Reconciler reconciler, EngineClock clock, HoldPolicy policy,
+    public HoldFlow(BookingStore store, GateGuard guard, Reconciler reconciler, EngineClock clock, HoldPolicy policy,
              Duration longestSession, Events events, Function<TenantId, BookingRules> rules) {
         this.rules = rules;
         this.store = store;
@@ -43,7 +69,7 @@ final class HoldFlow {
         this.events = events;
     }
 
-    HoldResult acquire(TenantId tenantId, HoldRequest request, BookingStatus status) {
+    public HoldResult acquire(TenantId tenantId, HoldRequest request, BookingStatus status) {
         boolean gateHeld = false;
         boolean gateUnsure = false;
         RequestId heldUnder = null;
@@ -136,7 +162,7 @@ final class HoldFlow {
      * or an expiry gives the hold back, a promotion takes a gate hold for the waiter's request (after
      * the freed seat's hold was given back, as the events come in that order).
      */
-    void settleEvents(TenantId tenantId, List<BookingEvent> committed) {
+    public void settleEvents(TenantId tenantId, List<BookingEvent> committed) {
         if (!guard.present()) {
             return;
         }
@@ -172,7 +198,7 @@ final class HoldFlow {
      * call: the gate is not asked first (it only filters); after the commit it counts the new seats as
      * it counts a promotion's.
      */
-    SeriesBooking bookSeries(TenantId tenantId, RequestId requestId, SeriesId seriesId, StudentId studentId,
+    public SeriesBooking bookSeries(TenantId tenantId, RequestId requestId, SeriesId seriesId, StudentId studentId,
                              SeriesMode mode) {
         BookingRules tenantRules = rulesOf(tenantId);
         Instant now = clock.storeNow();
@@ -263,7 +289,7 @@ final class HoldFlow {
      * taken over) give back the gate holds their requests put there.
      */
     private void settleGate(TenantId tenantId, HoldRequest request, StoreOutcome<HoldResult> outcome,
-                            boolean tookOrMayHaveTaken, boolean gateUnsure, RequestId heldUnder) {
+                            boolean tookOrMayHaveTaken, boolean gateUnsure, @Nullable RequestId heldUnder) {
         HoldResult result = outcome.result();
         Booking granted = result instanceof Held held && held.booking().requestId().equals(request.requestId())
                 && held.booking().status().isActive() ? held.booking() : null;
@@ -328,7 +354,7 @@ final class HoldFlow {
      * changed nothing (nothing was sent: no connection could be had; or it was rolled back) is
      * believed without the read, so a hold during an outage waits for one pool timeout, not two.
      */
-    private Held committedDespite(TenantId tenantId, HoldRequest request, RuntimeException failure) {
+    private @Nullable Held committedDespite(TenantId tenantId, HoldRequest request, RuntimeException failure) {
         if (failure instanceof IllegalArgumentException) {
             return null;
         }

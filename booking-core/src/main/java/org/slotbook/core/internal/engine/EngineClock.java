@@ -1,7 +1,8 @@
-package org.slotbook.core;
+package org.slotbook.core.internal.engine;
 
 import java.time.Clock;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
 
 /**
@@ -9,31 +10,31 @@ import org.slotbook.core.internal.Checks;
  * unless the engine was given an explicit {@link Clock}, which then decides everywhere (tests, and
  * the in-memory backend).
  */
-final class EngineClock {
+public final class EngineClock {
     private final Clock clock;
     private final boolean explicit;
 
-    EngineClock(Clock clock, boolean explicit) {
+    public EngineClock(Clock clock, boolean explicit) {
         this.clock = clock;
         this.explicit = explicit;
     }
 
-    Clock clock() {
+    public Clock clock() {
         return clock;
     }
 
     /** The engine's own instant, for what the engine itself judges. */
-    Instant now() {
+    public Instant now() {
         return Checks.micros("clock.instant()", clock.instant());
     }
 
     /** Whether an explicit clock decides every deadline (then the gate's clock decides nothing). */
-    boolean explicit() {
+    public boolean explicit() {
         return explicit;
     }
 
     /** What the store is told: the explicit clock's instant, or null for the store's own clock. */
-    Instant storeNow() {
+    public @Nullable Instant storeNow() {
         return explicit ? now() : null;
     }
 }

@@ -1,21 +1,25 @@
-package org.slotbook.core;
+package org.slotbook.core.internal.engine;
 
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.BookingListener;
+import org.slotbook.core.WaitlistEntry;
 import org.slotbook.core.spi.BookingEvent;
 
 /** Tells the listener what a committed decision did. A listener that throws undoes nothing. */
-final class Events {
+public final class Events {
     private static final Logger LOG = LoggerFactory.getLogger(BookingEngine.class);
 
     private final BookingListener listener;
 
-    Events(BookingListener listener) {
+    public Events(BookingListener listener) {
         this.listener = listener;
     }
 
-    void publish(List<BookingEvent> events) {
+    public void publish(List<BookingEvent> events) {
         if (listener == BookingListener.NONE) {
             return;
         }
@@ -24,7 +28,7 @@ final class Events {
         }
     }
 
-    void skipped(List<WaitlistEntry> skipped) {
+    public void skipped(List<WaitlistEntry> skipped) {
         if (listener == BookingListener.NONE) {
             return;
         }
@@ -37,7 +41,7 @@ final class Events {
         }
     }
 
-    void publish(BookingEvent event) {
+    public void publish(BookingEvent event) {
         Booking booking = event.booking();
         try {
             switch (event.kind()) {

@@ -1,22 +1,26 @@
-package org.slotbook.core;
+package org.slotbook.core.internal.engine;
 
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.EngineObserver;
+import org.slotbook.core.ReconcileReport;
+import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.GateOutcome;
 
 /** The engine's observer, guarded: an observer that throws is logged and otherwise ignored. */
-final class Observed {
+public final class Observed {
     private static final Logger LOG = LoggerFactory.getLogger(BookingEngine.class);
 
     private final EngineObserver observer;
 
-    Observed(EngineObserver observer) {
+    public Observed(EngineObserver observer) {
         this.observer = observer == null ? EngineObserver.NONE : observer;
     }
 
     /** Runs one operation and reports its outcome and duration. */
-    <R> R operation(String name, Supplier<R> call) {
+    public <R> R operation(String name, Supplier<R> call) {
         if (observer == EngineObserver.NONE) {
             return call.get();
         }
@@ -45,11 +49,11 @@ final class Observed {
         quietly(() -> observer.gateUnavailable(call));
     }
 
-    void reconciled(TenantId tenantId, ReconcileReport report) {
+    public void reconciled(TenantId tenantId, ReconcileReport report) {
         quietly(() -> observer.reconciled(tenantId, report));
     }
 
-    void swept(TenantId tenantId, int expired) {
+    public void swept(TenantId tenantId, int expired) {
         quietly(() -> observer.swept(tenantId, expired));
     }
 

@@ -1,11 +1,16 @@
-package org.slotbook.core;
+package org.slotbook.core.internal.engine;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slotbook.core.BookingEngine;
+import org.slotbook.core.EngineMetrics;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateOutcome;
 import org.slotbook.core.spi.SeatReservation;
@@ -15,7 +20,7 @@ import org.slotbook.core.spi.SeatReservation;
  * operation (the database alone decides until the gate is back), is counted once, and logged at most
  * once per {@link #LOG_INTERVAL}.
  */
-final class GateGuard {
+public final class GateGuard {
     private static final Logger LOG = LoggerFactory.getLogger(BookingEngine.class);
     static final Duration LOG_INTERVAL = Duration.ofSeconds(10);
 
@@ -29,17 +34,17 @@ final class GateGuard {
     private final AtomicLong lastLog = new AtomicLong(Long.MIN_VALUE);
     private final Observed observed;
 
-    GateGuard(SeatReservation gate, Observed observed) {
+    public GateGuard(@Nullable SeatReservation gate, Observed observed) {
         this.gate = gate == null ? SeatReservation.none() : gate;
         this.present = this.gate != SeatReservation.none();
         this.observed = observed;
     }
 
-    boolean present() {
+    public boolean present() {
         return present;
     }
 
-    SeatReservation gate() {
+    public SeatReservation gate() {
         return gate;
     }
 
@@ -64,7 +69,7 @@ final class GateGuard {
     }
 
     /** Runs a gate call whose failure must not fail the operation: the ledger already decided. */
-    void call(String what, Runnable call) {
+    public void call(String what, Runnable call) {
         if (!present) {
             return;
         }
@@ -76,7 +81,7 @@ final class GateGuard {
     }
 
     /** A gate call whose answer the engine reports; {@code fallback} when the gate failed. */
-    <T> T call(String what, Supplier<T> call, T fallback) {
+    public <T> T call(String what, Supplier<T> call, T fallback) {
         if (!present) {
             return fallback;
         }
@@ -88,7 +93,7 @@ final class GateGuard {
         }
     }
 
-    void failed(String what, RuntimeException e) {
+    void failed(String what, @Nullable RuntimeException e) {
         unavailable.increment();
         if (what.equals("tryHold")) {
             observed.gateDecision(GateOutcome.UNAVAILABLE);
@@ -98,7 +103,7 @@ final class GateGuard {
     }
 
     /** Logs a gate failure, at most once per interval, without counting it. */
-    void log(String what, RuntimeException e) {
+    void log(String what, @Nullable RuntimeException e) {
         long nowNanos = System.nanoTime();
         long last = lastLog.get();
         if (last != Long.MIN_VALUE && nowNanos - last < LOG_INTERVAL.toNanos()) {
@@ -110,7 +115,7 @@ final class GateGuard {
         }
     }
 
-    EngineMetrics metrics() {
+    public EngineMetrics metrics() {
         return new EngineMetrics(full.sum(), heldLedgerRefused.sum(), unavailable.sum(), orphansReleased.sum(),
                 rebuilds.sum());
     }

@@ -1,0 +1,58 @@
+package org.slotbook.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.slotbook.jdbc.JdbcSchema;
+
+/**
+ * The V1 migration in booking-jdbc's jar is built from the one copy of the schema and routines: a
+ * header, {@code schema-<db>.sql}, a blank line and {@code routines-<db>.sql}, with the placeholder
+ * {@code ${prefix}} renamed {@code ${slotbook_prefix}}. {@link MigrationsMatchSchemaTest} runs it
+ * with Flyway.
+ */
+class MigrationScriptTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"postgresql", "mariadb", "h2"})
+    void theJarsV1IsTheSchemaAndTheRoutines(String db) throws IOException {
+        URL v1 = resource("db/migration/slotbook/" + db + "/V1__slotbook.sql");
+        URL schema = resource("org/slotbook/jdbc/schema-" + db + ".sql");
+        // both come from the same booking-jdbc artifact
+        String jar = schema.toString().substring(0, schema.toString().indexOf("org/slotbook/jdbc/"));
+        assertThat(v1.toString()).startsWith(jar);
+
+        String expected = "-- Slotbook V1 for " + db + ": the tables (schema-" + db + ".sql) and the decision routines"
+                + " (routines-" + db + ".sql) as of\n"
+                + "-- release 0.1.0, with the table prefix as the Flyway placeholder ${slotbook_prefix}. Released"
+                + " migrations\n"
+                + "-- never change: a schema change ships as the next version (V2__...).\n"
+                + "\n"
+                + forFlyway(read(schema)) + "\n" + forFlyway(read(resource("org/slotbook/jdbc/routines-" + db + ".sql")));
+        assertThat(read(v1)).isEqualTo(expected);
+        assertThat(read(v1)).doesNotContain("${prefix}").contains("CREATE TABLE IF NOT EXISTS ${slotbook_prefix}slot");
+    }
+
+    private static String forFlyway(String script) {
+        String text = script.replace("${prefix}", "${" + SlotbookSchema.PLACEHOLDER + "}")
+                .replace("Flyway users define the placeholder \"prefix\".", "this migration names it slotbook_prefix.");
+        return text.endsWith("\n") ? text : text + "\n";
+    }
+
+    private static URL resource(String name) {
+        URL url = JdbcSchema.class.getClassLoader().getResource(name);
+        assertThat(url).as(name).isNotNull();
+        return url;
+    }
+
+    private static String read(URL url) throws IOException {
+        try (InputStream in = url.openStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}
