@@ -7,9 +7,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slotbook.core.Availability;
@@ -31,7 +33,10 @@ import org.slotbook.core.SlotSpec;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
+import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateView;
+import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.spi.SeatLedger;
 import org.slotbook.core.spi.StepwiseStore;
 import org.slotbook.core.spi.StoreTransaction;
@@ -196,6 +201,70 @@ class EngineGateFaultTest {
         assertThat(gate.inspect(tenant, slot).orElseThrow().holders())
                 .filteredOn(h -> h.studentId().equals(StudentId.of("pin"))).singleElement()
                 .matches(GateHolder::pinned, "pinned");
+    }
+
+    @Test
+    void aRetryWhoseGateReplyIsLostAndWhoseStoreCallFailsLeavesTheFirstDeliverysGateSeat() {
+        HoldRequest request = HoldRequest.of(RequestId.random(), slot, StudentId.of("first"));
+        Held first = (Held) engine.hold(tenant, request);
+        // the retry: the gate's script runs (it finds this request's seat) but its reply is lost, and the
+        // store refuses before anything is sent
+        SeatReservation replyLost = new SeatReservation() {
+            @Override
+            public GateDecision tryHold(TenantId t, SlotId s, StudentId st, RequestId r, Duration ttl) {
+                gate.tryHold(t, s, st, r, ttl);
+                return GateDecision.UNAVAILABLE;
+            }
+
+            @Override
+            public void confirm(TenantId t, SlotId s, StudentId st, RequestId r) {
+                gate.confirm(t, s, st, r);
+            }
+
+            @Override
+            public boolean release(TenantId t, SlotId s, StudentId st, RequestId r) {
+                return gate.release(t, s, st, r);
+            }
+
+            @Override
+            public void initialize(TenantId t, SlotId s, int capacity, @Nullable Instant keepUntil) {
+                gate.initialize(t, s, capacity, keepUntil);
+            }
+
+            @Override
+            public org.slotbook.core.spi.GateSync reconcile(TenantId t, SlotId s, int capacity,
+                    java.util.Collection<GateHolder> holders, Duration grace, Instant keepUntil) {
+                return gate.reconcile(t, s, capacity, holders, grace, keepUntil);
+            }
+
+            @Override
+            public void close(TenantId t, SlotId s, @Nullable Instant keepUntil) {
+                gate.close(t, s, keepUntil);
+            }
+
+            @Override
+            public Optional<GateView> inspect(TenantId t, SlotId s) {
+                return gate.inspect(t, s);
+            }
+        };
+        org.slotbook.core.tck.ForwardingStore refusing = new org.slotbook.core.tck.ForwardingStore(store.stepwise(clock)) {
+            @Override
+            public org.slotbook.core.spi.StoreOutcome<HoldResult> hold(TenantId t, org.slotbook.core.spi.HoldCommand c) {
+                throw new BookingStoreException("no connection", null, true, false);
+            }
+        };
+        BookingEngine retrying = BookingEngine.builder().store(refusing).reservation(replyLost).clock(clock)
+                .holdPolicy(HoldPolicy.ofDefaults()).build();
+        assertThatThrownBy(() -> retrying.hold(tenant, request)).isInstanceOf(BookingStoreException.class);
+        assertThat(gate.inspect(tenant, slot).orElseThrow().holders()).extracting(GateHolder::requestId)
+                .containsExactly(request.requestId());
+        // the slot fills up; a later delivery of the request still answers its booking, not Full
+        for (int i = 0; i < 9; i++) {
+            engine.book(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("other" + i)));
+        }
+        assertThat(engine.hold(tenant, request)).isInstanceOfSatisfying(Held.class,
+                h -> assertThat(h.booking().bookingId()).isEqualTo(first.booking().bookingId()));
+        assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isZero();
     }
 
     /** A ledger whose every transaction fails after the work ran, as if the commit was lost. */

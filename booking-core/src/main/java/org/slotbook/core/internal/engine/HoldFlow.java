@@ -115,7 +115,10 @@ public final class HoldFlow {
         } catch (RuntimeException e) {
             Held committed = gateHeld || gateUnsure ? committedDespite(tenantId, request, e) : null;
             if (committed == null) {
-                if (gateHeld || gateUnsure) {
+                // The gate seat goes back when this delivery took it. When the gate's reply was lost, the
+                // script may as well have found the seat of an earlier delivery of this request (a
+                // DUPLICATE): that one stays while the request's booking is live.
+                if (gateHeld || (gateUnsure && !liveBookingOf(tenantId, request))) {
                     release(tenantId, request.slotId(), request.studentId(), request.requestId());
                 }
                 throw e;
@@ -373,6 +376,22 @@ public final class HoldFlow {
             failure.addSuppressed(checkFailed);
         }
         return null;
+    }
+
+    /**
+     * Whether an earlier delivery of {@code request} holds a live booking (read after a failed store
+     * call whose gate reply was lost; a store that cannot answer counts as "no": the gate seat goes
+     * back, as in an outage).
+     */
+    private boolean liveBookingOf(TenantId tenantId, HoldRequest request) {
+        try {
+            return store.findByRequest(tenantId, request.requestId())
+                    .filter(b -> b.slotId().equals(request.slotId()) && b.studentId().equals(request.studentId()))
+                    .filter(b -> b.status().isActive())
+                    .isPresent();
+        } catch (RuntimeException readFailed) {
+            return false;
+        }
     }
 
     /**
