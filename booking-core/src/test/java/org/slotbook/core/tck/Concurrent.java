@@ -172,4 +172,67 @@ public final class Concurrent {
             pool.shutdownNow();
         }
     }
+
+    // ---------------------------------------------------------------- load: many operations on a few threads
+
+    /** {@link #load(int, int, Operation, Progress)} without a progress callback. */
+    public static Load load(int threads, int count, Operation operation) {
+        return load(threads, count, operation, done -> { });
+    }
+
+    /**
+     * Runs operations {@code 0 .. count - 1} on {@code threads} threads started together, each thread
+     * taking the next index until none is left. An operation that throws (an assertion error too) is
+     * counted by its class and the run goes on: the test decides which failures it allows.
+     * {@code afterEach} sees how many operations have finished, which is where a test injects its
+     * faults; when it throws, or the run takes longer than {@link #TIMEOUT}, the run fails.
+     */
+    public static Load load(int threads, int count, Operation operation, Progress afterEach) {
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        java.util.Map<String, java.util.concurrent.atomic.LongAdder> thrown =
+                new java.util.concurrent.ConcurrentHashMap<>();
+        List<Throwable> samples = java.util.Collections.synchronizedList(new ArrayList<>());
+        run(threads, threads, t -> {
+            for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+                try {
+                    operation.run(i);
+                } catch (Throwable e) {
+                    thrown.computeIfAbsent(e.getClass().getName(), k -> new java.util.concurrent.atomic.LongAdder())
+                            .increment();
+                    if (samples.size() < 5) {
+                        samples.add(e);
+                    }
+                }
+                try {
+                    afterEach.finished(done.incrementAndGet());
+                } catch (Exception e) {
+                    throw new IllegalStateException("the progress callback failed: " + e, e);
+                }
+            }
+            return null;
+        });
+        java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+        thrown.forEach((k, v) -> counts.put(k, v.sum()));
+        return new Load(done.get(), counts, List.copyOf(samples));
+    }
+
+    /** One operation of a {@link #load} run. */
+    @FunctionalInterface
+    public interface Operation {
+        void run(int index) throws Exception;
+    }
+
+    /** Sees the running count of finished operations of a {@link #load} run. */
+    @FunctionalInterface
+    public interface Progress {
+        void finished(int done) throws Exception;
+    }
+
+    /** What a {@link #load} run saw: the operations finished, and what they threw, by exception class. */
+    public record Load(int operations, java.util.Map<String, Long> thrown, List<Throwable> samples) {
+        public long thrownTotal() {
+            return thrown.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
 }

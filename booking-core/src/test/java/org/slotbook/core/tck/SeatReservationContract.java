@@ -6,9 +6,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -295,6 +299,73 @@ public abstract class SeatReservationContract {
         assertThat(view.holders()).hasSize(capacity);
         assertThat(view.holders()).extracting(GateHolder::studentId).containsExactlyInAnyOrderElementsOf(held);
         assertThat(view.remaining()).isZero();
+    }
+
+    @Test
+    void racingHoldsAndReleasesLeaveExactlyTheHoldsNotReleased() {
+        Random random = Fixtures.random("racingHoldsAndReleasesLeaveExactlyTheHoldsNotReleased");
+        int slots = 4;
+        List<SlotId> ids = new ArrayList<>();
+        int[] capacity = new int[slots];
+        AtomicInteger[] held = new AtomicInteger[slots];
+        for (int i = 0; i < slots; i++) {
+            ids.add(Fixtures.slot());
+            capacity[i] = 1 + random.nextInt(20);
+            held[i] = new AtomicInteger();
+            reservation().initialize(tenant, ids.get(i), capacity[i], keepUntil);
+        }
+        int threads = 16;
+        int perThread = 150;
+        long[] seeds = new long[threads];
+        for (int t = 0; t < threads; t++) {
+            seeds[t] = random.nextLong();
+        }
+        // slot index + "/" + student -> the request the student holds a seat under
+        Map<String, RequestId> heldBy = new ConcurrentHashMap<>();
+
+        Concurrent.runAll(threads, t -> {
+            Random r = new Random(seeds[t]);
+            for (int i = 0; i < perThread; i++) {
+                int s = r.nextInt(slots);
+                StudentId student = StudentId.of("st" + r.nextInt(400));
+                String key = s + "/" + student.value();
+                RequestId request = RequestId.random();
+                GateDecision d = reservation().tryHold(tenant, ids.get(s), student, request, TTL);
+                if (d.outcome() != GateOutcome.HELD) {
+                    continue;
+                }
+                assertThat(heldBy.putIfAbsent(key, request)).as("%s held twice", key).isNull();
+                held[s].incrementAndGet();
+                if (r.nextInt(4) == 0) {
+                    // forget the hold before releasing it: once released, another thread may hold the
+                    // same student at once and must find no entry
+                    heldBy.remove(key);
+                    held[s].decrementAndGet();
+                    if (!reservation().release(tenant, ids.get(s), student, request)) {
+                        heldBy.put(key, request);
+                        held[s].incrementAndGet();
+                    }
+                }
+            }
+        });
+
+        for (int s = 0; s < slots; s++) {
+            GateView view = reservation().inspect(tenant, ids.get(s)).orElseThrow();
+            assertThat(view.holders().size()).as("slot %d", s).isLessThanOrEqualTo(capacity[s]);
+            assertThat(view.holders().size()).as("slot %d", s).isEqualTo(held[s].get());
+            assertThat(view.remaining()).as("slot %d", s).isEqualTo(capacity[s] - held[s].get());
+            String prefix = s + "/";
+            Map<String, RequestId> expected = new HashMap<>();
+            heldBy.forEach((key, request) -> {
+                if (key.startsWith(prefix)) {
+                    expected.put(key, request);
+                }
+            });
+            Map<String, RequestId> inGate = new HashMap<>();
+            view.holders().forEach(h -> inGate.put(prefix + h.studentId().value(), h.requestId()));
+            assertThat(inGate).as("slot %d", s).isEqualTo(expected);
+            checkStoredHolders(tenant, ids.get(s), view);
+        }
     }
 
     @Test
@@ -633,6 +704,13 @@ public abstract class SeatReservationContract {
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /**
+     * A backend's check of how it stores the slot's holders against what {@code inspect} shows, run by
+     * tests that leave only live holders behind (none expired); nothing by default.
+     */
+    protected void checkStoredHolders(TenantId tenantId, SlotId slotId, GateView view) {
+    }
 
     protected void init(int capacity) {
         reservation().initialize(tenant, slot, capacity, keepUntil);

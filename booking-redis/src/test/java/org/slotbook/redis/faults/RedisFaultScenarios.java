@@ -36,18 +36,23 @@ import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateOutcome;
 import org.slotbook.core.spi.GateView;
+import org.slotbook.core.tck.Concurrent;
+import org.slotbook.core.tck.faults.CrashingStore;
+import org.slotbook.core.tck.faults.Invariants;
+import org.slotbook.core.tck.faults.Violations;
 import org.slotbook.redis.internal.SlotKeys;
 import redis.clients.jedis.Jedis;
 
 /**
  * The scenarios that break Redis under a running sale (1, 2), the application between gate and
- * commit (3), and the race of reconcile against holds in flight. Each runs through a
- * {@link BookingEngine} over the suite's database and a redis-server process the suite owns.
+ * commit (3), and the race of reconcile against holds in flight (8). Each runs through a
+ * {@link BookingEngine} over the store a subclass names and a redis-server process the suite owns;
+ * the invariants are read back from that store ({@link #invariants()}).
  */
-abstract class RedisFaultScenarios extends FaultSuiteBase {
+public abstract class RedisFaultScenarios extends RedisFaultSuite {
 
     /** Client threads of the mixed sales of scenarios 1 and 2. */
-    int saleClients() {
+    protected int saleClients() {
         return THREADS;
     }
 
@@ -74,7 +79,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         v.check(engine.metrics().gateRebuilds() > 0, "the restarted, empty gate was never rebuilt");
         sale.check(this, slot, capacity, v);
         reconcileAndCheckGate(slot, capacity, v);
-        report(1, "redis-killed-mid-sale/" + db.name(), sale.operations.sum(), faults.get(), v);
+        report(1, "redis-killed-mid-sale/" + storeName(), sale.operations.sum(), faults.get(), v);
     }
 
     @Test
@@ -106,7 +111,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         v.check(engine.metrics().gateRebuilds() > 0, "the emptied gate was never rebuilt");
         sale.check(this, slot, capacity, v);
         reconcileAndCheckGate(slot, capacity, v);
-        report(2, "redis-keys-deleted-mid-sale/" + db.name(), sale.operations.sum(), faults.get(), v);
+        report(2, "redis-keys-deleted-mid-sale/" + storeName(), sale.operations.sum(), faults.get(), v);
     }
 
     // ------------------------------------------------------------------ 3: death between gate and commit
@@ -121,7 +126,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         sleep(shortTtl.gateTtl().plusMillis(300));
         Violations v = new Violations();
         sale.secondWave(v);
-        report(3, "crash-before-commit-ttl/" + db.name(), sale.operations.sum(), sale.deaths.sum(), v);
+        report(3, "crash-before-commit-ttl/" + storeName(), sale.operations.sum(), sale.deaths.sum(), v);
     }
 
     @Test
@@ -137,7 +142,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
                 report.holdersRemoved(), sale.deaths.sum());
         v.check(report.holdersAdded() == 0, "reconcile added %d holders", report.holdersAdded());
         sale.secondWave(v);
-        report(3, "crash-before-commit-reconcile/" + db.name(), sale.operations.sum() + 1, sale.deaths.sum(), v);
+        report(3, "crash-before-commit-reconcile/" + storeName(), sale.operations.sum() + 1, sale.deaths.sum(), v);
     }
 
     @Test
@@ -190,13 +195,16 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         Invariants inv = invariants();
         Instant at = clock.instant();
         inv.checkSlot(slot, capacity, at, v);
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(at, v);
         inv.checkAnswered(held, EnumSet.of(BookingStatus.HELD), v);
-        long gone = inv.bookings().values().stream().filter(r -> r.studentId().startsWith("gone-")).count();
+        long gone = 0;
+        for (int i = 0; i < 10; i++) {
+            gone += inv.bookingIdsOf(StudentId.of("gone-" + i), at).size();
+        }
         v.check(gone == 0, "%d bookings for students whose process died", gone);
         v.check(inv.liveBookings(slot, at).size() == capacity, "not sold out after the orphans were reclaimed");
         inv.checkGate(slot, capacity, at, v);
-        report(3, "gate-hold-without-booking/" + db.name(), ops.sum(), 10, v);
+        report(3, "gate-hold-without-booking/" + storeName(), ops.sum(), 10, v);
     }
 
     // ------------------------------------------------------------------ reconcile against holds in flight
@@ -230,9 +238,9 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
             }
         }, "reconcile-loop");
         reconciler.start();
-        Workload.Result run;
+        Concurrent.Load run;
         try {
-            run = Workload.run(THREADS, students, i -> {
+            run = Concurrent.load(THREADS, students, i -> {
                 HoldResult r = racing.hold(tenant, HoldRequest.of(RequestId.of("r" + i), slot,
                         StudentId.of("s" + i)));
                 if (r instanceof Held h) {
@@ -270,11 +278,11 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
                 view.remaining(), capacity, live.size());
         v.check(inGate.size() == live.size(), "gate has %d holders, ledger %d live", inGate.size(), live.size());
         inv.checkSlot(slot, capacity, now, v);
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(now, v);
         inv.checkAnswered(held, EnumSet.of(BookingStatus.HELD), v);
         System.out.printf("reconcile race: %d reconciles during %d holds, %d stale holders removed%n",
                 total.slotsChecked(), students, total.holdersRemoved());
-        report(8, "reconcile-races-holds/" + db.name(), students + total.slotsChecked(), ghosts, v);
+        report(8, "reconcile-races-holds/" + storeName(), students + total.slotsChecked(), ghosts, v);
     }
 
     // ------------------------------------------------------------------ helpers
@@ -283,9 +291,9 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
      * A mixed sale: every student holds; of those who get a seat every third confirms and every tenth
      * cancels afterwards. What each client was told last is remembered per booking.
      */
-    private MixedSale mixedSale(SlotId slot, int students, Workload.Progress fault) {
+    private MixedSale mixedSale(SlotId slot, int students, Concurrent.Progress fault) {
         MixedSale sale = new MixedSale();
-        sale.run = Workload.run(saleClients(), students, i -> {
+        sale.run = Concurrent.load(saleClients(), students, i -> {
             StudentId student = StudentId.of("s" + i);
             HoldResult r = engine.hold(tenant, HoldRequest.of(RequestId.of("r" + i), slot, student));
             sale.operations.increment();
@@ -319,14 +327,14 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
     private static final class MixedSale {
         final Map<Booking, BookingStatus> told = new ConcurrentHashMap<>();
         final LongAdder operations = new LongAdder();
-        Workload.Result run;
+        Concurrent.Load run;
 
         void check(RedisFaultScenarios suite, SlotId slot, int capacity, Violations v) {
             v.check(run.thrownTotal() == 0, "clients saw exceptions: %s %s", run.thrown(), run.samples());
             Invariants inv = suite.invariants();
             Instant now = suite.clock.instant();
             inv.checkSlot(slot, capacity, now, v);
-            inv.checkOccupancy(v);
+            inv.checkOccupancy(now, v);
             for (BookingStatus status : BookingStatus.values()) {
                 List<Booking> answered = told.entrySet().stream().filter(e -> e.getValue() == status)
                         .map(Map.Entry::getKey).toList();
@@ -366,7 +374,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         CrashingStore crashing = new CrashingStore(store);
         BookingEngine crashy = engine(crashing, gate, POLICY);
         BookingEngine doomedEngine = engine(crashing, gate, doomedPolicy);
-        sale.run = Workload.run(THREADS, 600, i -> {
+        sale.run = Concurrent.load(THREADS, 600, i -> {
             StudentId student = StudentId.of("s" + i);
             HoldRequest request = HoldRequest.of(RequestId.of("r" + i), sale.slot, student);
             sale.operations.increment();
@@ -405,7 +413,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         final LongAdder deaths = new LongAdder();
         SlotId slot;
         int capacity;
-        Workload.Result run;
+        Concurrent.Load run;
 
         /** Newcomers take the seats the dead requests' gate holds had blocked; then everything is checked. */
         void secondWave(Violations v) {
@@ -413,7 +421,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
             v.check(deaths.sum() > 0, "no request died between gate and commit");
             v.check(confirmed.size() < capacity, "the dead requests' gate holds blocked nothing");
             ConcurrentLinkedQueue<Booking> late = new ConcurrentLinkedQueue<>();
-            Workload.Result wave = Workload.run(THREADS, capacity, i -> {
+            Concurrent.Load wave = Concurrent.load(THREADS, capacity, i -> {
                 HoldResult r = engine.hold(tenant, HoldRequest.of(RequestId.of("late-" + i), slot,
                         StudentId.of("late-" + i)));
                 operations.increment();
@@ -429,10 +437,10 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
             v.check(late.size() == capacity - confirmed.size(), "second wave got %d seats, %d were left",
                     late.size(), capacity - confirmed.size());
             inv.checkSlot(slot, capacity, now, v);
-            inv.checkOccupancy(v);
+            inv.checkOccupancy(now, v);
             inv.checkAnswered(confirmed, EnumSet.of(BookingStatus.CONFIRMED), v);
             inv.checkAnswered(late, EnumSet.of(BookingStatus.HELD), v);
-            long sold = inv.bookings().values().stream().filter(r -> doomed.contains(r.requestId())).count();
+            long sold = doomed.stream().filter(r -> inv.hasBooking(RequestId.of(r))).count();
             v.check(sold == 0, "%d seats were sold to requests that died before their commit", sold);
             v.check(inv.liveBookings(slot, now).size() == capacity, "not sold out after the reclaim");
             clock.advance(POLICY.inFlightGrace().plusSeconds(1));
@@ -444,7 +452,7 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
     private List<HoldResult> concurrentHolds(SlotId slot, int count, java.util.function.IntFunction<String> who,
                                              LongAdder ops) {
         List<HoldResult> results = java.util.Collections.synchronizedList(new ArrayList<>());
-        Workload.Result run = Workload.run(Math.min(count, THREADS), count, i -> {
+        Concurrent.Load run = Concurrent.load(Math.min(count, THREADS), count, i -> {
             String name = who.apply(i);
             results.add(engine.hold(tenant, HoldRequest.of(RequestId.of("r-" + name), slot, StudentId.of(name))));
             ops.increment();
@@ -471,12 +479,4 @@ abstract class RedisFaultScenarios extends FaultSuiteBase {
         }
     }
 
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
-    }
 }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.slotbook.core.tck.faults.ServerProcess;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.embedded.RedisExecProvider;
@@ -22,7 +23,7 @@ import redis.embedded.RedisExecProvider;
  * Its files (log, cluster config) stay under {@code target/redis-servers}. The binary is the
  * machine's {@code redis-server} when there is one, else the one shipped by embedded-redis.
  */
-public final class RedisProcess implements AutoCloseable {
+public final class RedisProcess implements ServerProcess, AutoCloseable {
     private static final Path ROOT = Paths.get("target", "redis-servers").toAbsolutePath();
 
     private final int port;
@@ -74,6 +75,7 @@ public final class RedisProcess implements AutoCloseable {
         return "redis://127.0.0.1:" + port;
     }
 
+    @Override
     public boolean isAlive() {
         return process != null && process.isAlive();
     }
@@ -82,6 +84,7 @@ public final class RedisProcess implements AutoCloseable {
      * Starts the server (again, after {@link #kill()} or {@link #stop()}), empty (no persistence), and
      * waits until it answers. A cluster node keeps its cluster config across restarts.
      */
+    @Override
     public synchronized void start() {
         if (isAlive()) {
             throw new IllegalStateException("redis-server on port " + port + " is already running");
@@ -108,6 +111,7 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     /** Kills the server at once (SIGKILL): clients see the connection drop in the middle of whatever they do. */
+    @Override
     public synchronized void kill() {
         if (process != null) {
             process.destroyForcibly();
@@ -116,6 +120,7 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     /** Stops the server (SIGTERM) and waits for it. */
+    @Override
     public synchronized void stop() {
         if (process != null) {
             process.destroy();

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.slotbook.core.tck.faults.ServerProcess;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
@@ -88,6 +89,41 @@ public final class TestCluster implements AutoCloseable {
 
     public RedisProcess node(int master) {
         return nodes.get(master);
+    }
+
+    /**
+     * Master {@code master} as a process a test breaks: killed, it takes its hash slots down with it;
+     * started again, it rejoins with the same id and slots, and the cluster is awaited ok.
+     */
+    public ServerProcess master(int master) {
+        RedisProcess node = nodes.get(master);
+        return new ServerProcess() {
+            @Override
+            public boolean isAlive() {
+                return node.isAlive();
+            }
+
+            @Override
+            public void start() {
+                node.start();
+                awaitOk();
+            }
+
+            @Override
+            public void kill() {
+                node.kill();
+            }
+
+            @Override
+            public void stop() {
+                node.stop();
+            }
+
+            @Override
+            public String toString() {
+                return "master " + master + " (" + node + ")";
+            }
+        };
     }
 
     /** The master that owns the key's hash slot. */

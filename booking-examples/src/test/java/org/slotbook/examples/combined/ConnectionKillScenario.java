@@ -1,4 +1,4 @@
-package org.slotbook.redis.faults;
+package org.slotbook.examples.combined;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -34,6 +34,8 @@ import org.slotbook.core.HoldResult;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
+import org.slotbook.core.tck.Concurrent;
+import org.slotbook.core.tck.faults.Violations;
 import org.slotbook.jdbc.JdbcDialect;
 import org.slotbook.jdbc.JdbcStore;
 
@@ -44,7 +46,7 @@ import org.slotbook.jdbc.JdbcStore;
  * error. Afterwards no seat may be half-taken, every invariant holds, and the only exception type a
  * client ever saw is {@link BookingStoreException}.
  */
-abstract class ConnectionKillScenario extends FaultSuiteBase {
+abstract class ConnectionKillScenario extends SqlFaultSuite {
     private static final int CLIENTS = 12;
     private static final int MAX_KILLS = 30;
 
@@ -70,9 +72,9 @@ abstract class ConnectionKillScenario extends FaultSuiteBase {
         Thread killer = new Thread(() -> killLoop(tracked, selling, kills), "connection-killer");
         killer.setDaemon(true);
         killer.start();
-        Workload.Result run;
+        Concurrent.Load run;
         try {
-            run = Workload.run(CLIENTS, students, i -> {
+            run = Concurrent.load(CLIENTS, students, i -> {
                 StudentId student = StudentId.of("s" + i);
                 HoldRequest request = HoldRequest.of(RequestId.of("r" + i), slot, student);
                 HoldResult r = retrying(() -> victim.hold(tenant, request), storeErrors, storeErrorTypes, operations);
@@ -119,27 +121,27 @@ abstract class ConnectionKillScenario extends FaultSuiteBase {
                 run.thrown(), run.samples());
         v.check(storeErrorTypes.stream().allMatch(t -> isStoreException(t)), "exception types seen: %s",
                 storeErrorTypes);
-        Invariants inv = invariants();
+        SqlInvariants inv = invariants();
         Instant now = clock.instant();
         inv.checkSlot(slot, capacity, now, v);
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(now, v);
         for (BookingStatus status : BookingStatus.values()) {
             List<Booking> answered = told.entrySet().stream().filter(e -> e.getValue() == status)
                     .map(Map.Entry::getKey).toList();
             inv.checkAnswered(answered, EnumSet.of(status), v);
         }
         // every live booking belongs to a request whose client was told Held
-        Map<String, Invariants.Row> rows = inv.bookings();
+        Map<String, SqlInvariants.Row> rows = inv.bookings();
         Set<String> answeredRequests = new HashSet<>();
         heldAnswers.keySet().forEach(r -> answeredRequests.add(r.value()));
-        List<Invariants.Row> unanswered = new ArrayList<>();
+        List<SqlInvariants.Row> unanswered = new ArrayList<>();
         for (Booking b : inv.liveBookings(slot, now)) {
             if (!answeredRequests.contains(b.requestId().value())) {
                 unanswered.add(rows.get(b.bookingId().value()));
             }
         }
         // A commit whose acknowledgement was lost is answered Held once the engine has asked the store
-        // (RetryAfterLostCommitTest). Only when that question fails too (a second kill) is the gate hold
+        // (H2WithRedisTest.LostCommit). Only when that question fails too (a second kill) is the gate hold
         // given back, and a retry that then meets a full gate is answered Full: printed, not a seat violation.
         long answeredFull = unanswered.stream().filter(r -> toldFull.contains(RequestId.of(r.requestId()))).count();
         v.check(unanswered.size() == answeredFull, "%d live bookings whose client was never answered: %s",
@@ -174,7 +176,7 @@ abstract class ConnectionKillScenario extends FaultSuiteBase {
             } catch (BookingStoreException e) {
                 errors.increment();
                 types.add(e.getClass().getName());
-                LedgerFaultScenarios.sleep(java.time.Duration.ofMillis(5));
+                sleep(java.time.Duration.ofMillis(5));
             }
         }
         throw new AssertionError("no answer after 200 attempts");
@@ -187,7 +189,7 @@ abstract class ConnectionKillScenario extends FaultSuiteBase {
             while (selling.get() && kills.get() < MAX_KILLS) {
                 kills.addAndGet(db.dialect() == JdbcDialect.POSTGRESQL
                         ? killPostgres(admin, tracked) : killMariaDb(admin, tracked, self));
-                LedgerFaultScenarios.sleep(java.time.Duration.ofMillis(10));
+                sleep(java.time.Duration.ofMillis(10));
             }
         } catch (SQLException e) {
             throw new IllegalStateException("the connection killer failed", e);

@@ -1,4 +1,4 @@
-package org.slotbook.redis.faults;
+package org.slotbook.examples.combined;
 
 import java.time.DayOfWeek;
 import java.time.Duration;
@@ -18,11 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,14 +49,12 @@ import org.slotbook.core.Slot;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.SlotSpec;
 import org.slotbook.core.StudentId;
-import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
-import org.slotbook.core.spi.BookingStore;
-import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.spi.LiveSlot;
-import org.slotbook.core.spi.StoreOutcome;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.core.tck.Fixtures;
-import org.slotbook.core.tck.ForwardingStore;
+import org.slotbook.core.tck.faults.SlowStore;
+import org.slotbook.core.tck.faults.Violations;
 import org.slotbook.jdbc.JdbcDialect;
 
 /**
@@ -66,7 +62,7 @@ import org.slotbook.jdbc.JdbcDialect;
  * concurrent cancels (4), a hold retried after a client timeout (5), and the edges of time (7). They
  * run on every database, with the suite's Redis gate in front.
  */
-abstract class LedgerFaultScenarios extends FaultSuiteBase {
+abstract class LedgerFaultScenarios extends SqlFaultSuite {
 
     // ------------------------------------------------------------------ 4: duplicate, concurrent cancels
 
@@ -94,7 +90,7 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
         Map<Booking, AtomicInteger> cancelled = new ConcurrentHashMap<>();
         LongAdder already = new LongAdder();
         List<CancelResult> odd = Collections.synchronizedList(new ArrayList<>());
-        Workload.Result run = Workload.run(10, deliveries.size(), i -> {
+        Concurrent.Load run = Concurrent.load(10, deliveries.size(), i -> {
             Booking b = deliveries.get(i);
             CancelResult r = engine.cancel(tenant, b.bookingId(), b.studentId());
             if (r instanceof Cancelled) {
@@ -113,7 +109,7 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
             v.check(n == 1, "booking of %s answered Cancelled %d times in 100 deliveries", b.studentId(), n);
         }
         v.check(already.sum() == deliveries.size() - targets.size(), "AlreadyCancelled %d times", already.sum());
-        Invariants inv = invariants();
+        SqlInvariants inv = invariants();
         Instant now = clock.instant();
         v.check(inv.count(slot, now).taken() == capacity - targets.size(), "seats taken after the cancels: %d",
                 inv.count(slot, now).taken());
@@ -130,12 +126,12 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
         }
         // the freed seats go to exactly as many newcomers
         List<HoldResult> newcomers = Collections.synchronizedList(new ArrayList<>());
-        Workload.run(10, 10, i -> newcomers.add(engine.hold(tenant,
+        Concurrent.load(10, 10, i -> newcomers.add(engine.hold(tenant,
                 HoldRequest.of(RequestId.of("new-" + i), slot, StudentId.of("new-" + i)))));
         long got = newcomers.stream().filter(r -> r instanceof Held).count();
         v.check(got == targets.size(), "%d newcomers got a seat, %d were freed", got, targets.size());
         inv.checkSlot(slot, capacity, now, v);
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(clock.instant(), v);
         inv.checkGate(slot, capacity, now, v);
         report(4, "duplicate-concurrent-cancels/" + db.name(), deliveries.size() + targets.size() + 10L,
                 deliveries.size() - targets.size(), v);
@@ -154,62 +150,36 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
         LongAdder operations = new LongAdder();
         Violations v = new Violations();
         List<Booking> answered = Collections.synchronizedList(new ArrayList<>());
-        ExecutorService originals = Executors.newFixedThreadPool(students);
-        try {
-            Workload.Result run = Workload.run(students, students, k -> {
-                StudentId student = StudentId.of("s" + k);
-                HoldRequest request = HoldRequest.of(RequestId.of("r" + k), slot, student);
-                CountDownLatch written = new CountDownLatch(1);
-                CountDownLatch committed = new CountDownLatch(1);
-                Future<HoldResult> original = originals.submit(() -> SlowStore.slowly(written::countDown,
-                        committed::countDown, () -> slowEngine.hold(tenant, request)));
-                operations.increment();
-                try {
-                    original.get(50, TimeUnit.MILLISECONDS);
-                    v.add("the slowed original of %s answered before the client timed out", student);
-                } catch (TimeoutException expected) {
-                    timeouts.increment();
-                }
-                // the original holds its gate seat and has not yet made its database call
-                v.check(written.await(10, TimeUnit.SECONDS), "the original of %s never reached its store call",
-                        student);
-                // the client retries the same request, ten times at once, while the original is in flight
-                List<HoldResult> retries = Collections.synchronizedList(new ArrayList<>());
-                Workload.Result concurrent = Workload.run(10, 10, i -> retries.add(slowEngine.hold(tenant, request)));
-                operations.add(10);
-                v.check(concurrent.thrownTotal() == 0, "concurrent retries threw: %s %s", concurrent.thrown(),
-                        concurrent.samples());
-                HoldResult first = original.get(30, TimeUnit.SECONDS);
-                v.check(committed.getCount() == 0, "the original of %s answered without its store call", student);
-                for (int i = 0; i < 5; i++) {
-                    retries.add(slowEngine.hold(tenant, request));
-                    operations.increment();
-                }
-                if (!(first instanceof Held h)) {
-                    v.add("the original of %s answered %s", student, first);
-                    return;
-                }
-                answered.add(h.booking());
-                // Whichever call reached the database first (usually a concurrent retry, since the
-                // original waited before its call) stored the booking; every other call is a replay of it.
-                int fresh = h.replayed() ? 0 : 1;
-                for (HoldResult r : retries) {
-                    v.check(r instanceof Held retry && retry.booking().bookingId().equals(h.booking().bookingId()),
-                            "a retry of %s answered %s, the original answered %s", student, r, h);
-                    if (r instanceof Held retry && !retry.replayed()) {
-                        fresh++;
+        Concurrent.Load run = Concurrent.load(students, students, k -> {
+            StudentId student = StudentId.of("s" + k);
+            HoldRequest request = HoldRequest.of(RequestId.of("r" + k), slot, student);
+            CountDownLatch written = new CountDownLatch(1);
+            CountDownLatch committed = new CountDownLatch(1);
+            CompletableFuture<HoldResult> original = new CompletableFuture<>();
+            operations.increment();
+            // the original on one thread, the client that sent it (and times out, and retries) on the other
+            Concurrent.runAll(2, role -> {
+                if (role == 0) {
+                    try {
+                        original.complete(SlowStore.slowly(written::countDown, committed::countDown,
+                                () -> slowEngine.hold(tenant, request)));
+                    } catch (RuntimeException | Error e) {
+                        original.completeExceptionally(e);
+                    }
+                } else {
+                    try {
+                        retryAfterTimeout(slowEngine, request, original, written, committed, answered, timeouts,
+                                operations, v);
+                    } catch (Exception e) {
+                        throw new IllegalStateException("the client of " + student + " failed: " + e, e);
                     }
                 }
-                v.check(fresh == 1, "%d of the answers to %s were not replays, expected exactly one", fresh,
-                        student);
             });
-            v.check(run.thrownTotal() == 0, "clients threw: %s %s", run.thrown(), run.samples());
-        } finally {
-            originals.shutdownNow();
-        }
-        Invariants inv = invariants();
+        });
+        v.check(run.thrownTotal() == 0, "clients threw: %s %s", run.thrown(), run.samples());
+        SqlInvariants inv = invariants();
         Instant now = clock.instant();
-        Map<String, Invariants.Row> rows = inv.bookings();
+        Map<String, SqlInvariants.Row> rows = inv.bookings();
         for (int k = 0; k < students; k++) {
             String request = "r" + k;
             String student = "s" + k;
@@ -222,7 +192,7 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
                 inv.count(slot, now).taken(), students);
         inv.checkAnswered(answered, EnumSet.of(BookingStatus.HELD), v);
         inv.checkSlot(slot, capacity, now, v);
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(clock.instant(), v);
         clock.advance(POLICY.inFlightGrace().plusSeconds(1));
         engine.reconcile(tenant, slot);
         inv.checkGate(slot, capacity, clock.instant(), v);
@@ -230,49 +200,50 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
     }
 
     /**
-     * A store whose hold, on a thread marked by {@link #slowly}, is the original of a request still in
-     * flight: it runs {@code written}, waits, and only then makes its database call, after which it
-     * runs {@code committed}. The engine has taken the gate hold by then, so a retry of the same
-     * request id (not marked) meets the gate's hold for its student and reaches the database while the
-     * original has not. A decision is one database call, so nothing can be held up inside it: a
-     * retry's look-up of its request id and the original's write race inside the store, under its
-     * lock on the student.
+     * The client of one request in scenario 5: it gives up on the slowed {@code original} after 50 ms,
+     * retries the same request ten times at once while the original is in flight and five times after,
+     * and every answer must name the one booking the request got.
      */
-    static final class SlowStore extends ForwardingStore {
-        private record Hooks(Runnable written, Runnable committed) {
+    private void retryAfterTimeout(BookingEngine slowEngine, HoldRequest request, CompletableFuture<HoldResult> original,
+                                   CountDownLatch written, CountDownLatch committed, List<Booking> answered,
+                                   LongAdder timeouts, LongAdder operations, Violations v) throws Exception {
+        StudentId student = request.studentId();
+        try {
+            original.get(50, TimeUnit.MILLISECONDS);
+            v.add("the slowed original of %s answered before the client timed out", student);
+        } catch (TimeoutException expected) {
+            timeouts.increment();
         }
-
-        private static final ThreadLocal<Hooks> SLOW = new ThreadLocal<>();
-        private final Duration delay;
-
-        SlowStore(BookingStore delegate, Duration delay) {
-            super(delegate);
-            this.delay = delay;
+        // the original holds its gate seat and has not yet made its database call
+        v.check(written.await(10, TimeUnit.SECONDS), "the original of %s never reached its store call", student);
+        // the client retries the same request, ten times at once, while the original is in flight
+        List<HoldResult> retries = Collections.synchronizedList(new ArrayList<>());
+        Concurrent.Load concurrent = Concurrent.load(10, 10, i -> retries.add(slowEngine.hold(tenant, request)));
+        operations.add(10);
+        v.check(concurrent.thrownTotal() == 0, "concurrent retries threw: %s %s", concurrent.thrown(),
+                concurrent.samples());
+        HoldResult first = original.get(30, TimeUnit.SECONDS);
+        v.check(committed.getCount() == 0, "the original of %s answered without its store call", student);
+        for (int i = 0; i < 5; i++) {
+            retries.add(slowEngine.hold(tenant, request));
+            operations.increment();
         }
-
-        /** Runs {@code request} with its first hold slowed; {@code written} runs just before the wait. */
-        static <T> T slowly(Runnable written, Runnable committed, java.util.function.Supplier<T> request) {
-            SLOW.set(new Hooks(written, committed));
-            try {
-                return request.get();
-            } finally {
-                SLOW.remove();
+        if (!(first instanceof Held h)) {
+            v.add("the original of %s answered %s", student, first);
+            return;
+        }
+        answered.add(h.booking());
+        // Whichever call reached the database first (usually a concurrent retry, since the
+        // original waited before its call) stored the booking; every other call is a replay of it.
+        int fresh = h.replayed() ? 0 : 1;
+        for (HoldResult r : retries) {
+            v.check(r instanceof Held retry && retry.booking().bookingId().equals(h.booking().bookingId()),
+                    "a retry of %s answered %s, the original answered %s", student, r, h);
+            if (r instanceof Held retry && !retry.replayed()) {
+                fresh++;
             }
         }
-
-        @Override
-        public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
-            Hooks hooks = SLOW.get();
-            if (hooks == null) {
-                return delegate.hold(tenantId, command);
-            }
-            SLOW.remove();
-            hooks.written().run();
-            sleep(delay);
-            StoreOutcome<HoldResult> out = delegate.hold(tenantId, command);
-            hooks.committed().run();
-            return out;
-        }
+        v.check(fresh == 1, "%d of the answers to %s were not replays, expected exactly one", fresh, student);
     }
 
     // ------------------------------------------------------------------ 7: clock edges
@@ -311,8 +282,8 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
         HoldResult e = engine.hold(tenant, HoldRequest.of(RequestId.of("re"), swept, StudentId.of("e")));
         v.check(e instanceof Held, "after the sweep the next student got %s", e);
         ops += 3;
-        Invariants inv = invariants();
-        Map<String, Invariants.Row> rows = inv.bookings();
+        SqlInvariants inv = invariants();
+        Map<String, SqlInvariants.Row> rows = inv.bookings();
         v.check("EXPIRED".equals(rows.get(a.booking().bookingId().value()).status()), "a is %s",
                 rows.get(a.booking().bookingId().value()).status());
         v.check("EXPIRED".equals(rows.get(d.booking().bookingId().value()).status()), "d is %s",
@@ -321,7 +292,7 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
             inv.checkSlot(slot, 1, clock.instant(), v);
             inv.checkGate(slot, 1, clock.instant(), v);
         }
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(clock.instant(), v);
         report(7, "hold-expiry-boundary/" + db.name(), ops, 3, v);
     }
 
@@ -376,8 +347,8 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
         v.check(clash instanceof Conflict, "a student in 02:30 CEST-02:30 CET and 02:00-03:00 CET: %s", clash);
         // the stored times are the instants, whatever the zone
         checkStoredTime(SlotId.of("dst-2"), new TimeRange(twoThirtyCest, twoThirtyCet), v);
-        Invariants inv = invariants();
-        inv.checkOccupancy(v);
+        SqlInvariants inv = invariants();
+        inv.checkOccupancy(clock.instant(), v);
         for (String s : List.of("dst-1", "dst-2", "dst-4", "dst-6")) {
             inv.checkSlot(SlotId.of(s), 5, clock.instant(), v);
         }
@@ -421,8 +392,8 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
         clock.set(other.booking().heldUntil().minusNanos(1)); // truncated: 1 µs before heldUntil
         ConfirmResult inTime = engine.confirm(tenant, other.booking().bookingId(), StudentId.of("n2"));
         v.check(inTime instanceof Confirmed, "confirm at heldUntil - 1 ns answered %s", inTime);
-        Invariants inv = invariants();
-        inv.checkOccupancy(v);
+        SqlInvariants inv = invariants();
+        inv.checkOccupancy(clock.instant(), v);
         inv.checkSlot(SlotId.of("nano-1"), 5, clock.instant(), v);
         inv.checkSlot(SlotId.of("nano-2"), 5, clock.instant(), v);
         report(7, "sub-microsecond-instants/" + db.name(), 8, 0, v);
@@ -473,13 +444,5 @@ abstract class LedgerFaultScenarios extends FaultSuiteBase {
         return value == null ? null : value.toInstant();
     }
 
-    static void sleep(Duration d) {
-        try {
-            Thread.sleep(d.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
 
 }

@@ -1,4 +1,4 @@
-package org.slotbook.redis.faults;
+package org.slotbook.examples.combined;
 
 import java.io.PrintWriter;
 import java.sql.Connection;

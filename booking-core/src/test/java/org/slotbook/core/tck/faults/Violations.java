@@ -1,4 +1,4 @@
-package org.slotbook.redis.faults;
+package org.slotbook.core.tck.faults;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,24 +7,24 @@ import java.util.List;
  * Invariant violations found by one scenario. Checks record what they find instead of failing at the
  * first one, so the summary line can count them; {@link #assertNone} fails the test afterwards.
  */
-final class Violations {
+public final class Violations {
     private final List<String> found = new ArrayList<>();
 
-    synchronized void check(boolean holds, String format, Object... args) {
+    public synchronized void check(boolean holds, String format, Object... args) {
         if (!holds) {
             found.add(String.format(format, args));
         }
     }
 
-    synchronized void add(String format, Object... args) {
+    public synchronized void add(String format, Object... args) {
         found.add(String.format(format, args));
     }
 
-    synchronized int count() {
+    public synchronized int count() {
         return found.size();
     }
 
-    synchronized void assertNone(String scenario) {
+    public synchronized void assertNone(String scenario) {
         if (!found.isEmpty()) {
             StringBuilder message = new StringBuilder(scenario).append(": ").append(found.size())
                     .append(" invariant violation(s):");

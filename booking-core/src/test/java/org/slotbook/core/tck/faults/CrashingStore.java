@@ -1,4 +1,4 @@
-package org.slotbook.redis.faults;
+package org.slotbook.core.tck.faults;
 
 import java.util.function.Supplier;
 import org.slotbook.core.HoldResult;
@@ -16,15 +16,15 @@ import org.slotbook.core.tck.ForwardingStore;
  * before a commit. {@link ProcessDeath} is an {@link Error}: like a real crash it gets past the
  * engine's clean-up, so the gate hold taken just before stays behind as an orphan.
  */
-final class CrashingStore extends ForwardingStore {
+public final class CrashingStore extends ForwardingStore {
     private static final ThreadLocal<Boolean> DOOMED = ThreadLocal.withInitial(() -> false);
 
-    CrashingStore(BookingStore delegate) {
+    public CrashingStore(BookingStore delegate) {
         super(delegate);
     }
 
     /** The process died; nothing after this point of the request ran. */
-    static final class ProcessDeath extends Error {
+    public static final class ProcessDeath extends Error {
         private static final long serialVersionUID = 1L;
 
         ProcessDeath() {
@@ -33,7 +33,7 @@ final class CrashingStore extends ForwardingStore {
     }
 
     /** Runs {@code request} on this thread with the crash armed; the crash fires at most once. */
-    static <T> T doom(Supplier<T> request) {
+    public static <T> T doom(Supplier<T> request) {
         DOOMED.set(true);
         try {
             return request.get();

@@ -1,4 +1,4 @@
-package org.slotbook.redis.faults;
+package org.slotbook.examples.combined;
 
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -20,13 +20,11 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -63,9 +61,14 @@ import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.spi.LiveSlot;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.spi.StoreOutcome;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.core.tck.ForwardingStore;
+import org.slotbook.core.tck.faults.ForwardingGate;
+import org.slotbook.core.tck.faults.HookedStore;
+import org.slotbook.core.tck.faults.LossyStore;
+import org.slotbook.core.tck.faults.SlowStore;
+import org.slotbook.core.tck.faults.Violations;
 import org.slotbook.jdbc.JdbcDialect;
-import org.slotbook.redis.faults.LedgerFaultScenarios.SlowStore;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
@@ -76,7 +79,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
  * and all of them at random (14). Every outcome is read back from the tables (SQL) and from Redis,
  * not taken from what the engine answered.
  */
-abstract class RetryFaultScenarios extends FaultSuiteBase {
+abstract class RetryFaultScenarios extends SqlFaultSuite {
     /** System property fixing the seed of scenario 14. */
     static final String SEED_PROPERTY = "slotbook.faults.seed";
 
@@ -96,105 +99,105 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         List<Booking> answeredHeld = new ArrayList<>();
         List<Booking> answeredBooked = new ArrayList<>();
         Map<String, Integer> outcomes = new TreeMap<>();
-        Map<String, Boolean> retried = new TreeMap<>();
+        Map<String, Boolean> retriedRequests = new TreeMap<>();
         long operations = 0;
         int overlapped = 0;
-        AtomicInteger names = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(floodThreads + 1, r -> {
-            Thread t = new Thread(r, "inflight-" + names.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            for (BookingStatus mode : List.of(BookingStatus.HELD, BookingStatus.CONFIRMED)) {
-                List<Booking> answered = mode == BookingStatus.HELD ? answeredHeld : answeredBooked;
-                for (int round = 0; round < rounds; round++) {
-                    String tag = (mode == BookingStatus.HELD ? "h" : "b") + round;
-                    SlotId slot = schedule("inflight-" + tag, 2);
-                    slots.add(slot);
-                    HoldRequest request = HoldRequest.of(RequestId.of("r-" + tag), slot, StudentId.of("s-" + tag));
-                    CountDownLatch written = new CountDownLatch(1);
-                    CountDownLatch committed = new CountDownLatch(1);
-                    CountDownLatch go = new CountDownLatch(1);
-                    List<Future<List<HoldResult>>> flood = new ArrayList<>();
-                    for (int k = 0; k < floodThreads; k++) {
-                        String who = "f-" + tag + "-" + k;
-                        flood.add(pool.submit(() -> {
-                            go.await();
-                            List<HoldResult> out = new ArrayList<>();
-                            for (int j = 0; j < 2; j++) {
-                                out.add(acquire(engine, mode, HoldRequest.of(RequestId.of(who + "-" + j), slot,
-                                        StudentId.of(who + "-" + j))));
-                            }
-                            return out;
-                        }));
-                    }
-                    // mostly the original takes its gate seat first; in one round in four the flood starts first
-                    boolean floodFirst = random.nextInt(4) == 0;
-                    if (floodFirst) {
-                        go.countDown();
-                    }
-                    Future<HoldResult> original = pool.submit(() -> SlowStore.slowly(written::countDown,
-                            committed::countDown, () -> acquire(slowEngine, mode, request)));
-                    while (!original.isDone() && !written.await(2, TimeUnit.MILLISECONDS)) {
-                        Thread.onSpinWait();
-                    }
-                    boolean inFlight = written.getCount() == 0 && committed.getCount() == 1;
+        for (BookingStatus mode : List.of(BookingStatus.HELD, BookingStatus.CONFIRMED)) {
+            List<Booking> answered = mode == BookingStatus.HELD ? answeredHeld : answeredBooked;
+            for (int round = 0; round < rounds; round++) {
+                String tag = (mode == BookingStatus.HELD ? "h" : "b") + round;
+                SlotId slot = schedule("inflight-" + tag, 2);
+                slots.add(slot);
+                HoldRequest request = HoldRequest.of(RequestId.of("r-" + tag), slot, StudentId.of("s-" + tag));
+                CountDownLatch written = new CountDownLatch(1);
+                CountDownLatch committed = new CountDownLatch(1);
+                CountDownLatch originalDone = new CountDownLatch(1);
+                CountDownLatch go = new CountDownLatch(1);
+                AtomicReference<HoldResult> original = new AtomicReference<>();
+                AtomicReference<HoldResult> retried = new AtomicReference<>();
+                AtomicBoolean retriedInFlight = new AtomicBoolean();
+                // mostly the original takes its gate seat first; in one round in four the flood starts with it
+                boolean floodFirst = random.nextInt(4) == 0;
+                if (floodFirst) {
                     go.countDown();
-                    HoldResult retry;
-                    try {
-                        retry = acquire(slowEngine, mode, request);
-                    } catch (RuntimeException e) {
-                        v.add("round %s: the retry threw %s", tag, e);
-                        retry = null;
+                }
+                // task 0 is the original, task 1 its client's retry, the others the flood of other students
+                List<List<HoldResult>> flood = Concurrent.run(2 + floodThreads, task -> {
+                    if (task == 0) {
+                        try {
+                            original.set(SlowStore.slowly(written::countDown, committed::countDown,
+                                    () -> acquire(slowEngine, mode, request)));
+                        } catch (RuntimeException | Error e) {
+                            v.add("round %s: the original threw %s", tag, e);
+                        } finally {
+                            originalDone.countDown();
+                        }
+                        return List.of();
                     }
-                    HoldResult first;
-                    try {
-                        first = original.get(30, TimeUnit.SECONDS);
-                    } catch (Exception e) {
-                        v.add("round %s: the original threw %s", tag, e);
-                        first = null;
+                    if (task == 1) {
+                        while (originalDone.getCount() > 0 && !await(written, 2)) {
+                            Thread.onSpinWait();
+                        }
+                        retriedInFlight.set(written.getCount() == 0 && committed.getCount() == 1);
+                        go.countDown();
+                        try {
+                            retried.set(acquire(slowEngine, mode, request));
+                        } catch (RuntimeException e) {
+                            v.add("round %s: the retry threw %s", tag, e);
+                        }
+                        return List.of();
                     }
-                    for (Future<List<HoldResult>> f : flood) {
-                        for (HoldResult r : f.get(30, TimeUnit.SECONDS)) {
-                            if (r instanceof Held h) {
-                                answered.add(h.booking());
-                            }
+                    String who = "f-" + tag + "-" + (task - 2);
+                    if (!await(go, Concurrent.TIMEOUT.toMillis())) {
+                        throw new IllegalStateException("round " + tag + ": the flood was never let go");
+                    }
+                    List<HoldResult> out = new ArrayList<>();
+                    for (int j = 0; j < 2; j++) {
+                        out.add(acquire(engine, mode, HoldRequest.of(RequestId.of(who + "-" + j), slot,
+                                StudentId.of(who + "-" + j))));
+                    }
+                    return out;
+                });
+                for (List<HoldResult> results : flood) {
+                    for (HoldResult r : results) {
+                        if (r instanceof Held h) {
+                            answered.add(h.booking());
                         }
                     }
-                    operations += 2 + floodThreads * 2L;
-                    if (inFlight) {
-                        overlapped++;
-                    }
-                    if (first == null || retry == null) {
-                        continue;
-                    }
-                    boolean agree = first.getClass() == retry.getClass() && (!(first instanceof Held h1)
-                            || h1.booking().bookingId().equals(((Held) retry).booking().bookingId()));
-                    v.check(agree, "round %s (%s): the original answered %s, its retry %s", tag,
-                            inFlight ? "retry while the original was in flight" : "retry after", first, retry);
-                    outcomes.merge(first.getClass().getSimpleName() + (inFlight ? "/in-flight" : "/not-in-flight"),
-                            1, Integer::sum);
-                    if (first instanceof Held h) {
-                        answered.add(h.booking());
-                        retried.put(request.requestId().value(), true);
-                    }
-                    if (retry instanceof Held h) {
-                        answered.add(h.booking());
-                    }
+                }
+                operations += 2 + floodThreads * 2L;
+                boolean inFlight = retriedInFlight.get();
+                if (inFlight) {
+                    overlapped++;
+                }
+                HoldResult first = original.get();
+                HoldResult retry = retried.get();
+                if (first == null || retry == null) {
+                    continue;
+                }
+                boolean agree = first.getClass() == retry.getClass() && (!(first instanceof Held h1)
+                        || h1.booking().bookingId().equals(((Held) retry).booking().bookingId()));
+                v.check(agree, "round %s (%s): the original answered %s, its retry %s", tag,
+                        inFlight ? "retry while the original was in flight" : "retry after", first, retry);
+                outcomes.merge(first.getClass().getSimpleName() + (inFlight ? "/in-flight" : "/not-in-flight"),
+                        1, Integer::sum);
+                if (first instanceof Held h) {
+                    answered.add(h.booking());
+                    retriedRequests.put(request.requestId().value(), true);
+                }
+                if (retry instanceof Held h) {
+                    answered.add(h.booking());
                 }
             }
-        } finally {
-            pool.shutdownNow();
         }
         // most rounds must really have overlapped, or the scenario tested nothing
         v.check(overlapped >= rounds, "only %d of %d retries started while the original's call was in flight",
                 overlapped, 2 * rounds);
-        Invariants inv = invariants();
+        SqlInvariants inv = invariants();
         // from SQL: no request id has two bookings; every granted request has exactly one
         checkOneBookingPerRequest(inv, v);
         Map<String, Long> perRequest = bookingsPerRequest(inv);
-        for (String requestId : retried.keySet()) {
+        for (String requestId : retriedRequests.keySet()) {
             v.check(perRequest.getOrDefault(requestId, 0L) == 1, "request %s has %d booking rows", requestId,
                     perRequest.getOrDefault(requestId, 0L));
         }
@@ -204,7 +207,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         for (SlotId slot : slots) {
             inv.checkSlot(slot, 2, now, v);
         }
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(clock.instant(), v);
         // from Redis: after one reconcile (default in-flight grace: nothing young is removed) the gate's
         // holders are exactly the live bookings, confirmed ones pinned
         for (SlotId slot : slots) {
@@ -222,7 +225,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         HookedStore hooked = new HookedStore(store);
         BookingEngine reconciling = engine(hooked, gate, POLICY);
         Violations v = new Violations();
-        Invariants inv = invariants();
+        SqlInvariants inv = invariants();
 
         // (a) bookings cancelled between the reconcile's read and its write: their holders stay gone
         SlotId cancels = schedule("stale-cancel", 3);
@@ -292,7 +295,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                 slotStatus(inv, closes));
         engine.reconcile(tenant, closes);
         v.check(gate.inspect(tenant, closes).isEmpty(), "(c) a second reconcile recreated the slot");
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(clock.instant(), v);
         report(10, "reconcile-from-stale-read/" + db.name(), 16, 3, v);
     }
 
@@ -303,7 +306,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         LossyStore lossy = new LossyStore(store);
         BookingEngine lossyEngine = engine(lossy, gate, POLICY);
         Violations v = new Violations();
-        Invariants inv = invariants();
+        SqlInvariants inv = invariants();
         int ops = 0;
         for (boolean confirmFirst : List.of(false, true)) {
             String name = confirmFirst ? "confirmed" : "held";
@@ -340,7 +343,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
             inv.checkSlot(slot, 1, clock.instant(), v);
             ops += confirmFirst ? 5 : 4;
         }
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(clock.instant(), v);
         report(11, "cancel-acknowledgement-lost/" + db.name(), ops, 2, v);
     }
 
@@ -357,13 +360,13 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         int ops = 0;
         for (String variant : List.of("gate-hold-expired", "gate-hold-still-live", "store-retires-it")) {
             tenant = TenantId.of("t-" + UUID.randomUUID());
-            Invariants inv = invariants();
+            SqlInvariants inv = invariants();
             SlotId slot = schedule("rehold", 2);
             StudentId student = StudentId.of("a");
             BookingEngine first = engine(store, gate, variant.equals("gate-hold-still-live") ? longGrace : shortGate);
             Held old = (Held) first.hold(tenant, HoldRequest.of(RequestId.of("r-old"), slot, student));
             if (!variant.equals("gate-hold-still-live")) {
-                LedgerFaultScenarios.sleep(shortGate.gateTtl().plusMillis(200)); // the gate's own clock
+                sleep(shortGate.gateTtl().plusMillis(200)); // the gate's own clock
             }
             clock.advance(Duration.ofSeconds(1)); // the ledger's hold ran out, no sweep yet
             HoldRequest again = HoldRequest.of(RequestId.of("r-new"), slot, student);
@@ -387,7 +390,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                 int late = engine.sweepExpired(tenant, 100);
                 v.check(late == 0, "%s: the sweep after the new hold expired %d bookings", variant, late);
             }
-            Map<String, Invariants.Row> rows = inv.bookings();
+            Map<String, SqlInvariants.Row> rows = inv.bookings();
             v.check("EXPIRED".equals(rows.get(old.booking().bookingId().value()).status()),
                     "%s: the old booking is %s", variant, rows.get(old.booking().bookingId().value()).status());
             long live = rows.values().stream().filter(r -> r.requestId().equals("r-new") && r.status().equals("HELD"))
@@ -400,7 +403,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
             engine.reconcile(tenant, slot);
             checkGateExact(variant + " after a reconcile", slot, 2, v);
             inv.checkSlot(slot, 2, clock.instant(), v);
-            inv.checkOccupancy(v);
+            inv.checkOccupancy(clock.instant(), v);
             ops += 3;
         }
         report(12, "release-keyed-by-request/" + db.name(), ops, 3, v);
@@ -413,7 +416,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         TimeoutGate timeouts = new TimeoutGate(gate);
         BookingEngine timing = engine(store, timeouts, POLICY);
         Violations v = new Violations();
-        Invariants inv = invariants();
+        SqlInvariants inv = invariants();
         // (a) refused by the store: the student is in an overlapping session
         SlotId busy = schedule("busy", 2);
         SlotId clash = schedule("clash", 1); // same hour, another coach and room
@@ -461,7 +464,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         for (SlotId slot : List.of(busy, clash, twice, granted)) {
             inv.checkSlot(slot, slot.equals(busy) || slot.equals(twice) ? 2 : 1, clock.instant(), v);
         }
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(clock.instant(), v);
         report(13, "gate-timeout-after-script/" + db.name(), 7, 3, v);
     }
 
@@ -500,18 +503,12 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         Map<String, HoldRequest> requests = new ConcurrentHashMap<>();
         List<String> odd = Collections.synchronizedList(new ArrayList<>());
         LongAdder operations = new LongAdder();
-        AtomicInteger names = new AtomicInteger();
-        ExecutorService duplicates = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "duplicate-" + names.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
         Violations v = new Violations();
         long started = System.nanoTime();
         faults.on = true;
-        Workload.Result run;
+        Concurrent.Load run;
         try {
-            run = Workload.run(8, tasks, i -> {
+            run = Concurrent.load(8, tasks, i -> {
                 Random r = new Random(seed * 1_000_003L + i);
                 HoldRequest request = HoldRequest.of(RequestId.of("q" + i), slots.get(r.nextInt(slots.size())),
                         students.get(r.nextInt(students.size())));
@@ -521,22 +518,19 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                 answers.put(request.requestId().value(), log);
                 int deliveries = 1 + r.nextInt(3);
                 boolean concurrent = deliveries > 1 && r.nextBoolean();
-                List<Future<?>> inFlight = new ArrayList<>();
+                List<Runnable> sends = new ArrayList<>();
                 for (int k = 0; k < deliveries; k++) {
                     long delay = r.nextInt(12);
                     long faultSeed = seed ^ (i * 8L + k) * 0x9E3779B97F4A7C15L;
-                    Runnable delivery = () -> {
-                        LedgerFaultScenarios.sleep(Duration.ofMillis(delay));
+                    sends.add(() -> {
+                        sleep(Duration.ofMillis(delay));
                         log.add(faults.deliver(faultSeed, () -> acquire(client, mode, request), odd));
-                    };
-                    if (concurrent) {
-                        inFlight.add(duplicates.submit(delivery));
-                    } else {
-                        delivery.run();
-                    }
+                    });
                 }
-                for (Future<?> f : inFlight) {
-                    f.get(60, TimeUnit.SECONDS);
+                if (concurrent) {
+                    Concurrent.runAll(deliveries, k -> sends.get(k).run());
+                } else {
+                    sends.forEach(Runnable::run);
                 }
                 operations.add(deliveries);
                 Booking granted = null;
@@ -568,20 +562,17 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                 if (r.nextInt(10) < 6) {
                     int times = r.nextInt(4) == 0 ? 2 : 1;
                     boolean together = times == 2 && r.nextBoolean();
-                    List<Future<CancelResult>> cancels = new ArrayList<>();
-                    List<CancelResult> results = Collections.synchronizedList(new ArrayList<>());
+                    List<java.util.function.Supplier<CancelResult>> cancels = new ArrayList<>();
                     for (int k = 0; k < times; k++) {
                         long s = faultSeed + 16 + k;
-                        java.util.concurrent.Callable<CancelResult> cancel = () -> faults.retrying(s,
-                                () -> client.cancel(tenant, b.bookingId(), b.studentId()), odd);
-                        if (together) {
-                            cancels.add(duplicates.submit(cancel));
-                        } else {
-                            results.add(cancel.call());
-                        }
+                        cancels.add(() -> faults.retrying(s,
+                                () -> client.cancel(tenant, b.bookingId(), b.studentId()), odd));
                     }
-                    for (Future<CancelResult> f : cancels) {
-                        results.add(f.get(60, TimeUnit.SECONDS));
+                    List<CancelResult> results = new ArrayList<>();
+                    if (together) {
+                        results.addAll(Concurrent.run(times, k -> cancels.get(k).get()));
+                    } else {
+                        cancels.forEach(cancel -> results.add(cancel.get()));
                     }
                     operations.add(times);
                     long cancelled = results.stream().filter(c -> c instanceof Cancelled).count();
@@ -597,17 +588,16 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
             });
         } finally {
             faults.on = false;
-            duplicates.shutdownNow();
         }
         long elapsedMillis = (System.nanoTime() - started) / 1_000_000;
         v.check(run.thrownTotal() == 0, "client tasks threw: %s %s", run.thrown(), run.samples());
         v.check(odd.isEmpty(), "%d unexpected answers: %s", odd.size(), odd.stream().limit(10).toList());
 
-        Invariants inv = invariants();
+        SqlInvariants inv = invariants();
         // from SQL: one booking per request id, and every answer given for a request id agrees with it
         checkOneBookingPerRequest(inv, v);
-        Map<String, Invariants.Row> byRequest = new TreeMap<>();
-        for (Invariants.Row row : inv.bookings().values()) {
+        Map<String, SqlInvariants.Row> byRequest = new TreeMap<>();
+        for (SqlInvariants.Row row : inv.bookings().values()) {
             byRequest.put(row.requestId(), row);
         }
         List<Booking> answered = new ArrayList<>();
@@ -615,7 +605,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         int exempt = 0;
         for (Map.Entry<String, List<Delivery>> e : answers.entrySet()) {
             List<Delivery> log = e.getValue();
-            Invariants.Row row = byRequest.get(e.getKey());
+            SqlInvariants.Row row = byRequest.get(e.getKey());
             HoldRequest request = requests.get(e.getKey());
             Set<BookingId> heldIds = new HashSet<>();
             long fresh = 0;
@@ -671,11 +661,11 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         List<String> overlaps = overlappingLiveBookings(inv, now);
         v.check(overlaps.isEmpty(), "%d students in two overlapping live bookings: %s", overlaps.size(),
                 overlaps.stream().limit(5).toList());
-        inv.checkOccupancy(v);
+        inv.checkOccupancy(clock.instant(), v);
         // from Redis: after one reconcile the gate's holders are the ledger's live bookings. Gate faults
         // leave orphan holds behind, so the reconcile runs with a short in-flight grace, after it.
         Duration grace = Duration.ofMillis(500);
-        LedgerFaultScenarios.sleep(grace.plusMillis(200));
+        sleep(grace.plusMillis(200));
         BookingEngine reconciling = engine(store, gate, POLICY.withInFlightGrace(grace));
         for (SlotId slot : slots) {
             reconciling.reconcile(tenant, slot);
@@ -829,7 +819,7 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
         private <T> T call(String what, java.util.function.Supplier<T> call) {
             int delay = faults.delayMillis();
             if (delay > 0) {
-                LedgerFaultScenarios.sleep(Duration.ofMillis(delay));
+                sleep(Duration.ofMillis(delay));
             }
             T out = call.get();
             if (faults.roll(0.07, "store " + what + " acknowledgement lost")) {
@@ -858,70 +848,6 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
 
     // ------------------------------------------------------------------ decorators of scenarios 10 to 13
 
-    /**
-     * A store with two hooks: one that runs after {@link #liveSlot} has read and before it returns
-     * (what changes in between is what a reconcile must not overwrite), and one that runs before the
-     * hold of one request id calls the database.
-     */
-    static final class HookedStore extends ForwardingStore {
-        private volatile Consumer<Optional<LiveSlot>> afterRead;
-        private volatile RequestId holdOn;
-        private volatile Runnable beforeHold;
-
-        HookedStore(BookingStore delegate) {
-            super(delegate);
-        }
-
-        void afterLiveSlotRead(Consumer<Optional<LiveSlot>> hook) {
-            this.afterRead = hook;
-        }
-
-        void beforeHold(RequestId requestId, Runnable hook) {
-            this.holdOn = requestId;
-            this.beforeHold = hook;
-        }
-
-        @Override
-        public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, Instant now) {
-            Optional<LiveSlot> read = delegate.liveSlot(tenantId, slotId, now);
-            Consumer<Optional<LiveSlot>> hook = afterRead;
-            afterRead = null;
-            if (hook != null) {
-                hook.accept(read);
-            }
-            return read;
-        }
-
-        @Override
-        public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
-            Runnable hook = beforeHold;
-            if (hook != null && command.request().requestId().equals(holdOn)) {
-                beforeHold = null;
-                hook.run();
-            }
-            return delegate.hold(tenantId, command);
-        }
-    }
-
-    /** A store whose next cancel commits and then fails, as if the connection died after COMMIT. */
-    static final class LossyStore extends ForwardingStore {
-        final AtomicBoolean loseNextCancel = new AtomicBoolean();
-
-        LossyStore(BookingStore delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, StudentId studentId,
-                                                 Instant now, org.slotbook.core.spi.Terms terms) {
-            StoreOutcome<CancelResult> out = delegate.cancel(tenantId, bookingId, studentId, now, terms);
-            if (loseNextCancel.getAndSet(false)) {
-                throw new BookingStoreException("connection lost after COMMIT of a cancel", null);
-            }
-            return out;
-        }
-    }
-
     /** A gate whose next tryHold for one request id runs its script and then times out reading the reply. */
     static final class TimeoutGate extends ForwardingGate {
         volatile RequestId timeoutOn;
@@ -947,6 +873,16 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
 
     // ------------------------------------------------------------------ helpers
 
+    /** Waits up to {@code millis} for the latch; whether it opened. */
+    private static boolean await(CountDownLatch latch, long millis) {
+        try {
+            return latch.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
     /** A hold or a book of {@code request} for the test's tenant. */
     HoldResult acquire(BookingEngine engine, BookingStatus mode, HoldRequest request) {
         return mode == BookingStatus.CONFIRMED ? engine.book(tenant, request) : engine.hold(tenant, request);
@@ -967,12 +903,12 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                 .filter(h -> h.studentId().equals(student)).findFirst());
     }
 
-    private static String status(Invariants inv, Booking b) {
-        Invariants.Row row = inv.bookings().get(b.bookingId().value());
+    private static String status(SqlInvariants inv, Booking b) {
+        SqlInvariants.Row row = inv.bookings().get(b.bookingId().value());
         return row == null ? "missing" : row.status();
     }
 
-    private String slotStatus(Invariants inv, SlotId slot) {
+    private String slotStatus(SqlInvariants inv, SlotId slot) {
         String[] out = {"missing"};
         inv.query("SELECT status FROM " + db.table("slot") + " WHERE tenant_id = ? AND slot_id = ?",
                 List.of(tenant.value(), slot.value()), rs -> out[0] = rs.getString(1));
@@ -980,14 +916,14 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
     }
 
     /** Booking rows per request id, from the table. */
-    private Map<String, Long> bookingsPerRequest(Invariants inv) {
+    private Map<String, Long> bookingsPerRequest(SqlInvariants inv) {
         Map<String, Long> out = new TreeMap<>();
         inv.query("SELECT request_id, COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? GROUP BY request_id",
                 List.of(tenant.value()), rs -> out.put(rs.getString(1), rs.getLong(2)));
         return out;
     }
 
-    private void checkOneBookingPerRequest(Invariants inv, Violations v) {
+    private void checkOneBookingPerRequest(SqlInvariants inv, Violations v) {
         List<String> twice = new ArrayList<>();
         bookingsPerRequest(inv).forEach((request, n) -> {
             if (n > 1) {
@@ -998,13 +934,13 @@ abstract class RetryFaultScenarios extends FaultSuiteBase {
                 twice.stream().limit(10).toList());
     }
 
-    private long countActive(Invariants inv, SlotId slot) {
+    private long countActive(SqlInvariants inv, SlotId slot) {
         return inv.single("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND slot_id = ?"
                 + " AND status IN " + ACTIVE, slot);
     }
 
     /** Pairs of live bookings of one student whose sessions overlap, from the tables. */
-    private List<String> overlappingLiveBookings(Invariants inv, Instant now) {
+    private List<String> overlappingLiveBookings(SqlInvariants inv, Instant now) {
         String b = db.table("booking");
         String s = db.table("slot");
         List<String> out = new ArrayList<>();

@@ -1,33 +1,41 @@
-package org.slotbook.redis;
+package org.slotbook.examples.combined;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.BookingEngineContract;
 import org.slotbook.jdbc.JdbcStore;
-import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
+import org.slotbook.redis.RedisSeatReservation;
 import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.UnifiedJedis;
 
-/** The engine contract with the H2 store behind the Redis gate on a standalone server. */
-class H2EngineRedisTest extends BookingEngineContract {
-    private static TestDatabase db;
-    private static JdbcStore store;
-    private static UnifiedJedis client;
-    private static RedisSeatReservation gate;
+/**
+ * The engine contract (with its booking rules and lessons sections) with a database store behind
+ * the Redis gate on the standalone test server.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class RedisEngineContract extends BookingEngineContract {
+    private TestDatabase db;
+    private JdbcStore store;
+    private UnifiedJedis client;
+    private RedisSeatReservation gate;
+
+    /** Opens the database of this suite (a {@code TestDatabases} factory). */
+    abstract TestDatabase openDatabase();
 
     @BeforeAll
-    static void open() {
+    void open() {
         client = TestRedis.client(TestRedis.standalone());
-        gate = RedisSeatReservation.builder(client).keyPrefix(TestRedis.freshPrefix("engine-h2")).build();
-        db = TestDatabases.h2();
+        db = openDatabase();
+        gate = RedisSeatReservation.builder(client).keyPrefix(TestRedis.freshPrefix("engine-" + db.name())).build();
         store = db.store();
     }
 
     @AfterAll
-    static void close() {
+    void close() {
         if (db != null) {
             db.close();
         }

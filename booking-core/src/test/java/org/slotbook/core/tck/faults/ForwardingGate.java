@@ -1,4 +1,4 @@
-package org.slotbook.redis.faults;
+package org.slotbook.core.tck.faults;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -14,11 +14,11 @@ import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
 
-/** A gate that forwards every call; fault-injection tests override the call they break. */
-class ForwardingGate implements SeatReservation {
+/** A gate that forwards every call; fault scenarios override the call they break. */
+public class ForwardingGate implements SeatReservation {
     protected final SeatReservation delegate;
 
-    ForwardingGate(SeatReservation delegate) {
+    public ForwardingGate(SeatReservation delegate) {
         this.delegate = delegate;
     }
 

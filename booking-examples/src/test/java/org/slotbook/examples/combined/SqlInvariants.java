@@ -1,4 +1,4 @@
-package org.slotbook.redis.faults;
+package org.slotbook.examples.combined;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,53 +8,44 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import org.slotbook.core.Availability;
 import org.slotbook.core.Booking;
+import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
+import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.BookingStore;
-import org.slotbook.core.spi.GateHolder;
-import org.slotbook.core.spi.GateView;
-import org.slotbook.core.spi.LiveSlot;
-import org.slotbook.core.spi.SeatCount;
 import org.slotbook.core.spi.SeatReservation;
+import org.slotbook.core.tck.faults.Invariants;
+import org.slotbook.core.tck.faults.Violations;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
 /**
- * The invariants of the fault suite, read back from storage (plain SQL on the store's tables, the
- * store's reads, and the gate's {@code inspect}), never from what the engine answered:
+ * The fault scenarios' {@link Invariants} on a JDBC store, with the rows themselves read by plain SQL
+ * on the store's tables:
  *
  * <ul>
- *   <li>held + confirmed &lt;= capacity;</li>
+ *   <li>no more HELD/CONFIRMED booking rows than seats, one seat row per seat;</li>
  *   <li>no seat counted twice: one seat row per active booking (same seat, status and student), no
  *       taken seat row without its booking, distinct seat numbers and students among active bookings;</li>
  *   <li>no half-taken seat: every active booking has exactly one active occupation, and no active
  *       occupation belongs to a booking that is not active;</li>
  *   <li>no overlapping active occupations of one coach, room or student;</li>
- *   <li>every {@code Held}/{@code Confirmed} answer given to a client exists in the database;</li>
- *   <li>after reconcile, the gate's holders are the ledger's live bookings and remaining = capacity - live.</li>
+ *   <li>every {@code Held}/{@code Confirmed} answer given to a client is a row as answered.</li>
  * </ul>
  */
-final class Invariants {
+final class SqlInvariants extends Invariants {
     private static final String ACTIVE = "('HELD', 'CONFIRMED')";
 
     private final TestDatabase db;
-    private final BookingStore store;
-    private final SeatReservation gate;
-    private final TenantId tenant;
 
-    Invariants(TestDatabase db, BookingStore store, SeatReservation gate, TenantId tenant) {
+    SqlInvariants(TestDatabase db, BookingStore store, SeatReservation gate, TenantId tenant) {
+        super(store, gate, tenant);
         this.db = db;
-        this.store = store;
-        this.gate = gate;
-        this.tenant = tenant;
     }
 
     /** One row of the booking table. */
@@ -73,27 +64,29 @@ final class Invariants {
         return rows;
     }
 
-    /** The slot's live bookings at {@code now} as the store reads them (none when there is no such slot). */
-    List<Booking> liveBookings(SlotId slot, Instant now) {
-        return store.liveSlot(tenant, slot, now).map(LiveSlot::live).orElse(List.of());
+    /** Every booking row of the student, whatever its status. */
+    @Override
+    public List<BookingId> bookingIdsOf(StudentId student, Instant now) {
+        List<BookingId> ids = new ArrayList<>();
+        query("SELECT booking_id FROM " + db.table("booking") + " WHERE tenant_id = ? AND student_id = ?",
+                List.of(tenant.value(), student.value()), rs -> ids.add(BookingId.of(rs.getString(1))));
+        return ids;
     }
 
-    /** The slot's held and confirmed seats at {@code now} as the store counts them. */
-    SeatCount count(SlotId slot, Instant now) {
-        Availability seats = store.availability(tenant, slot, now)
-                .orElseThrow(() -> new IllegalStateException("no slot " + slot + " in the store"));
-        return new SeatCount(seats.held(), seats.confirmed());
+    /** Whether the booking table has a row of the request, whatever its status. */
+    @Override
+    public boolean hasBooking(RequestId request) {
+        long[] rows = new long[1];
+        query("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND request_id = ?",
+                List.of(tenant.value(), request.value()), rs -> rows[0] = rs.getLong(1));
+        return rows[0] > 0;
     }
 
-    /** The database-side invariants of one slot at {@code now}. */
-    void checkSlot(SlotId slot, int capacity, Instant now, Violations v) {
+    /** The store's view of the slot ({@link Invariants#checkSlot}), then its rows. */
+    @Override
+    public void checkSlot(SlotId slot, int capacity, Instant now, Violations v) {
+        super.checkSlot(slot, capacity, now, v);
         String s = slot.value();
-        SeatCount count = count(slot, now);
-        v.check(count.taken() <= capacity, "slot %s: held %d + confirmed %d > capacity %d", s, count.held(),
-                count.confirmed(), capacity);
-        List<Booking> live = liveBookings(slot, now);
-        v.check(live.size() == count.taken(), "slot %s: %d live bookings but count says %d", s, live.size(),
-                count.taken());
         long active = single("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND slot_id = ?"
                 + " AND status IN " + ACTIVE, slot);
         v.check(active <= capacity, "slot %s: %d HELD/CONFIRMED booking rows > capacity %d", s, active, capacity);
@@ -133,8 +126,10 @@ final class Invariants {
                 staleOccupations);
     }
 
-    /** No two active occupations of one resource of the tenant overlap (half-open ranges). */
-    void checkOccupancy(Violations v) {
+    /** The store's view ({@link Invariants#checkOccupancy}), then: no two active occupation rows of one resource overlap. */
+    @Override
+    public void checkOccupancy(Instant now, Violations v) {
+        super.checkOccupancy(now, v);
         String o = db.table("occupancy");
         List<String> clashes = new ArrayList<>();
         query("SELECT a.resource_kind, a.resource_id, a.slot_id, b.slot_id FROM " + o + " a JOIN " + o
@@ -149,10 +144,11 @@ final class Invariants {
     }
 
     /**
-     * Every booking answered to a client exists in the database as answered (slot, student, request,
-     * seat), and its status is one of {@code allowed}.
+     * Every booking answered to a client is a row as answered (slot, student, request, seat), and its
+     * status is one of {@code allowed}.
      */
-    void checkAnswered(Collection<Booking> answered, Set<BookingStatus> allowed, Violations v) {
+    @Override
+    public void checkAnswered(Collection<Booking> answered, Set<BookingStatus> allowed, Violations v) {
         Map<String, Row> rows = bookings();
         for (Booking b : answered) {
             Row row = rows.get(b.bookingId().value());
@@ -167,34 +163,6 @@ final class Invariants {
                     "answered booking %s is %s in the database, expected one of %s", b.bookingId(), row.status(),
                     allowed);
         }
-    }
-
-    /** The gate's holders of the slot are exactly the ledger's live bookings, and remaining = capacity - live. */
-    void checkGate(SlotId slot, int capacity, Instant now, Violations v) {
-        Optional<GateView> view = gate.inspect(tenant, slot);
-        if (view.isEmpty()) {
-            v.add("slot %s: the gate has no state after reconcile", slot);
-            return;
-        }
-        List<Booking> live = liveBookings(slot, now);
-        Set<StudentId> inLedger = new HashSet<>();
-        live.forEach(b -> inLedger.add(b.studentId()));
-        Set<StudentId> inGate = new HashSet<>();
-        for (GateHolder h : view.get().holders()) {
-            inGate.add(h.studentId());
-        }
-        v.check(view.get().capacity() == capacity, "slot %s: gate capacity %d, ledger capacity %d", slot,
-                view.get().capacity(), capacity);
-        v.check(inGate.equals(inLedger), "slot %s: gate holders differ from live bookings (%d in gate only, %d in "
-                + "ledger only)", slot, difference(inGate, inLedger), difference(inLedger, inGate));
-        v.check(view.get().remaining() == capacity - live.size(), "slot %s: gate remaining %d != capacity %d - live %d",
-                slot, view.get().remaining(), capacity, live.size());
-    }
-
-    private static int difference(Set<StudentId> a, Set<StudentId> b) {
-        Set<StudentId> d = new HashSet<>(a);
-        d.removeAll(b);
-        return d.size();
     }
 
     long single(String sql, SlotId slot) {

@@ -1,0 +1,80 @@
+package org.slotbook.redis.faults;
+
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.slotbook.core.tck.faults.FaultSuite;
+import org.slotbook.core.tck.faults.ServerProcess;
+import org.slotbook.redis.RedisSeatReservation;
+import org.slotbook.redis.support.JedisClients;
+import org.slotbook.redis.support.RedisProcess;
+import org.slotbook.redis.support.TestRedis;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * A {@link FaultSuite} whose gate is a {@link RedisSeatReservation} on a redis-server process the
+ * suite starts on a free port and kills, flushes or restarts by its own handle; each test gets a
+ * fresh key prefix. The store stays open: a class that runs the scenarios names it.
+ */
+public abstract class RedisFaultSuite extends FaultSuite<RedisSeatReservation> {
+    /** Client threads of a sale: as many as the pool has connections. */
+    protected static final int THREADS = 16;
+
+    protected RedisProcess redis;
+    protected UnifiedJedis client;
+
+    /**
+     * The timeouts of the gate's client. Short by default: a dead server is noticed in milliseconds,
+     * not seconds.
+     */
+    protected JedisClientConfig clientConfig() {
+        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(200).socketTimeoutMillis(1000).build();
+    }
+
+    /** Connections of the gate's client. */
+    protected int clientConnections() {
+        return THREADS * 2 + 4;
+    }
+
+    @BeforeAll
+    void startRedis() {
+        if (!RedisProcess.binaryAvailable()) {
+            TestRedis.missing("no redis-server binary for the fault scenarios");
+        }
+        redis = RedisProcess.standalone();
+        client = JedisClients.standalone(redis.hostAndPort(), clientConfig(), TestRedis.poolConfig(clientConnections()));
+    }
+
+    @AfterAll
+    void stopRedis() {
+        if (client != null) {
+            client.close();
+        }
+        if (redis != null) {
+            redis.stop();
+        }
+    }
+
+    @Override
+    protected RedisSeatReservation newGate() {
+        return RedisSeatReservation.builder(client).keyPrefix(TestRedis.freshPrefix("faults")).build();
+    }
+
+    @Override
+    protected List<? extends ServerProcess> servers() {
+        return List.of(redis);
+    }
+
+    /** A connection to the suite's server, for the faults a scenario injects by command. */
+    protected Jedis admin() {
+        return new Jedis(redis.hostAndPort(), TestRedis.adminConfig());
+    }
+
+    /** The name a scenario's summary line gives its store. */
+    protected String storeName() {
+        return store.getClass().getSimpleName();
+    }
+}
