@@ -16,13 +16,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.CoachId;
@@ -94,30 +90,14 @@ class GatedWaitlistRaceTest {
             }
 
             int threads = 1000;
-            ExecutorService pool = Executors.newFixedThreadPool(threads);
-            CountDownLatch ready = new CountDownLatch(threads);
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<Object>> futures = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                int n = i;
-                futures.add(pool.submit(() -> {
-                    ready.countDown();
-                    go.await();
-                    if (n < holders.size()) {
-                        Booking h = holders.get(n);
-                        return engine.cancel(tenant, h.bookingId(), h.studentId());
-                    }
-                    HoldRequest r = HoldRequest.of(RequestId.random(), hot, StudentId.of("newcomer-" + n));
-                    HoldResult result = engine.hold(tenant, n % 4 == 0 ? r.orWaitlist() : r);
-                    return result;
-                }));
-            }
-            ready.await(60, TimeUnit.SECONDS);
-            go.countDown();
-            for (Future<Object> f : futures) {
-                f.get(120, TimeUnit.SECONDS);
-            }
-            pool.shutdown();
+            Concurrent.run(threads, n -> {
+                if (n < holders.size()) {
+                    Booking h = holders.get(n);
+                    return engine.cancel(tenant, h.bookingId(), h.studentId());
+                }
+                HoldRequest r = HoldRequest.of(RequestId.random(), hot, StudentId.of("newcomer-" + n));
+                return engine.hold(tenant, n % 4 == 0 ? r.orWaitlist() : r);
+            });
             // every call has returned, so nothing is in flight: reconcile as an operator would once the
             // sale is over, without the in-flight grace (a gate call that timed out under 1,000 threads
             // may have left a newcomer's hold that its release could not reach)

@@ -10,14 +10,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slotbook.core.tck.Concurrent;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.CoachId;
 import org.slotbook.core.Held;
@@ -145,23 +142,18 @@ class SpringBootPostgresRedisTest {
     void sixteenConcurrentRequestsOnAPoolOfFourAllSucceed() throws Exception {
         SlotId slot = schedule(20);
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        ExecutorService pool = Executors.newFixedThreadPool(16);
-        try {
-            List<Future<HttpResponse<String>>> calls = new ArrayList<>();
-            for (int i = 0; i < 16; i++) {
-                URI uri = URI.create("http://127.0.0.1:" + port + "/tenants/" + tenant.value() + "/slots/"
-                        + slot.value() + "/holds/student-" + i);
-                calls.add(pool.submit(() -> http.send(HttpRequest.newBuilder(uri)
-                        .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(30)).build(),
-                        HttpResponse.BodyHandlers.ofString())));
+        for (HttpResponse<String> response : Concurrent.run(16, i -> {
+            URI uri = URI.create("http://127.0.0.1:" + port + "/tenants/" + tenant.value() + "/slots/"
+                    + slot.value() + "/holds/student-" + i);
+            try {
+                return http.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.noBody())
+                        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            } catch (java.io.IOException | InterruptedException e) {
+                throw new AssertionError("request " + i + " failed: " + e, e);
             }
-            for (Future<HttpResponse<String>> call : calls) {
-                HttpResponse<String> response = call.get();
-                assertThat(response.statusCode()).isEqualTo(200);
-                assertThat(response.body()).contains("\"type\":\"Held\"");
-            }
-        } finally {
-            pool.shutdownNow();
+        })) {
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).contains("\"type\":\"Held\"");
         }
         assertThat(bookings(slot)).isEqualTo(16);
         assertThat(gateHolders(slot)).hasSize(16);

@@ -9,16 +9,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.slotbook.core.tck.Concurrent;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -75,30 +70,15 @@ class BookingServiceTest {
         assertThat(scheduled.body()).contains("\"type\":\"Scheduled\"");
 
         int students = 200;
-        ExecutorService pool = Executors.newFixedThreadPool(students);
-        CountDownLatch go = new CountDownLatch(1);
-        List<Future<HttpResponse<String>>> calls = new ArrayList<>();
-        try {
-            for (int i = 0; i < students; i++) {
-                String body = "{\"studentId\":\"student-" + i + "\"}";
-                calls.add(pool.submit(() -> {
-                    go.await();
-                    return post("/tenants/" + tenant + "/slots/spin/holds", body);
-                }));
-            }
-            go.countDown();
-            int held = 0;
-            int full = 0;
-            for (Future<HttpResponse<String>> call : calls) {
-                HttpResponse<String> response = call.get(120, TimeUnit.SECONDS);
-                assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-                held += response.body().contains("\"type\":\"Held\"") ? 1 : 0;
-                full += response.body().contains("\"type\":\"Full\"") ? 1 : 0;
-            }
-            assertThat(held + full).isEqualTo(students);
-        } finally {
-            pool.shutdownNow();
+        int held = 0;
+        int full = 0;
+        for (HttpResponse<String> response : Concurrent.run(students, students, i -> post("/tenants/" + tenant
+                + "/slots/spin/holds", "{\"studentId\":\"student-" + i + "\"}"))) {
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            held += response.body().contains("\"type\":\"Held\"") ? 1 : 0;
+            full += response.body().contains("\"type\":\"Full\"") ? 1 : 0;
         }
+        assertThat(held + full).isEqualTo(students);
 
         // the database is the judge: exactly 10 live bookings, each on its own seat
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + PREFIX + "booking WHERE tenant_id = ? AND slot_id = 'spin'"
@@ -126,29 +106,14 @@ class BookingServiceTest {
                     + "\",\"roomId\":\"r" + i + "\",\"start\":\"" + start.plus(Duration.ofHours(2L * i))
                     + "\",\"minutes\":60,\"capacity\":4,\"cost\":1}").body()).contains("\"type\":\"Scheduled\"");
         }
-        ExecutorService pool = Executors.newFixedThreadPool(slots);
-        CountDownLatch go = new CountDownLatch(1);
-        List<Future<HttpResponse<String>>> calls = new ArrayList<>();
-        try {
-            for (int i = 0; i < slots; i++) {
-                String path = "/tenants/" + tenant + "/slots/l" + i + "/bookings";
-                calls.add(pool.submit(() -> {
-                    go.await();
-                    return post(path, "{\"studentId\":\"amy\"}");
-                }));
-            }
-            go.countDown();
-            int held = 0;
-            for (Future<HttpResponse<String>> call : calls) {
-                HttpResponse<String> response = call.get(120, TimeUnit.SECONDS);
-                assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-                assertThat(response.body()).containsAnyOf("\"type\":\"Held\"", "\"type\":\"InsufficientCredits\"");
-                held += response.body().contains("\"type\":\"Held\"") ? 1 : 0;
-            }
-            assertThat(held).isEqualTo(5);
-        } finally {
-            pool.shutdownNow();
+        int held = 0;
+        for (HttpResponse<String> response : Concurrent.run(slots, slots, i -> post("/tenants/" + tenant + "/slots/l" + i
+                + "/bookings", "{\"studentId\":\"amy\"}"))) {
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            assertThat(response.body()).containsAnyOf("\"type\":\"Held\"", "\"type\":\"InsufficientCredits\"");
+            held += response.body().contains("\"type\":\"Held\"") ? 1 : 0;
         }
+        assertThat(held).isEqualTo(5);
         // the database is the judge: five paid bookings, nothing left, and the journal sums to it
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + PREFIX + "booking WHERE tenant_id = ?"
                 + " AND status = 'CONFIRMED' AND credits = 1", Integer.class, tenant)).isEqualTo(5);
