@@ -100,6 +100,8 @@ public final class SaleNode {
         try (PrintWriter answers = new PrintWriter(Files.newBufferedWriter(Path.of(one(a, "answers")),
                 StandardCharsets.UTF_8));
              ShardedUpkeep upkeep = ShardedUpkeep.builder(engine, store).interval(Duration.ofMillis(500)).build()) {
+            // ready: the node has its pools, gate and engine; the sale starts when every node is
+            Files.writeString(Path.of(one(a, "answers") + ".ready"), "ready");
             while (!Files.exists(go)) {
                 Thread.sleep(10);
             }

@@ -85,6 +85,13 @@ class TwoNodeFlashSaleTest {
                     "holdTtlMillis=" + HOLD_TTL_MS, "threads=4", "paceMillis=40");
             victim = node(common, "victim", false, 60_000);
             survivor = node(common, "survivor", true, 45_000);
+            // both nodes start selling together, once both are up (a node still starting under load would
+            // find the slot sold out by the other)
+            long ready = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!(Files.exists(dir.resolve("victim.txt.ready")) && Files.exists(dir.resolve("survivor.txt.ready")))
+                    && System.nanoTime() < ready && victim.isAlive() && survivor.isAlive()) {
+                Thread.sleep(20);
+            }
             Files.writeString(go, "go");
 
             Path victimAnswers = dir.resolve("victim.txt");
