@@ -826,41 +826,7 @@ class H2Test {
         }
 
         private List<Fact> callWithPrefix(String prefix, String alias, Object... args) throws SQLException {
-            Object[] all = new Object[args.length + 1];
-            all[0] = prefix;
-            System.arraycopy(args, 0, all, 1, args.length);
-            String sql = "CALL " + alias + "(" + String.join(", ", java.util.Collections.nCopies(all.length, "?")) + ")";
-            for (int attempt = 1; ; attempt++) {
-                try (Connection c = db.dataSource().getConnection()) {
-                    c.setAutoCommit(true);
-                    try (PreparedStatement ps = c.prepareStatement(sql)) {
-                        bind(ps, all);
-                        try (ResultSet rs = ps.executeQuery()) {
-                            List<Fact> facts = new ArrayList<>();
-                            while (rs.next()) {
-                                facts.add(Fact.read(rs));
-                            }
-                            return facts;
-                        }
-                    }
-                } catch (SQLException e) {
-                    int code = e.getErrorCode();
-                    boolean retry = code == H2_LOCK_TIMEOUT || code == H2_DEADLOCK || code == H2_CONCURRENT_UPDATE;
-                    if (!retry || attempt >= 20) {
-                        throw e;
-                    }
-                }
-            }
-        }
-
-        private static void bind(PreparedStatement ps, Object... args) throws SQLException {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-        }
-
-        private static OffsetDateTime at(Instant instant) {
-            return instant.atOffset(ZoneOffset.UTC);
+            return H2Test.call(db, prefix, alias, args);
         }
 
         /** Rows of the tenant's table matching {@code where} (an " AND ..." suffix). */
@@ -871,22 +837,7 @@ class H2Test {
 
         /** Query results as lists of values; timestamps as Instants. */
         private static List<List<Object>> rows(String sql, Object... args) throws SQLException {
-            try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-                bind(ps, args);
-                try (ResultSet rs = ps.executeQuery()) {
-                    int columns = rs.getMetaData().getColumnCount();
-                    List<List<Object>> rows = new ArrayList<>();
-                    while (rs.next()) {
-                        List<Object> row = new ArrayList<>();
-                        for (int i = 1; i <= columns; i++) {
-                            Object value = rs.getObject(i);
-                            row.add(value instanceof OffsetDateTime t ? t.toInstant() : value);
-                        }
-                        rows.add(row);
-                    }
-                    return rows;
-                }
-            }
+            return H2Test.rows(db, sql, args);
         }
 
         /** One fact row, as the contract lays it out. */
@@ -958,9 +909,6 @@ class H2Test {
         private static final Instant WEEK = Instant.parse("2030-01-07T00:00:00Z");
         private static final long HOLD = Duration.ofMinutes(10).toNanos() / 1000;
         private static final long LONGEST = Duration.ofHours(24).toNanos() / 1000;
-        private static final int H2_LOCK_TIMEOUT = 50200;
-        private static final int H2_DEADLOCK = 40001;
-        private static final int H2_CONCURRENT_UPDATE = 90131;
 
         private static TestDatabase db;
         private String tenant;
@@ -1407,42 +1355,7 @@ class H2Test {
 
         /** {@code CALL <prefix>routine('<prefix>', args...)} in autocommit, retried on lock timeouts and deadlocks. */
         private static List<Fact> call(String routine, Object... args) throws SQLException {
-            Object[] all = new Object[args.length + 1];
-            all[0] = db.prefix();
-            System.arraycopy(args, 0, all, 1, args.length);
-            String sql = "CALL " + db.prefix() + routine + "(" + String.join(", ", Collections.nCopies(all.length, "?"))
-                    + ")";
-            for (int attempt = 1; ; attempt++) {
-                try (Connection c = db.dataSource().getConnection()) {
-                    c.setAutoCommit(true);
-                    try (PreparedStatement ps = c.prepareStatement(sql)) {
-                        bind(ps, all);
-                        try (ResultSet rs = ps.executeQuery()) {
-                            List<Fact> facts = new ArrayList<>();
-                            while (rs.next()) {
-                                facts.add(Fact.read(rs));
-                            }
-                            return facts;
-                        }
-                    }
-                } catch (SQLException e) {
-                    int code = e.getErrorCode();
-                    boolean retry = code == H2_LOCK_TIMEOUT || code == H2_DEADLOCK || code == H2_CONCURRENT_UPDATE;
-                    if (!retry || attempt >= 20) {
-                        throw e;
-                    }
-                }
-            }
-        }
-
-        private static void bind(PreparedStatement ps, Object... args) throws SQLException {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-        }
-
-        private static OffsetDateTime at(Instant instant) {
-            return instant.atOffset(ZoneOffset.UTC);
+            return H2Test.call(db, db.prefix(), db.prefix() + routine, args);
         }
 
         private long count(String table, String where) throws SQLException {
@@ -1450,23 +1363,70 @@ class H2Test {
                     .get(0).get(0);
         }
 
-        /** Query results as lists of values; timestamps as Instants. */
         private static List<List<Object>> rows(String sql, Object... args) throws SQLException {
-            try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-                bind(ps, args);
-                try (ResultSet rs = ps.executeQuery()) {
-                    int columns = rs.getMetaData().getColumnCount();
-                    List<List<Object>> rows = new ArrayList<>();
-                    while (rs.next()) {
-                        List<Object> row = new ArrayList<>();
-                        for (int i = 1; i <= columns; i++) {
-                            Object value = rs.getObject(i);
-                            row.add(value instanceof OffsetDateTime t ? t.toInstant() : value);
+            return H2Test.rows(db, sql, args);
+        }
+
+    }
+
+    // ------------------------------------------------------------------ SQL helpers of Routines and Rules
+
+    /** {@code CALL alias(prefix, args...)} in autocommit, retried on lock timeouts and deadlocks. */
+    static List<Fact> call(TestDatabase db, String prefix, String alias, Object... args) throws SQLException {
+        Object[] all = new Object[args.length + 1];
+        all[0] = prefix;
+        System.arraycopy(args, 0, all, 1, args.length);
+        String sql = "CALL " + alias + "(" + String.join(", ", java.util.Collections.nCopies(all.length, "?")) + ")";
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = db.dataSource().getConnection()) {
+                c.setAutoCommit(true);
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    bind(ps, all);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        List<Fact> facts = new ArrayList<>();
+                        while (rs.next()) {
+                            facts.add(Fact.read(rs));
                         }
-                        rows.add(row);
+                        return facts;
                     }
-                    return rows;
                 }
+            } catch (SQLException e) {
+                int code = e.getErrorCode();
+                boolean retry = code == Routines.H2_LOCK_TIMEOUT || code == Routines.H2_DEADLOCK
+                        || code == Routines.H2_CONCURRENT_UPDATE;
+                if (!retry || attempt >= 20) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    static void bind(PreparedStatement ps, Object... args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            ps.setObject(i + 1, args[i]);
+        }
+    }
+
+    static OffsetDateTime at(Instant instant) {
+        return instant.atOffset(ZoneOffset.UTC);
+    }
+
+    /** Query results as lists of values; timestamps as Instants. */
+    static List<List<Object>> rows(TestDatabase db, String sql, Object... args) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                int columns = rs.getMetaData().getColumnCount();
+                List<List<Object>> rows = new ArrayList<>();
+                while (rs.next()) {
+                    List<Object> row = new ArrayList<>();
+                    for (int i = 1; i <= columns; i++) {
+                        Object value = rs.getObject(i);
+                        row.add(value instanceof OffsetDateTime t ? t.toInstant() : value);
+                    }
+                    rows.add(row);
+                }
+                return rows;
             }
         }
     }
