@@ -7,11 +7,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slotbook.core.Availability;
@@ -35,7 +33,6 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
-import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.spi.SeatLedger;
 import org.slotbook.core.spi.StepwiseStore;
@@ -43,6 +40,7 @@ import org.slotbook.core.spi.StoreTransaction;
 import org.slotbook.core.tck.Concurrent;
 import org.slotbook.core.tck.ForwardingLedger;
 import org.slotbook.core.tck.MutableClock;
+import org.slotbook.core.tck.faults.ForwardingGate;
 
 /** The engine against a misbehaving gate and a ledger that fails at the worst moment. */
 class EngineGateFaultTest {
@@ -209,42 +207,11 @@ class EngineGateFaultTest {
         Held first = (Held) engine.hold(tenant, request);
         // the retry: the gate's script runs (it finds this request's seat) but its reply is lost, and the
         // store refuses before anything is sent
-        SeatReservation replyLost = new SeatReservation() {
+        SeatReservation replyLost = new ForwardingGate(gate) {
             @Override
             public GateDecision tryHold(TenantId t, SlotId s, StudentId st, RequestId r, Duration ttl) {
-                gate.tryHold(t, s, st, r, ttl);
+                super.tryHold(t, s, st, r, ttl);
                 return GateDecision.UNAVAILABLE;
-            }
-
-            @Override
-            public void confirm(TenantId t, SlotId s, StudentId st, RequestId r) {
-                gate.confirm(t, s, st, r);
-            }
-
-            @Override
-            public boolean release(TenantId t, SlotId s, StudentId st, RequestId r) {
-                return gate.release(t, s, st, r);
-            }
-
-            @Override
-            public void initialize(TenantId t, SlotId s, int capacity, @Nullable Instant keepUntil) {
-                gate.initialize(t, s, capacity, keepUntil);
-            }
-
-            @Override
-            public org.slotbook.core.spi.GateSync reconcile(TenantId t, SlotId s, int capacity,
-                    java.util.Collection<GateHolder> holders, Duration grace, Instant keepUntil) {
-                return gate.reconcile(t, s, capacity, holders, grace, keepUntil);
-            }
-
-            @Override
-            public void close(TenantId t, SlotId s, @Nullable Instant keepUntil) {
-                gate.close(t, s, keepUntil);
-            }
-
-            @Override
-            public Optional<GateView> inspect(TenantId t, SlotId s) {
-                return gate.inspect(t, s);
             }
         };
         org.slotbook.core.tck.ForwardingStore refusing = new org.slotbook.core.tck.ForwardingStore(store.stepwise(clock)) {

@@ -113,19 +113,22 @@ public final class HoldFlow {
         try {
             outcome = decide(tenantId, command);
         } catch (RuntimeException e) {
-            Held committed = gateHeld || gateUnsure ? committedDespite(tenantId, request, e) : null;
-            if (committed == null) {
+            boolean unknown = outcomeUnknown(e);
+            Booking stored = (gateHeld || gateUnsure) && (unknown || gateUnsure) ? storedOf(tenantId, request, e) : null;
+            if (stored == null || !unknown) {
                 // The gate seat goes back when this delivery took it. When the gate's reply was lost, the
                 // script may as well have found the seat of an earlier delivery of this request (a
                 // DUPLICATE): that one stays while the request's booking is live.
-                if (gateHeld || (gateUnsure && !liveBookingOf(tenantId, request))) {
+                if (gateHeld || (gateUnsure && (stored == null || !stored.status().isActive()))) {
                     release(tenantId, request.slotId(), request.studentId(), request.requestId());
                 }
                 throw e;
             }
             // the commit went through, only its acknowledgement was lost: the gate is settled below
             // as for any other answer
-            outcome = StoreOutcome.of(committed);
+            LOG.info("Hold {} was committed although the store reported {}; answering it", request.requestId(),
+                    e.toString());
+            outcome = StoreOutcome.of(new Held(stored, true));
         }
         HoldResult result = outcome.result();
         if (result instanceof Waitlisted waitlisted && waitlisted.replayed()) {
@@ -351,46 +354,28 @@ public final class HoldFlow {
     }
 
     /**
-     * After a store failure whose outcome is unknown (a connection lost around the commit): the
-     * request's booking if it was committed after all, else null. A store that cannot answer counts
-     * as "not committed", so an outage never leaves gate holds behind. A failure that says the call
-     * changed nothing (nothing was sent: no connection could be had; or it was rolled back) is
-     * believed without the read, so a hold during an outage waits for one pool timeout, not two.
+     * Whether a store failure may have committed: false when the call certainly changed nothing
+     * (nothing was sent: no connection could be had; or it was rolled back; or the input was refused),
+     * which is believed without a read, so a hold during an outage waits for one pool timeout, not two.
      */
-    private @Nullable Held committedDespite(TenantId tenantId, HoldRequest request, RuntimeException failure) {
-        if (failure instanceof IllegalArgumentException) {
-            return null;
-        }
-        if (failure instanceof BookingStoreException storeFailure && !storeFailure.outcomeUnknown()) {
-            return null;
-        }
-        try {
-            Booking stored = store.findByRequest(tenantId, request.requestId()).orElse(null);
-            if (stored != null && stored.slotId().equals(request.slotId())
-                    && stored.studentId().equals(request.studentId())) {
-                LOG.info("Hold {} was committed although the store reported {}; answering it", request.requestId(),
-                        failure.toString());
-                return new Held(stored, true);
-            }
-        } catch (RuntimeException checkFailed) {
-            failure.addSuppressed(checkFailed);
-        }
-        return null;
+    private static boolean outcomeUnknown(RuntimeException failure) {
+        return !(failure instanceof IllegalArgumentException)
+                && !(failure instanceof BookingStoreException storeFailure && !storeFailure.outcomeUnknown());
     }
 
     /**
-     * Whether an earlier delivery of {@code request} holds a live booking (read after a failed store
-     * call whose gate reply was lost; a store that cannot answer counts as "no": the gate seat goes
-     * back, as in an outage).
+     * After a failed store call: the request's booking (of its slot and student) as the store has it,
+     * read once; null when there is none or the store cannot answer (then the gate seat goes back, so an
+     * outage never leaves gate holds behind).
      */
-    private boolean liveBookingOf(TenantId tenantId, HoldRequest request) {
+    private @Nullable Booking storedOf(TenantId tenantId, HoldRequest request, RuntimeException failure) {
         try {
             return store.findByRequest(tenantId, request.requestId())
                     .filter(b -> b.slotId().equals(request.slotId()) && b.studentId().equals(request.studentId()))
-                    .filter(b -> b.status().isActive())
-                    .isPresent();
+                    .orElse(null);
         } catch (RuntimeException readFailed) {
-            return false;
+            failure.addSuppressed(readFailed);
+            return null;
         }
     }
 
