@@ -11,62 +11,65 @@
 -- lock_student) or the coach's and room's resource_lock rows (by kind, then id), slot row, seat rows,
 -- booking rows.
 --
--- Every function returns "fact rows", these 17 columns in this order, unused ones NULL:
+-- Every decision function answers "fact rows" of the type ${prefix}fact, these 20 columns in this
+-- order, unused ones NULL:
 --   tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at,
---   updated_at, res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity
+--   updated_at, res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity, ref_id, amount, note
 -- The answer row comes first, then the events (EV_*) in the order they happened.
 -- p_now NULL: the database clock (clock_timestamp()), read once per call. Durations are BIGINT
 -- microseconds.
 --
--- Flyway runs this file as it is (it understands $$ bodies). CREATE OR REPLACE FUNCTION cannot
--- change the result columns of an existing function: a release that changes them drops it first.
+-- Flyway runs this file as it is (it understands $$ bodies). The type is created once: a release that
+-- changes its columns drops it together with the functions that answer it.
 -- ------------------------------------------------------------------------------------------------
 
--- Versions before the booking rules took fewer parameters: drop them, so that no call can reach one.
-DROP FUNCTION IF EXISTS ${prefix}schedule(VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, BIGINT);
-DROP FUNCTION IF EXISTS ${prefix}hold(VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT, BIGINT,
-                                      BOOLEAN);
-DROP FUNCTION IF EXISTS ${prefix}confirm(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ);
-DROP FUNCTION IF EXISTS ${prefix}cancel(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ);
-DROP FUNCTION IF EXISTS ${prefix}expire_due(VARCHAR, TIMESTAMPTZ, INTEGER);
--- Versions before student buffers scheduled without p_buffer_students.
-DROP FUNCTION IF EXISTS ${prefix}schedule(VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, BIGINT,
-                                          TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, VARCHAR, INTEGER, TIMESTAMPTZ,
-                                          TIMESTAMPTZ);
--- Versions before lessons answered 17 columns (now 20: ref_id, amount, note) and took no credit
--- policy, slot class type, cost or series: drop them all, with their old signatures, so that no call
--- can reach one and the new ones can change their result columns.
-DROP FUNCTION IF EXISTS ${prefix}booking_row(VARCHAR, VARCHAR, VARCHAR, VARCHAR);
-DROP FUNCTION IF EXISTS ${prefix}waiter_row(VARCHAR, VARCHAR, VARCHAR);
-DROP FUNCTION IF EXISTS ${prefix}slot_row(VARCHAR, VARCHAR, VARCHAR);
-DROP FUNCTION IF EXISTS ${prefix}event_rows(VARCHAR, VARCHAR[], VARCHAR[]);
-DROP FUNCTION IF EXISTS ${prefix}replay(VARCHAR, VARCHAR);
-DROP FUNCTION IF EXISTS ${prefix}answered(VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ);
+-- Versions before the fact type answered a table of their own (17 columns, later 20), some of them
+-- with other parameters: drop every one, so that no call can reach one and the functions below can
+-- answer the type. A later run finds none.
+DO $$
+DECLARE
+    r RECORD;
+BEGIN
+    FOR r IN SELECT p.oid::regprocedure AS signature FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+             WHERE n.nspname = current_schema() AND p.proretset AND p.prorettype = 'record'::regtype
+               AND p.proname IN (SELECT '${prefix}' || unnest(ARRAY[
+                   'booking_row', 'waiter_row', 'slot_row', 'event_rows', 'package_row', 'answered', 'replay',
+                   'schedule', 'hold', 'confirm', 'cancel', 'cancel_slot', 'expire_due', 'leave_waitlist',
+                   'grant_package', 'check_in', 'schedule_series', 'cancel_series', 'hold_all']))
+    LOOP
+        EXECUTE 'DROP FUNCTION ' || r.signature;
+    END LOOP;
+END
+$$;
+-- The promotion of versions before the booking rules took fewer parameters.
 DROP FUNCTION IF EXISTS ${prefix}promote(VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT, BIGINT, INTEGER, INTEGER, BIGINT);
-DROP FUNCTION IF EXISTS ${prefix}schedule(VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, BIGINT,
-                                          TIMESTAMPTZ, TIMESTAMPTZ, INTEGER, VARCHAR, INTEGER, TIMESTAMPTZ,
-                                          TIMESTAMPTZ, BOOLEAN);
-DROP FUNCTION IF EXISTS ${prefix}hold(VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT, BIGINT,
-                                      BOOLEAN, BOOLEAN, INTEGER, INTEGER, BIGINT);
-DROP FUNCTION IF EXISTS ${prefix}confirm(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT, BIGINT, INTEGER, INTEGER,
-                                         BIGINT);
-DROP FUNCTION IF EXISTS ${prefix}cancel(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, VARCHAR, BIGINT, BIGINT, BIGINT,
-                                        INTEGER, INTEGER, BIGINT);
-DROP FUNCTION IF EXISTS ${prefix}expire_due(VARCHAR, TIMESTAMPTZ, INTEGER, BIGINT, BIGINT, INTEGER, INTEGER, BIGINT);
--- Same parameters, new result columns: a database holding the 17-column version gets it replaced.
+
+-- The fact row.
 DO $$
 BEGIN
-    IF EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-               WHERE p.proname = '${prefix}cancel_slot' AND n.nspname = current_schema()
-                 AND NOT ('note' = ANY (COALESCE(p.proargnames, ARRAY[]::TEXT[])))) THEN
-        DROP FUNCTION ${prefix}cancel_slot(VARCHAR, VARCHAR, TIMESTAMPTZ);
-    END IF;
-    IF EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-               WHERE p.proname = '${prefix}leave_waitlist' AND n.nspname = current_schema()
-                 AND NOT ('note' = ANY (COALESCE(p.proargnames, ARRAY[]::TEXT[])))) THEN
-        DROP FUNCTION ${prefix}leave_waitlist(VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ);
+    IF NOT EXISTS (SELECT 1 FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+                   WHERE t.typname = '${prefix}fact' AND n.nspname = current_schema()) THEN
+        CREATE TYPE ${prefix}fact AS (
+            tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR, seat INTEGER,
+            status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ, res_kind VARCHAR,
+            res_id VARCHAR, starts_at TIMESTAMPTZ, ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR,
+            capacity INTEGER, ref_id VARCHAR, amount INTEGER, note VARCHAR);
     END IF;
 END
+$$;
+
+-- A fact row tagged tag, with the columns given (by position or by name); the others NULL.
+CREATE OR REPLACE FUNCTION ${prefix}fact_of(
+    tag VARCHAR, booking_id VARCHAR = NULL, request_id VARCHAR = NULL, slot_id VARCHAR = NULL,
+    student_id VARCHAR = NULL, seat INTEGER = NULL, status VARCHAR = NULL, held_until TIMESTAMPTZ = NULL,
+    created_at TIMESTAMPTZ = NULL, updated_at TIMESTAMPTZ = NULL, res_kind VARCHAR = NULL, res_id VARCHAR = NULL,
+    starts_at TIMESTAMPTZ = NULL, ends_at TIMESTAMPTZ = NULL, coach_id VARCHAR = NULL, room_id VARCHAR = NULL,
+    capacity INTEGER = NULL, ref_id VARCHAR = NULL, amount INTEGER = NULL, note VARCHAR = NULL)
+RETURNS ${prefix}fact
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT ROW($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)::${prefix}fact
 $$;
 
 -- ------------------------------------------------------------------------------------------------
@@ -84,30 +87,31 @@ AS $$
     SELECT pg_advisory_xact_lock(hashtextextended('${prefix}' || chr(31) || p_tenant || chr(31) || p_student, 0))
 $$;
 
+-- Booking row b as a fact row tagged p_tag (res_kind = p_kind); inlined where it is used.
+CREATE OR REPLACE FUNCTION ${prefix}booking_fact(p_tag VARCHAR, b ${prefix}booking, p_kind VARCHAR)
+RETURNS ${prefix}fact
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT ${prefix}fact_of(p_tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,
+                            b.created_at, b.updated_at, p_kind, ref_id => b.package_id, amount => b.credits,
+                            note => b.attendance)
+$$;
+
 -- A booking as a fact row tagged p_tag (res_kind = p_kind).
 CREATE OR REPLACE FUNCTION ${prefix}booking_row(p_tenant VARCHAR, p_tag VARCHAR, p_booking VARCHAR, p_kind VARCHAR)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT p_tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,
-           b.created_at, b.updated_at, p_kind, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR,
-           NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits, b.attendance
+    SELECT (${prefix}booking_fact(p_tag, b, p_kind)).*
     FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking
 $$;
 
 -- A waitlist entry as a fact row tagged p_tag: seat = its position while it waits (else 0),
 -- created_at = when it joined, res_kind = why it was skipped.
 CREATE OR REPLACE FUNCTION ${prefix}waiter_row(p_tenant VARCHAR, p_tag VARCHAR, p_request VARCHAR)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE sql
 STABLE
 AS $$
@@ -126,29 +130,21 @@ $$;
 -- seat = buffer seconds, res_kind = cancel policy, res_id = cancel cutoff seconds, student_id = 'STUDENTS'
 -- when the buffer keeps the booked students too.
 CREATE OR REPLACE FUNCTION ${prefix}slot_row(p_tenant VARCHAR, p_tag VARCHAR, p_slot VARCHAR)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, s.slot_id,
-           (CASE WHEN s.buffer_students THEN 'STUDENTS' END)::VARCHAR, s.buffer_seconds, s.status, s.opens_at,
-           s.closes_at, NULL::TIMESTAMPTZ, s.cancel_policy, s.cancel_cutoff_seconds::VARCHAR, s.starts_at,
-           s.ends_at, s.coach_id, s.room_id, s.capacity, s.class_type, s.cost, s.series_id
+    SELECT (${prefix}fact_of(p_tag, NULL, NULL, s.slot_id, (CASE WHEN s.buffer_students THEN 'STUDENTS' END)::VARCHAR,
+                             s.buffer_seconds, s.status, s.opens_at, s.closes_at, NULL, s.cancel_policy,
+                             s.cancel_cutoff_seconds::VARCHAR, s.starts_at, s.ends_at, s.coach_id, s.room_id, s.capacity,
+                             s.class_type, s.cost, s.series_id)).*
     FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot
 $$;
 
 -- The event rows of (tag, id) pairs in order: EV_SKIPPED ids are request ids of waitlist entries,
 -- the others booking ids.
 CREATE OR REPLACE FUNCTION ${prefix}event_rows(p_tenant VARCHAR, p_tags VARCHAR[], p_ids VARCHAR[])
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
 BEGIN
@@ -354,17 +350,13 @@ $$;
 -- A package as a fact row tagged p_tag: ref_id = package id, student_id, capacity = credits, amount =
 -- remaining, starts_at/ends_at = validity, res_id = class types, created_at = granted at.
 CREATE OR REPLACE FUNCTION ${prefix}package_row(p_tenant VARCHAR, p_tag VARCHAR, p_package VARCHAR)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR, p.student_id, NULL::INTEGER, NULL::VARCHAR,
-           NULL::TIMESTAMPTZ, p.granted_at, NULL::TIMESTAMPTZ, NULL::VARCHAR, p.class_types, p.valid_from,
-           p.valid_until, NULL::VARCHAR, NULL::VARCHAR, p.credits, p.package_id, p.remaining, NULL::VARCHAR
+    SELECT (${prefix}fact_of(p_tag, student_id => p.student_id, created_at => p.granted_at,
+                             res_id => p.class_types, starts_at => p.valid_from, ends_at => p.valid_until,
+                             capacity => p.credits, ref_id => p.package_id, amount => p.remaining)).*
     FROM ${prefix}lesson_package p WHERE p.tenant_id = p_tenant AND p.package_id = p_package
 $$;
 
@@ -516,35 +508,64 @@ BEGIN
 END;
 $$;
 
+-- The events of a seat of slot p_slot freed in this transaction (see promote): (p_event, p_booking)
+-- first, then the promotion's, as tags and ids in order.
+CREATE OR REPLACE FUNCTION ${prefix}freed(
+    p_tenant VARCHAR, p_slot VARCHAR, p_event VARCHAR, p_booking VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT,
+    p_longest_micros BIGINT, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR, OUT tags VARCHAR[], OUT ids VARCHAR[])
+LANGUAGE sql
+AS $$
+    SELECT ARRAY[p_event] || COALESCE(array_agg(e.ev_tag ORDER BY e.n), ARRAY[]::VARCHAR[]),
+           ARRAY[p_booking] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
+    FROM ${prefix}promote(p_tenant, p_slot, p_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
+                          p_waitlist_cutoff_micros, p_credit_policy) WITH ORDINALITY AS e (ev_tag, ev_id, n)
+$$;
+
+-- Retires hold p_booking on seat p_seq of slot p_slot when it is still there and ran out by p_now: the
+-- slot row, then the seat row is locked, then checked (a sweeper or a takeover may have been first);
+-- its credits go back and the seat is FREE. Whether it did; the caller offers the seat (freed).
+CREATE OR REPLACE FUNCTION ${prefix}retire(
+    p_tenant VARCHAR, p_slot VARCHAR, p_seq INTEGER, p_booking VARCHAR, p_now TIMESTAMPTZ)
+RETURNS BOOLEAN
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_status  VARCHAR;
+    v_booking VARCHAR;
+    v_until   TIMESTAMPTZ;
+BEGIN
+    PERFORM 1 FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot FOR UPDATE;
+    SELECT s.status, s.booking_id, s.held_until INTO v_status, v_booking, v_until FROM ${prefix}slot_seat s
+        WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.seq = p_seq FOR UPDATE;
+    IF v_status = 'HELD' AND v_booking = p_booking AND v_until <= p_now THEN
+        PERFORM ${prefix}refund(p_tenant, p_booking, p_now);
+        PERFORM ${prefix}release(p_tenant, p_slot, p_seq, p_booking, 'EXPIRED', p_now);
+        RETURN TRUE;
+    END IF;
+    RETURN FALSE;
+END;
+$$;
+
 -- A replay of request p_request: its booking (REPLAY) or its waitlist entry (WAITLISTED_REPLAY), or no row.
 -- What a request already has, as one fact row: its booking (REPLAY), else its waitlist entry
 -- (WAITLISTED_REPLAY), else (when p_slot is given) the student's live booking of p_slot (ALREADY, live
 -- at p_now); no row when none. One statement, inlined into its caller.
 CREATE OR REPLACE FUNCTION ${prefix}answered(p_tenant VARCHAR, p_request VARCHAR, p_slot VARCHAR, p_student VARCHAR,
                                              p_now TIMESTAMPTZ)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE sql
 STABLE
 AS $$
     SELECT r.tag, r.booking_id, r.request_id, r.slot_id, r.student_id, r.seat, r.status, r.held_until, r.created_at,
            r.updated_at, r.res_kind, r.res_id, r.starts_at, r.ends_at, r.coach_id, r.room_id, r.capacity, r.ref_id,
            r.amount, r.note
-    FROM (SELECT 1 AS k, 'REPLAY'::VARCHAR AS tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-                 b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR AS res_kind, NULL::VARCHAR AS res_id,
-                 NULL::TIMESTAMPTZ AS starts_at, NULL::TIMESTAMPTZ AS ends_at, NULL::VARCHAR AS coach_id,
-                 NULL::VARCHAR AS room_id, NULL::INTEGER AS capacity, b.package_id AS ref_id, b.credits AS amount,
-                 b.attendance AS note
+    FROM (SELECT 1 AS k, (${prefix}booking_fact('REPLAY', b, NULL)).*
           FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request
           UNION ALL
           SELECT 2, w.* FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request) w
           UNION ALL
-          SELECT 3, 'ALREADY'::VARCHAR, l.booking_id, l.request_id, l.slot_id, l.student_id, l.seat, l.status,
-                 l.held_until, l.created_at, l.updated_at, NULL::VARCHAR, NULL::VARCHAR, NULL::TIMESTAMPTZ,
-                 NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, l.package_id, l.credits, l.attendance
+          SELECT 3, (${prefix}booking_fact('ALREADY', l, NULL)).*
           FROM ${prefix}booking l
           WHERE p_slot IS NOT NULL AND l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
             AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND p_now < l.held_until))) r
@@ -553,11 +574,7 @@ AS $$
 $$;
 
 CREATE OR REPLACE FUNCTION ${prefix}replay(p_tenant VARCHAR, p_request VARCHAR)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE sql
 STABLE
 AS $$
@@ -578,14 +595,9 @@ CREATE OR REPLACE FUNCTION ${prefix}schedule(
     p_opens_at TIMESTAMPTZ, p_closes_at TIMESTAMPTZ, p_buffer_seconds INTEGER, p_cancel_policy VARCHAR,
     p_cancel_cutoff_seconds INTEGER, p_week_start TIMESTAMPTZ, p_week_end TIMESTAMPTZ, p_buffer_students BOOLEAN,
     p_class_type VARCHAR, p_cost INTEGER, p_series VARCHAR)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_lowest   TIMESTAMPTZ := p_start - p_longest_micros * INTERVAL '1 microsecond';
     v_padded   TIMESTAMPTZ := p_end + COALESCE(p_buffer_seconds, 0) * INTERVAL '1 second';
@@ -617,10 +629,9 @@ BEGIN
     -- 3. active occupations of the coach, then of the room, overlapping the padded [p_start, p_end +
     -- buffer): one statement each, ordered by start, which only the overlap index serves
     FOR i IN 1 .. 2 LOOP
-        RETURN QUERY SELECT 'CONFLICT'::VARCHAR, o.booking_id, NULL::VARCHAR, o.slot_id, NULL::VARCHAR,
-                NULL::INTEGER, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,
-                o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER,
-                NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR
+        RETURN QUERY SELECT (${prefix}fact_of('CONFLICT', o.booking_id, slot_id => o.slot_id,
+                                              res_kind => o.resource_kind, res_id => o.resource_id,
+                                              starts_at => o.starts_at, ends_at => o.ends_at)).*
             FROM ${prefix}occupancy o
             WHERE o.tenant_id = p_tenant AND o.resource_kind = v_kinds[i] AND o.resource_id = v_ids[i]
               AND o.active AND o.starts_at < v_padded AND o.ends_at > p_start AND o.starts_at > v_lowest
@@ -666,14 +677,9 @@ CREATE OR REPLACE FUNCTION ${prefix}hold(
     p_status VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT, p_longest_micros BIGINT, p_gate_held BOOLEAN,
     p_waitlist BOOLEAN, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT,
     p_credit_policy VARCHAR)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_now         TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
     v_held_until  TIMESTAMPTZ;
@@ -690,25 +696,16 @@ DECLARE
     v_displaced   VARCHAR;
     v_waiting     BOOLEAN;
     v_limit       VARCHAR;
-    v_tags        VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_ids         VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_more_tags   VARCHAR[];
-    v_more_ids    VARCHAR[];
-    v_seat_status  VARCHAR;
-    v_seat_booking VARCHAR;
-    v_seat_until   TIMESTAMPTZ;
     v_waiter      VARCHAR;
     v_cost        INTEGER;
     v_payer       VARCHAR;
     v_paid        BOOLEAN;
     v_full        BOOLEAN;
     v_claimed     BOOLEAN := FALSE;
-    v_conflicts        VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_conflict_slots   VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_conflict_kinds   VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_conflict_ids     VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_conflict_starts  TIMESTAMPTZ[] := ARRAY[]::TIMESTAMPTZ[];
-    v_conflict_ends    TIMESTAMPTZ[] := ARRAY[]::TIMESTAMPTZ[];
+    v_tags        VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_ids         VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_conflicts   ${prefix}fact[] := ARRAY[]::${prefix}fact[];
+    v_fact        ${prefix}fact;
     v_dead_ids    VARCHAR[] := ARRAY[]::VARCHAR[];
     v_dead_slots  VARCHAR[] := ARRAY[]::VARCHAR[];
     v_dead_seats  INTEGER[] := ARRAY[]::INTEGER[];
@@ -737,8 +734,7 @@ BEGIN
              v_cost, v_full
         FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
     IF NOT FOUND THEN
-        tag := 'NOT_FOUND';
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of('NOT_FOUND');
         RETURN;
     END IF;
     v_lowest := v_start - p_longest_micros * INTERVAL '1 microsecond';
@@ -751,18 +747,13 @@ BEGIN
         IF FOUND THEN
             RETURN;
         END IF;
-        slot_id := p_slot;
         IF v_slot_status <> 'OPEN' OR v_now >= v_end THEN
-            tag := 'NOT_OPEN';
-            status := v_slot_status;
+            RETURN NEXT ${prefix}fact_of('NOT_OPEN', slot_id => p_slot, status => v_slot_status);
         ELSIF v_opens_at IS NOT NULL AND v_now < v_opens_at THEN
-            tag := 'NOT_OPEN_YET';
-            held_until := v_opens_at;
+            RETURN NEXT ${prefix}fact_of('NOT_OPEN_YET', slot_id => p_slot, held_until => v_opens_at);
         ELSE
-            tag := 'BOOKING_CLOSED';
-            held_until := v_closes_at;
+            RETURN NEXT ${prefix}fact_of('BOOKING_CLOSED', slot_id => p_slot, held_until => v_closes_at);
         END IF;
-        RETURN NEXT;
         RETURN;
     END IF;
 
@@ -772,8 +763,7 @@ BEGIN
         IF FOUND THEN
             RETURN;
         END IF;
-        tag := 'FULL';
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of('FULL');
         RETURN;
     END IF;
 
@@ -807,37 +797,18 @@ BEGIN
             v_dead_slots := v_dead_slots || r.slot_id;
             v_dead_seats := v_dead_seats || r.seat;
         ELSIF r.slot_id = p_slot AND r.status IN ('HELD', 'CONFIRMED') THEN
-            tag := 'ALREADY';
-            booking_id := r.booking_id;
-            request_id := r.request_id;
-            slot_id := r.slot_id;
-            student_id := r.student_id;
-            seat := r.seat;
-            status := r.status;
-            held_until := r.held_until;
-            created_at := r.created_at;
-            updated_at := r.updated_at;
-            ref_id := r.package_id;
-            amount := r.credits;
-            note := r.attendance;
-            RETURN NEXT;
+            RETURN NEXT ${prefix}fact_of('ALREADY', r.booking_id, r.request_id, r.slot_id, r.student_id, r.seat, r.status,
+                                    r.held_until, r.created_at, r.updated_at, ref_id => r.package_id,
+                                    amount => r.credits, note => r.attendance);
             RETURN;
         ELSE
-            v_conflicts := v_conflicts || r.booking_id;
-            v_conflict_slots := v_conflict_slots || r.slot_id;
-            v_conflict_kinds := v_conflict_kinds || r.resource_kind;
-            v_conflict_ids := v_conflict_ids || r.resource_id;
-            v_conflict_starts := v_conflict_starts || r.starts_at;
-            v_conflict_ends := v_conflict_ends || r.ends_at;
+            v_conflicts := v_conflicts || ${prefix}fact_of('CONFLICT', r.booking_id, slot_id => r.slot_id,
+                                                            res_kind => r.resource_kind, res_id => r.resource_id,
+                                                            starts_at => r.starts_at, ends_at => r.ends_at);
         END IF;
     END LOOP;
     IF array_length(v_conflicts, 1) > 0 THEN
-        RETURN QUERY SELECT 'CONFLICT'::VARCHAR, c.b, NULL::VARCHAR, c.s, NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR,
-                NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, c.k, c.i, c.f, c.u, NULL::VARCHAR,
-                NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR
-            FROM unnest(v_conflicts, v_conflict_slots, v_conflict_kinds, v_conflict_ids, v_conflict_starts,
-                        v_conflict_ends) WITH ORDINALITY AS c (b, s, k, i, f, u, n)
-            ORDER BY c.n;
+        RETURN QUERY SELECT * FROM unnest(v_conflicts);
         RETURN;
     END IF;
 
@@ -846,32 +817,20 @@ BEGIN
         v_limit := ${prefix}limit_reached(p_tenant, p_student, v_now, p_longest_micros, p_max_upcoming, p_max_week,
                                           v_week_start, v_week_end);
         IF v_limit IS NOT NULL THEN
-            tag := 'LIMIT';
-            res_kind := v_limit;
-            seat := CASE WHEN v_limit = 'UPCOMING' THEN p_max_upcoming ELSE p_max_week END;
-            RETURN NEXT;
+            RETURN NEXT ${prefix}fact_of('LIMIT', res_kind => v_limit,
+                                    seat => CASE WHEN v_limit = 'UPCOMING' THEN p_max_upcoming ELSE p_max_week END);
             RETURN;
         END IF;
     END IF;
 
-    -- 10. retire the student's dead holds found in steps 7 and 8: the one of this slot, then those
-    -- overlapping it. Each slot row, then seat row is locked, then checked: a sweeper or a takeover may
-    -- have been first. Each freed seat goes to its slot's waitlist.
+    -- 10. retire the student's dead holds found in steps 7 and 8 (see retire): the one of this slot,
+    -- then those overlapping it. Each freed seat goes to its slot's waitlist.
     FOR i IN 1 .. COALESCE(array_length(v_dead_ids, 1), 0) LOOP
-        PERFORM 1 FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = v_dead_slots[i] FOR UPDATE;
-        SELECT s.status, s.booking_id, s.held_until INTO v_seat_status, v_seat_booking, v_seat_until
-            FROM ${prefix}slot_seat s
-            WHERE s.tenant_id = p_tenant AND s.slot_id = v_dead_slots[i] AND s.seq = v_dead_seats[i] FOR UPDATE;
-        IF v_seat_status = 'HELD' AND v_seat_booking = v_dead_ids[i] AND v_seat_until <= v_now THEN
-            PERFORM ${prefix}refund(p_tenant, v_dead_ids[i], v_now);
-            PERFORM ${prefix}release(p_tenant, v_dead_slots[i], v_dead_seats[i], v_dead_ids[i], 'EXPIRED', v_now);
-            v_tags := v_tags || 'EV_EXPIRED'::VARCHAR;
-            v_ids := v_ids || v_dead_ids[i];
-            SELECT array_agg(e.ev_tag ORDER BY e.n), array_agg(e.ev_id ORDER BY e.n) INTO v_more_tags, v_more_ids
-                FROM ${prefix}promote(p_tenant, v_dead_slots[i], v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
-                                      p_max_week, p_waitlist_cutoff_micros, p_credit_policy) WITH ORDINALITY AS e (ev_tag, ev_id, n);
-            v_tags := v_tags || COALESCE(v_more_tags, ARRAY[]::VARCHAR[]);
-            v_ids := v_ids || COALESCE(v_more_ids, ARRAY[]::VARCHAR[]);
+        IF ${prefix}retire(p_tenant, v_dead_slots[i], v_dead_seats[i], v_dead_ids[i], v_now) THEN
+            SELECT v_tags || f.tags, v_ids || f.ids INTO v_tags, v_ids
+                FROM ${prefix}freed(p_tenant, v_dead_slots[i], 'EV_EXPIRED', v_dead_ids[i], v_now, p_hold_micros,
+                                    p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros,
+                                    p_credit_policy) f;
         END IF;
     END LOOP;
 
@@ -880,10 +839,7 @@ BEGIN
     IF v_cost > 0 THEN
         v_payer := ${prefix}payer(p_tenant, p_student, p_slot);
         IF v_payer IS NULL THEN
-            tag := 'INSUFFICIENT_CREDITS';
-            slot_id := p_slot;
-            seat := v_cost;
-            RETURN NEXT;
+            RETURN NEXT ${prefix}fact_of('INSUFFICIENT_CREDITS', slot_id => p_slot, seat => v_cost);
             RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
             RETURN;
         END IF;
@@ -936,10 +892,7 @@ BEGIN
         SELECT s.status INTO v_slot_status FROM ${prefix}slot s
             WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot FOR UPDATE;
         IF v_slot_status <> 'OPEN' THEN
-            tag := 'NOT_OPEN';
-            slot_id := p_slot;
-            status := v_slot_status;
-            RETURN NEXT;
+            RETURN NEXT ${prefix}fact_of('NOT_OPEN', slot_id => p_slot, status => v_slot_status);
             RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
             RETURN;
         END IF;
@@ -966,8 +919,7 @@ BEGIN
 
     IF v_seq IS NULL THEN
         -- no seat; dead holds retired above stay retired
-        tag := 'FULL';
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of('FULL');
         RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
         RETURN;
     END IF;
@@ -976,10 +928,7 @@ BEGIN
     IF v_paid THEN
         v_payer := ${prefix}lock_payer(p_tenant, p_student, p_slot);
         IF v_payer IS NULL THEN
-            tag := 'INSUFFICIENT_CREDITS';
-            slot_id := p_slot;
-            seat := v_cost;
-            RETURN NEXT;
+            RETURN NEXT ${prefix}fact_of('INSUFFICIENT_CREDITS', slot_id => p_slot, seat => v_cost);
             RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
             RETURN;
         END IF;
@@ -1017,24 +966,14 @@ BEGIN
         RETURN;
     END IF;
     -- an unpaid booking is the row just written: answered without reading it back
-    tag := 'HELD';
-    booking_id := p_booking;
-    request_id := p_request;
-    slot_id := p_slot;
-    student_id := p_student;
-    seat := v_seq;
-    status := p_status;
-    held_until := v_held_until;
-    created_at := v_now;
-    updated_at := v_now;
-    amount := 0;
-    note := 'NONE';
-    RETURN NEXT;
+    v_fact := ${prefix}fact_of('HELD', p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now, v_now,
+                  amount => 0, note => 'NONE');
+    RETURN NEXT v_fact;
     IF array_length(v_tags, 1) > 0 THEN
         RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
     END IF;
-    tag := ('EV_' || p_status)::VARCHAR;
-    RETURN NEXT;
+    v_fact.tag := 'EV_' || p_status;
+    RETURN NEXT v_fact;
 END;
 $$;
 
@@ -1045,31 +984,25 @@ CREATE OR REPLACE FUNCTION ${prefix}confirm(
     p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT,
     p_longest_micros BIGINT, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT,
     p_credit_policy VARCHAR)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_now    TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
+    v_tags   VARCHAR[] := ARRAY[]::VARCHAR[];
+    v_ids    VARCHAR[] := ARRAY[]::VARCHAR[];
     v_slot   VARCHAR;
     v_seq    INTEGER;
     v_status VARCHAR;
     v_until  TIMESTAMPTZ;
     v_tag    VARCHAR;
-    v_tags   VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_ids    VARCHAR[] := ARRAY[]::VARCHAR[];
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
 BEGIN
     SELECT b.slot_id, b.seat, b.status, b.held_until INTO v_slot, v_seq, v_status, v_until FROM ${prefix}booking b
         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking AND b.student_id = p_student;
     IF NOT FOUND THEN
-        tag := 'NOT_FOUND';
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of('NOT_FOUND');
         RETURN;
     END IF;
     -- a hold that ran out frees its seat: the slot row first (a hold's deadline never moves)
@@ -1082,8 +1015,7 @@ BEGIN
     SELECT b.status, b.held_until INTO v_status, v_until FROM ${prefix}booking b
         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
     IF v_status = 'CANCELLED' THEN
-        tag := 'ALREADY_CANCELLED';
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of('ALREADY_CANCELLED');
         RETURN;
     ELSIF v_status = 'CONFIRMED' THEN
         v_tag := 'CONFIRMED';
@@ -1107,11 +1039,9 @@ BEGIN
         PERFORM ${prefix}refund(p_tenant, p_booking, v_now);
         PERFORM ${prefix}release(p_tenant, v_slot, v_seq, p_booking, 'EXPIRED', v_now);
         v_tag := 'HOLD_EXPIRED';
-        SELECT ARRAY['EV_EXPIRED']::VARCHAR[] || COALESCE(array_agg(e.ev_tag ORDER BY e.n), ARRAY[]::VARCHAR[]),
-               ARRAY[p_booking] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
-            INTO v_tags, v_ids
-            FROM ${prefix}promote(p_tenant, v_slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
-                                  p_max_week, p_waitlist_cutoff_micros, p_credit_policy) WITH ORDINALITY AS e (ev_tag, ev_id, n);
+        SELECT f.tags, f.ids INTO v_tags, v_ids
+            FROM ${prefix}freed(p_tenant, v_slot, 'EV_EXPIRED', p_booking, v_now, p_hold_micros, p_longest_micros,
+                                p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy) f;
     END IF;
     RETURN QUERY SELECT * FROM ${prefix}booking_row(p_tenant, v_tag, p_booking, NULL);
     RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
@@ -1131,14 +1061,9 @@ CREATE OR REPLACE FUNCTION ${prefix}cancel(
     p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_cancel_policy VARCHAR,
     p_cancel_cutoff_micros BIGINT, p_hold_micros BIGINT, p_longest_micros BIGINT, p_max_upcoming INTEGER,
     p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT, p_credit_policy VARCHAR)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_now    TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
     v_slot   VARCHAR;
@@ -1164,8 +1089,7 @@ BEGIN
     SELECT b.slot_id, b.seat, b.student_id, b.status INTO v_slot, v_seq, v_owner, v_status FROM ${prefix}booking b
         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
     IF NOT FOUND OR (p_student IS NOT NULL AND v_owner <> p_student) THEN
-        tag := 'NOT_FOUND';
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of('NOT_FOUND');
         RETURN;
     END IF;
     -- an active booking frees its seat: the slot row first, then the seat row, then the booking again
@@ -1194,10 +1118,7 @@ BEGIN
         END IF;
         IF p_student IS NOT NULL AND v_attendance IS DISTINCT FROM 'NONE' THEN
             -- the student came (or was marked absent): only staff may still cancel
-            tag := 'TOO_LATE';
-            booking_id := p_booking;
-            held_until := v_start;
-            RETURN NEXT;
+            RETURN NEXT ${prefix}fact_of('TOO_LATE', p_booking, held_until => v_start);
             RETURN;
         END IF;
         IF v_slot_policy IS NOT NULL THEN
@@ -1209,10 +1130,7 @@ BEGIN
         END IF;
         v_late := v_cutoff_at IS NOT NULL AND v_now >= v_cutoff_at;
         IF v_late AND v_policy = 'REFUSE' AND p_student IS NOT NULL THEN
-            tag := 'TOO_LATE';
-            booking_id := p_booking;
-            held_until := v_cutoff_at;
-            RETURN NEXT;
+            RETURN NEXT ${prefix}fact_of('TOO_LATE', p_booking, held_until => v_cutoff_at);
             RETURN;
         END IF;
         -- a late cancel by the student keeps the credits (or forfeits them); any other cancel refunds
@@ -1233,11 +1151,9 @@ BEGIN
         v_tag := 'CANCELLED';
     END IF;
     IF v_event IS NOT NULL THEN
-        SELECT ARRAY[v_event] || COALESCE(array_agg(e.ev_tag ORDER BY e.n), ARRAY[]::VARCHAR[]),
-               ARRAY[p_booking] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
-            INTO v_tags, v_ids
-            FROM ${prefix}promote(p_tenant, v_slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
-                                  p_max_week, p_waitlist_cutoff_micros, p_credit_policy) WITH ORDINALITY AS e (ev_tag, ev_id, n);
+        SELECT f.tags, f.ids INTO v_tags, v_ids
+            FROM ${prefix}freed(p_tenant, v_slot, v_event, p_booking, v_now, p_hold_micros, p_longest_micros,
+                                p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy) f;
     END IF;
     RETURN QUERY SELECT * FROM ${prefix}booking_row(p_tenant, v_tag, p_booking, v_kind);
     RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
@@ -1248,14 +1164,9 @@ $$;
 -- seat (each refunded first); ALREADY_CANCELLED; NOT_FOUND. Nobody is promoted; the waitlist stays as
 -- it is.
 CREATE OR REPLACE FUNCTION ${prefix}cancel_slot(p_tenant VARCHAR, p_slot VARCHAR, p_now TIMESTAMPTZ)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_now  TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
     v_tags VARCHAR[] := ARRAY[]::VARCHAR[];
@@ -1266,8 +1177,7 @@ BEGIN
         WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'OPEN';
     IF NOT FOUND THEN
         PERFORM 1 FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
-        tag := CASE WHEN FOUND THEN 'ALREADY_CANCELLED' ELSE 'NOT_FOUND' END;
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of(CASE WHEN FOUND THEN 'ALREADY_CANCELLED' ELSE 'NOT_FOUND' END);
         RETURN;
     END IF;
     -- every seat, free ones included: a claim in flight holds its seat's lock, so this waits for it,
@@ -1303,19 +1213,11 @@ CREATE OR REPLACE FUNCTION ${prefix}expire_due(
     p_tenant VARCHAR, p_now TIMESTAMPTZ, p_limit INTEGER, p_hold_micros BIGINT, p_longest_micros BIGINT,
     p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT, p_credit_policy VARCHAR,
     p_marks_no_shows BOOLEAN, p_check_in_closes_micros BIGINT)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_now          TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
-    v_seat_status  VARCHAR;
-    v_seat_booking VARCHAR;
-    v_seat_until   TIMESTAMPTZ;
     v_status       VARCHAR;
     v_attendance   VARCHAR;
     v_tags         VARCHAR[];
@@ -1330,21 +1232,12 @@ BEGIN
              WHERE d.tenant_id = p_tenant AND d.status = 'HELD' AND d.held_until <= v_now
              ORDER BY d.held_until LIMIT p_limit
     LOOP
-        -- lock the slot, then the seat, then check it: another sweeper or a takeover may have been first
-        PERFORM 1 FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot FOR UPDATE;
-        SELECT s.status, s.booking_id, s.held_until INTO v_seat_status, v_seat_booking, v_seat_until
-            FROM ${prefix}slot_seat s
-            WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot AND s.seq = r.seq FOR UPDATE;
-        IF v_seat_status = 'HELD' AND v_seat_booking = r.id AND v_seat_until <= v_now THEN
-            PERFORM ${prefix}refund(p_tenant, r.id, v_now);
-            PERFORM ${prefix}release(p_tenant, r.slot, r.seq, r.id, 'EXPIRED', v_now);
+        -- another sweeper or a takeover may have been first (see retire)
+        IF ${prefix}retire(p_tenant, r.slot, r.seq, r.id, v_now) THEN
             v_done := v_done + 1;
-            SELECT ARRAY['EV_EXPIRED']::VARCHAR[] || COALESCE(array_agg(e.ev_tag ORDER BY e.n), ARRAY[]::VARCHAR[]),
-                   ARRAY[r.id] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
-                INTO v_tags, v_ids
-                FROM ${prefix}promote(p_tenant, r.slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming,
-                                      p_max_week, p_waitlist_cutoff_micros, p_credit_policy)
-                     WITH ORDINALITY AS e (ev_tag, ev_id, n);
+            SELECT f.tags, f.ids INTO v_tags, v_ids
+                FROM ${prefix}freed(p_tenant, r.slot, 'EV_EXPIRED', r.id, v_now, p_hold_micros, p_longest_micros,
+                                    p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy) f;
             RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
         END IF;
     END LOOP;
@@ -1378,14 +1271,9 @@ $$;
 -- promoted, skipped or left before), NOT_FOUND (no entry of this request, or another student's).
 CREATE OR REPLACE FUNCTION ${prefix}leave_waitlist(
     p_tenant VARCHAR, p_request VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_now     TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
     v_student VARCHAR;
@@ -1394,8 +1282,7 @@ BEGIN
     SELECT w.student_id, w.status INTO v_student, v_status FROM ${prefix}waiter w
         WHERE w.tenant_id = p_tenant AND w.request_id = p_request FOR UPDATE;
     IF NOT FOUND OR v_student <> p_student THEN
-        tag := 'NOT_FOUND';
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of('NOT_FOUND');
         RETURN;
     END IF;
     IF v_status = 'WAITING' THEN
@@ -1418,14 +1305,9 @@ $$;
 CREATE OR REPLACE FUNCTION ${prefix}grant_package(
     p_tenant VARCHAR, p_package VARCHAR, p_student VARCHAR, p_credits INTEGER, p_valid_from TIMESTAMPTZ,
     p_valid_until TIMESTAMPTZ, p_class_types VARCHAR, p_now TIMESTAMPTZ)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_now      TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
     v_inserted INTEGER;
@@ -1457,14 +1339,9 @@ $$;
 CREATE OR REPLACE FUNCTION ${prefix}check_in(
     p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_opens_before_micros BIGINT,
     p_closes_after_micros BIGINT, p_credit_policy VARCHAR)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_now        TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
     v_slot       VARCHAR;
@@ -1481,8 +1358,7 @@ BEGIN
     SELECT b.slot_id, b.seat, b.student_id INTO v_slot, v_seq, v_owner FROM ${prefix}booking b
         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
     IF NOT FOUND OR (p_student IS NOT NULL AND v_owner <> p_student) THEN
-        tag := 'NOT_FOUND';
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of('NOT_FOUND');
         RETURN;
     END IF;
     PERFORM ${prefix}lock_student(p_tenant, v_owner);
@@ -1503,26 +1379,17 @@ BEGIN
         INTO v_opens, v_closes, v_cost
         FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = v_slot;
     IF v_attendance = 'NO_SHOW' OR v_now >= v_closes THEN
-        tag := 'CHECK_IN_CLOSED';
-        booking_id := p_booking;
-        held_until := v_closes;
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of('CHECK_IN_CLOSED', p_booking, held_until => v_closes);
         RETURN;
     END IF;
     IF v_now < v_opens THEN
-        tag := 'CHECK_IN_NOT_OPEN';
-        booking_id := p_booking;
-        held_until := v_opens;
-        RETURN NEXT;
+        RETURN NEXT ${prefix}fact_of('CHECK_IN_NOT_OPEN', p_booking, held_until => v_opens);
         RETURN;
     END IF;
     IF p_credit_policy = 'AT_CHECK_IN' AND v_cost > 0 AND v_credits = 0 THEN
         v_payer := ${prefix}lock_payer(p_tenant, v_owner, v_slot);
         IF v_payer IS NULL THEN
-            tag := 'INSUFFICIENT_CREDITS';
-            slot_id := v_slot;
-            seat := v_cost;
-            RETURN NEXT;
+            RETURN NEXT ${prefix}fact_of('INSUFFICIENT_CREDITS', slot_id => v_slot, seat => v_cost);
             RETURN;
         END IF;
         PERFORM ${prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'DRAW', v_now);
@@ -1543,14 +1410,9 @@ $$;
 -- p_mode ALL_OR_NOTHING with a conflict: every write of the call is undone (the rows stay as answered).
 CREATE OR REPLACE FUNCTION ${prefix}schedule_series(
     p_tenant VARCHAR, p_series VARCHAR, p_mode VARCHAR, p_longest_micros BIGINT, p_occurrences TEXT)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_record   TEXT;
     f          TEXT[];
@@ -1592,14 +1454,9 @@ $$;
 -- (bookings refunded). No occurrence left: no rows.
 CREATE OR REPLACE FUNCTION ${prefix}cancel_series(
     p_tenant VARCHAR, p_series VARCHAR, p_from TIMESTAMPTZ, p_now TIMESTAMPTZ)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_now TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
     r     RECORD;
@@ -1624,21 +1481,16 @@ $$;
 -- of a HELD or CONFIRMED booking; p_mode ALL_OR_NOTHING and one that does not: every write of the call
 -- is undone (the rows stay as answered).
 CREATE OR REPLACE FUNCTION ${prefix}hold_all(p_tenant VARCHAR, p_mode VARCHAR, p_commands TEXT)
-RETURNS TABLE (tag VARCHAR, booking_id VARCHAR, request_id VARCHAR, slot_id VARCHAR, student_id VARCHAR,
-               seat INTEGER, status VARCHAR, held_until TIMESTAMPTZ, created_at TIMESTAMPTZ,
-               updated_at TIMESTAMPTZ, res_kind VARCHAR, res_id VARCHAR, starts_at TIMESTAMPTZ,
-               ends_at TIMESTAMPTZ, coach_id VARCHAR, room_id VARCHAR, capacity INTEGER,
-               ref_id VARCHAR, amount INTEGER, note VARCHAR)
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
-#variable_conflict use_column
 DECLARE
     v_record TEXT;
     f        TEXT[];
     v_n      INTEGER := 0;
     v_failed BOOLEAN := FALSE;
     v_ok     BOOLEAN;
-    x        RECORD;
+    x        ${prefix}fact;
 BEGIN
     IF p_mode IS NULL OR p_mode NOT IN ('ALL_OR_NOTHING', 'BEST_EFFORT') THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
@@ -1656,12 +1508,8 @@ BEGIN
                 IF v_ok IS NULL AND x.tag NOT LIKE 'EV\_%' THEN
                     v_ok := x.tag = 'HELD' OR (x.tag = 'REPLAY' AND x.status IN ('HELD', 'CONFIRMED'));
                 END IF;
-                tag := x.tag; booking_id := x.booking_id; request_id := x.request_id; slot_id := x.slot_id;
-                student_id := x.student_id; seat := x.seat; status := x.status; held_until := x.held_until;
-                created_at := x.created_at; updated_at := x.updated_at; res_kind := x.res_kind;
-                res_id := x.res_id; starts_at := x.starts_at; ends_at := x.ends_at; coach_id := x.coach_id;
-                room_id := x.room_id; capacity := v_n; ref_id := x.ref_id; amount := x.amount; note := x.note;
-                RETURN NEXT;
+                x.capacity := v_n;
+                RETURN NEXT x;
             END LOOP;
             v_failed := v_failed OR NOT COALESCE(v_ok, FALSE);
         END LOOP;

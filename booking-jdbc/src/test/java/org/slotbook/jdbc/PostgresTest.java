@@ -264,6 +264,68 @@ class PostgresTest {
                 st.execute("CREATE FUNCTION " + db.prefix() + "hold(p INTEGER) RETURNS INTEGER LANGUAGE sql AS 'SELECT p'");
             }
         }
+
+        @Test
+        void createTwiceKeepsOneFactTypeAndDropRemovesIt() throws SQLException {
+            try (TestDatabase db = openDatabase()) {
+                String prefix = TestDatabases.freshPrefix();
+                JdbcSchema.create(db.dataSource(), prefix);
+                JdbcSchema.create(db.dataSource(), prefix);
+                assertThat(types(db, prefix)).containsExactly(prefix + "fact");
+                assertThat(answers(db, prefix + "hold")).isEqualTo(prefix + "fact");
+                JdbcSchema.drop(db.dataSource(), prefix);
+                assertThat(types(db, prefix)).as("types after drop").isEmpty();
+            }
+        }
+
+        /** A release whose functions answered a table of their own columns: create replaces them. */
+        @Test
+        void createReplacesAFunctionThatAnsweredATableOfItsOwn() throws SQLException {
+            try (TestDatabase db = openDatabase()) {
+                String prefix = TestDatabases.freshPrefix();
+                try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+                    st.execute("CREATE FUNCTION " + prefix + "cancel_slot(p_tenant VARCHAR, p_slot VARCHAR,"
+                            + " p_now TIMESTAMPTZ) RETURNS TABLE (tag VARCHAR, note VARCHAR) LANGUAGE sql"
+                            + " AS 'SELECT NULL::VARCHAR, NULL::VARCHAR'");
+                }
+                try {
+                    JdbcSchema.create(db.dataSource(), prefix);
+                    assertThat(answers(db, prefix + "cancel_slot")).isEqualTo(prefix + "fact");
+                } finally {
+                    JdbcSchema.drop(db.dataSource(), prefix);
+                }
+            }
+        }
+
+        private static List<String> types(TestDatabase db, String prefix) throws SQLException {
+            List<String> types = new ArrayList<>();
+            try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+                    "SELECT t.typname FROM pg_type t WHERE t.typnamespace = current_schema()::regnamespace"
+                            + " AND t.typtype = 'c' AND left(t.typname, length(?)) = ?"
+                            + " AND NOT EXISTS (SELECT 1 FROM pg_class r WHERE r.oid = t.typrelid AND r.relkind <> 'c')")) {
+                ps.setString(1, prefix);
+                ps.setString(2, prefix);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        types.add(rs.getString(1));
+                    }
+                }
+            }
+            return types;
+        }
+
+        /** The result type of every function named {@code name} in the current schema, one name. */
+        private static String answers(TestDatabase db, String name) throws SQLException {
+            try (Connection c = db.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+                    "SELECT string_agg(DISTINCT p.prorettype::regtype::text, ',') FROM pg_proc p"
+                            + " WHERE p.pronamespace = current_schema()::regnamespace AND p.proname = ?")) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getString(1);
+                }
+            }
+        }
     }
 
     /**

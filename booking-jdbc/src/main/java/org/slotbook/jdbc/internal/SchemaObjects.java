@@ -16,9 +16,9 @@ import org.slotbook.jdbc.JdbcDialect;
 
 /**
  * The tables and routines a dialect's shipped scripts create under one prefix, read from the scripts
- * themselves (every {@code CREATE TABLE} and {@code CREATE FUNCTION}, {@code PROCEDURE} or
- * {@code ALIAS} of a {@code ${prefix}} name), so a table or routine added to a script is dropped with
- * the others without being listed twice.
+ * themselves (every {@code CREATE TABLE}, {@code CREATE FUNCTION}, {@code PROCEDURE} or
+ * {@code ALIAS}, and {@code CREATE TYPE} of a {@code ${prefix}} name, a type also inside a block), so
+ * a table, routine or type added to a script is dropped with the others without being listed twice.
  */
 public final class SchemaObjects {
     private static final Pattern TABLE =
@@ -26,16 +26,20 @@ public final class SchemaObjects {
     private static final Pattern ROUTINE = Pattern.compile(
             "(?is)CREATE\\s+(?:OR\\s+REPLACE\\s+)?(FUNCTION|PROCEDURE|ALIAS)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?"
                     + "\\$\\{prefix}(\\w+).*");
+    private static final Pattern TYPE = Pattern.compile("(?is)\\bCREATE\\s+TYPE\\s+\\$\\{prefix}(\\w+)");
 
     private final JdbcDialect dialect;
     private final List<String> tables;
     /** Routine name to its kind (FUNCTION, PROCEDURE, ALIAS), in the order the scripts create them. */
     private final Map<String, String> routines;
+    /** The types the routines answer (PostgreSQL), in the order the scripts create them. */
+    private final List<String> types;
 
-    private SchemaObjects(JdbcDialect dialect, List<String> tables, Map<String, String> routines) {
+    private SchemaObjects(JdbcDialect dialect, List<String> tables, Map<String, String> routines, List<String> types) {
         this.dialect = dialect;
         this.tables = tables;
         this.routines = routines;
+        this.types = types;
     }
 
     /** What {@code schema-<dialect>.sql} and {@code routines-<dialect>.sql} create under {@code prefix}. */
@@ -43,6 +47,7 @@ public final class SchemaObjects {
         Tables.checkPrefix(prefix);
         Set<String> tables = new LinkedHashSet<>();
         Map<String, String> routines = new LinkedHashMap<>();
+        Set<String> types = new LinkedHashSet<>();
         for (String resource : List.of(dialect.schemaResource(), dialect.routinesResource())) {
             for (String sql : SqlScript.statements(SqlScript.raw(resource))) {
                 Matcher table = TABLE.matcher(sql);
@@ -53,9 +58,13 @@ public final class SchemaObjects {
                     routines.putIfAbsent(prefix + routine.group(2).toLowerCase(java.util.Locale.ROOT),
                             routine.group(1).toUpperCase(java.util.Locale.ROOT));
                 }
+                Matcher type = TYPE.matcher(sql);
+                while (type.find()) {
+                    types.add(prefix + type.group(1).toLowerCase(java.util.Locale.ROOT));
+                }
             }
         }
-        return new SchemaObjects(dialect, List.copyOf(tables), routines);
+        return new SchemaObjects(dialect, List.copyOf(tables), routines, List.copyOf(types));
     }
 
     /** The tables, in the order the schema script creates them. */
@@ -69,8 +78,8 @@ public final class SchemaObjects {
     }
 
     /**
-     * The statements that drop every routine, then every table (in reverse order of creation), each
-     * one skipped by the database when its object is already gone. On PostgreSQL a function is
+     * The statements that drop every routine, then every type, then every table (in reverse order of
+     * creation), each one skipped by the database when its object is already gone. On PostgreSQL a function is
      * dropped by its signature, every overload of the name in the current schema, which is why the
      * connection is asked.
      */
@@ -86,6 +95,9 @@ public final class SchemaObjects {
                     }
                 }
             }
+        }
+        for (String type : types) {
+            drops.add("DROP TYPE IF EXISTS " + type);
         }
         for (int i = tables.size() - 1; i >= 0; i--) {
             drops.add("DROP TABLE IF EXISTS " + tables.get(i));

@@ -110,6 +110,20 @@ public final class TestDatabases {
             for (String routine : more) {
                 statement.execute(drop + routine);
             }
+            if (dialect == JdbcDialect.POSTGRESQL) {
+                // the types the routines answered
+                List<String> types = new java.util.ArrayList<>();
+                try (java.sql.ResultSet rs = statement.executeQuery("SELECT c.relname FROM pg_class c WHERE c.relkind = 'c'"
+                        + " AND c.relnamespace = current_schema()::regnamespace AND LEFT(c.relname, " + prefix.length()
+                        + ") = '" + prefix + "'")) {
+                    while (rs.next()) {
+                        types.add(rs.getString(1));
+                    }
+                }
+                for (String type : types) {
+                    statement.execute("DROP TYPE IF EXISTS " + type);
+                }
+            }
             for (String table : TABLES) {
                 statement.execute("DROP TABLE IF EXISTS " + prefix + table);
             }
