@@ -55,9 +55,9 @@ public final class JdbcSchema {
 
     /**
      * Drops what {@link #create} made under {@code prefix}, in the dialect detected from the database:
-     * the decision routines, then the tables with their rows, indexes and constraints (the exclusion
-     * backstop goes with its table). For a host's integration tests that clean up after themselves,
-     * and for retiring a prefix. Idempotent: what is already gone is skipped, so it may run twice, or
+     * the decision routines (on PostgreSQL then the row type they answer), then the tables with their
+     * rows, indexes and constraints (the exclusion backstop goes with its table). For a host's
+     * integration tests that clean up after themselves, and for retiring a prefix. Idempotent: what is already gone is skipped, so it may run twice, or
      * after a {@code create} that failed half-way. Nothing outside the prefix is touched (PostgreSQL's
      * {@code btree_gist} extension stays). A host object that depends on one of the tables (a view, a
      * foreign key) makes the drop fail instead of going with it.
