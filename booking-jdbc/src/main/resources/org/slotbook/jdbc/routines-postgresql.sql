@@ -87,24 +87,15 @@ AS $$
     SELECT pg_advisory_xact_lock(hashtextextended('${prefix}' || chr(31) || p_tenant || chr(31) || p_student, 0))
 $$;
 
--- Booking row b as a fact row tagged p_tag (res_kind = p_kind); inlined where it is used.
-CREATE OR REPLACE FUNCTION ${prefix}booking_fact(p_tag VARCHAR, b ${prefix}booking, p_kind VARCHAR)
-RETURNS ${prefix}fact
-LANGUAGE sql
-IMMUTABLE
-AS $$
-    SELECT ${prefix}fact_of(p_tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,
-                            b.created_at, b.updated_at, p_kind, ref_id => b.package_id, amount => b.credits,
-                            note => b.attendance)
-$$;
-
 -- A booking as a fact row tagged p_tag (res_kind = p_kind).
 CREATE OR REPLACE FUNCTION ${prefix}booking_row(p_tenant VARCHAR, p_tag VARCHAR, p_booking VARCHAR, p_kind VARCHAR)
 RETURNS SETOF ${prefix}fact
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT (${prefix}booking_fact(p_tag, b, p_kind)).*
+    SELECT p_tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,
+           b.created_at, b.updated_at, p_kind, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR,
+           NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits, b.attendance
     FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking
 $$;
 
@@ -134,10 +125,10 @@ RETURNS SETOF ${prefix}fact
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT (${prefix}fact_of(p_tag, NULL, NULL, s.slot_id, (CASE WHEN s.buffer_students THEN 'STUDENTS' END)::VARCHAR,
-                             s.buffer_seconds, s.status, s.opens_at, s.closes_at, NULL, s.cancel_policy,
-                             s.cancel_cutoff_seconds::VARCHAR, s.starts_at, s.ends_at, s.coach_id, s.room_id, s.capacity,
-                             s.class_type, s.cost, s.series_id)).*
+    SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, s.slot_id,
+           (CASE WHEN s.buffer_students THEN 'STUDENTS' END)::VARCHAR, s.buffer_seconds, s.status, s.opens_at,
+           s.closes_at, NULL::TIMESTAMPTZ, s.cancel_policy, s.cancel_cutoff_seconds::VARCHAR, s.starts_at,
+           s.ends_at, s.coach_id, s.room_id, s.capacity, s.class_type, s.cost, s.series_id
     FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot
 $$;
 
@@ -354,9 +345,9 @@ RETURNS SETOF ${prefix}fact
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT (${prefix}fact_of(p_tag, student_id => p.student_id, created_at => p.granted_at,
-                             res_id => p.class_types, starts_at => p.valid_from, ends_at => p.valid_until,
-                             capacity => p.credits, ref_id => p.package_id, amount => p.remaining)).*
+    SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR, p.student_id, NULL::INTEGER, NULL::VARCHAR,
+           NULL::TIMESTAMPTZ, p.granted_at, NULL::TIMESTAMPTZ, NULL::VARCHAR, p.class_types, p.valid_from,
+           p.valid_until, NULL::VARCHAR, NULL::VARCHAR, p.credits, p.package_id, p.remaining, NULL::VARCHAR
     FROM ${prefix}lesson_package p WHERE p.tenant_id = p_tenant AND p.package_id = p_package
 $$;
 
@@ -560,12 +551,18 @@ AS $$
     SELECT r.tag, r.booking_id, r.request_id, r.slot_id, r.student_id, r.seat, r.status, r.held_until, r.created_at,
            r.updated_at, r.res_kind, r.res_id, r.starts_at, r.ends_at, r.coach_id, r.room_id, r.capacity, r.ref_id,
            r.amount, r.note
-    FROM (SELECT 1 AS k, (${prefix}booking_fact('REPLAY', b, NULL)).*
+    FROM (SELECT 1 AS k, 'REPLAY'::VARCHAR AS tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
+                 b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR AS res_kind, NULL::VARCHAR AS res_id,
+                 NULL::TIMESTAMPTZ AS starts_at, NULL::TIMESTAMPTZ AS ends_at, NULL::VARCHAR AS coach_id,
+                 NULL::VARCHAR AS room_id, NULL::INTEGER AS capacity, b.package_id AS ref_id, b.credits AS amount,
+                 b.attendance AS note
           FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request
           UNION ALL
           SELECT 2, w.* FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request) w
           UNION ALL
-          SELECT 3, (${prefix}booking_fact('ALREADY', l, NULL)).*
+          SELECT 3, 'ALREADY'::VARCHAR, l.booking_id, l.request_id, l.slot_id, l.student_id, l.seat, l.status,
+                 l.held_until, l.created_at, l.updated_at, NULL::VARCHAR, NULL::VARCHAR, NULL::TIMESTAMPTZ,
+                 NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, l.package_id, l.credits, l.attendance
           FROM ${prefix}booking l
           WHERE p_slot IS NOT NULL AND l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
             AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND p_now < l.held_until))) r
@@ -704,8 +701,7 @@ DECLARE
     v_claimed     BOOLEAN := FALSE;
     v_tags        VARCHAR[] := ARRAY[]::VARCHAR[];
     v_ids         VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_conflicts   ${prefix}fact[] := ARRAY[]::${prefix}fact[];
-    v_fact        ${prefix}fact;
+    v_conflicts   ${prefix}fact[];
     v_dead_ids    VARCHAR[] := ARRAY[]::VARCHAR[];
     v_dead_slots  VARCHAR[] := ARRAY[]::VARCHAR[];
     v_dead_seats  INTEGER[] := ARRAY[]::INTEGER[];
@@ -966,14 +962,13 @@ BEGIN
         RETURN;
     END IF;
     -- an unpaid booking is the row just written: answered without reading it back
-    v_fact := ${prefix}fact_of('HELD', p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now, v_now,
-                  amount => 0, note => 'NONE');
-    RETURN NEXT v_fact;
+    RETURN NEXT ${prefix}fact_of('HELD', p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now,
+                                 v_now, amount => 0, note => 'NONE');
     IF array_length(v_tags, 1) > 0 THEN
         RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
     END IF;
-    v_fact.tag := 'EV_' || p_status;
-    RETURN NEXT v_fact;
+    RETURN NEXT ${prefix}fact_of('EV_' || p_status, p_booking, p_request, p_slot, p_student, v_seq, p_status,
+                                 v_held_until, v_now, v_now, amount => 0, note => 'NONE');
 END;
 $$;
 

@@ -89,8 +89,8 @@ class JdbcSchemaTest {
                 .endsWith(sql.contains("LANGUAGE plpgsql") ? "END;\n$$" : "\n$$"));
         // the helpers the decisions call inside their one call, then the decisions
         assertThat(functions).extracting(sql -> sql.substring("CREATE OR REPLACE FUNCTION ".length(), sql.indexOf('(')))
-                .containsExactly("p_fact_of", "p_lock_student", "p_booking_fact", "p_booking_row", "p_waiter_row",
-                        "p_slot_row", "p_event_rows", "p_limit_reached", "p_micros_ts", "p_payer", "p_lock_payer",
+                .containsExactly("p_fact_of", "p_lock_student", "p_booking_row", "p_waiter_row", "p_slot_row",
+                        "p_event_rows", "p_limit_reached", "p_micros_ts", "p_payer", "p_lock_payer",
                         "p_charge", "p_refund", "p_forfeit", "p_package_row", "p_release", "p_promote", "p_freed",
                         "p_retire", "p_answered", "p_replay", "p_schedule", "p_hold",
                         "p_confirm", "p_cancel", "p_cancel_slot", "p_expire_due", "p_leave_waitlist",
