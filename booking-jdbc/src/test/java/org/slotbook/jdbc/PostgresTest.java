@@ -981,6 +981,14 @@ class PostgresTest {
                 expectIndex(c, f + "booking_request_ux", answered, answeredTypes);
                 expectIndex(c, f + "waiter_pk", answered, answeredTypes);
                 expectIndex(c, f + "booking_live_ix", answered, answeredTypes);
+                // hold: whether the request or the student has an answer already, probed before that row is built
+                String known = "SELECT EXISTS (SELECT 1 FROM " + f + "booking b WHERE b.tenant_id = $1 AND b.request_id = $2)"
+                        + " OR EXISTS (SELECT 1 FROM " + f + "waiter w WHERE w.tenant_id = $1 AND w.request_id = $2)"
+                        + " OR EXISTS (SELECT 1 FROM " + f + "booking l WHERE l.tenant_id = $1 AND l.slot_id = $3"
+                        + " AND l.student_id = $4 AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND $5 < l.held_until)))";
+                expectIndex(c, f + "booking_request_ux", known, answeredTypes);
+                expectIndex(c, f + "waiter_pk", known, answeredTypes);
+                expectIndex(c, f + "booking_live_ix", known, answeredTypes);
                 // hold: an unpaid seat claimed and written in one statement
                 String claim = "UPDATE " + f + "slot_seat s SET status = 'HELD', booking_id = $3, student_id = $4,"
                         + " held_until = $5 WHERE s.tenant_id = $1 AND s.slot_id = $2 AND s.seq = (SELECT f.seq FROM " + f
