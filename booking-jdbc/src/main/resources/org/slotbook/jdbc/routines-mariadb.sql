@@ -734,8 +734,8 @@ BEGIN
     DECLARE v_slot_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start, v_end, v_student_end, v_lowest, v_opens, v_closes, v_week_start, v_week_end DATETIME(6);
     DECLARE v_cost INT DEFAULT 0;
-    DECLARE v_n INT DEFAULT 0;
-    DECLARE v_live BOOLEAN;
+    DECLARE v_n, v_overlaps INT DEFAULT 0;
+    DECLARE v_live, v_full BOOLEAN;
     DECLARE v_oid BIGINT DEFAULT 0;
     DECLARE v_payer, v_own_dead, v_old, v_displaced, v_bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_refuse VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -753,10 +753,19 @@ BEGIN
     SET v_held_until = v_now + INTERVAL JSON_VALUE(p_terms, '$[0]') MICROSECOND;
     main: BEGIN
         -- 1. the slot; the student's time ends with the session, or its buffer when the slot pads its
-        --    students too
+        --    students too. Full by committed seats (v_full): asked here unless the gate counted this
+        --    request or it may wait; the primary key would walk every sold seat of a hot slot: name the
+        --    index that finds a free or ran-out seat at once
         SELECT status, starts_at, ends_at, opens_at, closes_at, week_start, week_end, cost,
-               IF(buffer_students, ends_at + INTERVAL buffer_seconds SECOND, ends_at)
-          INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end, v_cost, v_student_end
+               IF(buffer_students, ends_at + INTERVAL buffer_seconds SECOND, ends_at),
+               NOT COALESCE(p_gate_held, FALSE) AND v_waitlist = 0
+               AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat f FORCE INDEX (${prefix}slot_seat_claim_ix)
+                                WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status = 'FREE')
+               AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat h FORCE INDEX (${prefix}slot_seat_held_ix)
+                                WHERE h.tenant_id = p_tenant AND h.slot_id = p_slot AND h.status = 'HELD'
+                                  AND h.held_until <= v_now)
+          INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end, v_cost, v_student_end,
+               v_full
           FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF v_slot_status IS NULL THEN
             SET v_answer = ${prefix}fact('NOT_FOUND', NULL, NULL, NULL, NULL, NULL, NULL);
@@ -764,22 +773,15 @@ BEGIN
         END IF;
 
         -- 2. cancelled or over, 3. outside the booking window, 4. full by committed seats (answered
-        --    without locking anything but a replayed booking's row; skipped when the gate counted this
-        --    request or it may wait; the primary key would walk every sold seat of a hot slot: name the
-        --    index that finds a free or ran-out seat at once): only a replay of this request, or the
-        --    student's live booking of a full slot, is answered otherwise
+        --    without locking anything but a replayed booking's row): only a replay of this request, or
+        --    the student's live booking of a full slot, is answered otherwise
         IF v_slot_status <> 'OPEN' OR v_now >= v_end THEN
             SET v_refuse = 'NOT_OPEN';
         ELSEIF v_opens IS NOT NULL AND v_now < v_opens THEN
             SET v_refuse = 'NOT_OPEN_YET';
         ELSEIF v_closes IS NOT NULL AND v_now >= v_closes THEN
             SET v_refuse = 'BOOKING_CLOSED';
-        ELSEIF NOT COALESCE(p_gate_held, FALSE) AND v_waitlist = 0
-           AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat FORCE INDEX (${prefix}slot_seat_claim_ix)
-                            WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'FREE')
-           AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat FORCE INDEX (${prefix}slot_seat_held_ix)
-                            WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'HELD'
-                              AND held_until <= v_now) THEN
+        ELSEIF v_full THEN
             SET v_refuse = 'FULL';
         END IF;
         IF v_refuse IS NOT NULL THEN
@@ -829,15 +831,31 @@ BEGIN
         END IF;
 
         -- 8. the student's live occupations overlapping his time in this slot; a hold that ran out blocks
-        --    nothing. Counted first: the rows only when there are any
+        --    nothing. A plain count of his active ones there first (v_overlaps; a dead hold is an old row,
+        --    which a plain read sees): none, and a locking count finds none committed since either, means
+        --    no conflict; else the live ones are counted under share locks (a dead one stays unlocked),
+        --    then listed when there are any
         SET v_lowest = v_start - INTERVAL v_longest MICROSECOND;
-        SELECT COUNT(*) INTO v_n
+        SELECT COUNT(*) INTO v_overlaps
           FROM ${prefix}occupancy o
-         WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student AND o.active = TRUE
-           AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
-           AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
-                            WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
-                              AND b.status = 'HELD' AND b.held_until <= v_now) LOCK IN SHARE MODE;
+         WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+           AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest;
+        IF v_overlaps = 0 THEN
+            SELECT COUNT(*) INTO v_n
+              FROM ${prefix}occupancy o
+             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+               AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+               LOCK IN SHARE MODE;
+        END IF;
+        IF v_overlaps > 0 OR v_n > 0 THEN
+            SELECT COUNT(*) INTO v_n
+              FROM ${prefix}occupancy o
+             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+               AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+               AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
+                                WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
+                                  AND b.status = 'HELD' AND b.held_until <= v_now) LOCK IN SHARE MODE;
+        END IF;
         IF v_n > 0 THEN
             SELECT JSON_ARRAYAGG(JSON_ARRAY('CONFLICT', o.booking_id, NULL, o.slot_id, NULL, NULL, NULL, NULL, NULL,
                                             NULL, o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL,
@@ -883,11 +901,12 @@ BEGIN
         END IF;
 
         -- 10. retire the student's dead holds: his own of this slot, then those overlapping it (in the
-        --     order they were taken, by occupation id); each freed seat is offered to its slot's waitlist
+        --     order they were taken, by occupation id; looked for only when step 8 saw active occupations
+        --     of his there); each freed seat is offered to its slot's waitlist
         IF v_own_dead IS NOT NULL THEN
             CALL ${prefix}retire(p_tenant, p_terms, v_own_dead, v_now, v_events, v_done);
         END IF;
-        dead_holds: LOOP
+        dead_holds: WHILE v_overlaps > 0 DO
             SET v_bid = NULL;
             SELECT o.id, b.booking_id INTO v_oid, v_bid
               FROM ${prefix}occupancy o FORCE INDEX (${prefix}occupancy_overlap_ix)
@@ -902,7 +921,7 @@ BEGIN
                 LEAVE dead_holds;
             END IF;
             CALL ${prefix}retire(p_tenant, p_terms, v_bid, v_now, v_events, v_done);
-        END LOOP dead_holds;
+        END WHILE dead_holds;
 
         -- 10b. a slot with a cost: a package of the student that can pay it, for a seat and a waitlist
         --      place alike; locked FOR UPDATE when it pays now (AT_BOOKING), before any seat is locked,
@@ -1029,9 +1048,14 @@ BEGIN
             VALUES (p_tenant, 'STUDENT', p_student, v_start, v_student_end, p_slot, p_booking, TRUE);
         IF v_cost > 0 AND v_policy = 'AT_BOOKING' THEN
             CALL ${prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'DRAW', v_now);
+            SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, 'HELD');
+        ELSE
+            -- unpaid: the booking as just written (no package, no credits, attendance NONE)
+            SET v_answer = JSON_ARRAY('HELD', p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until,
+                                      v_now, v_now, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 'NONE');
         END IF;
-        SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, IF(p_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD'));
-        SET v_events = ${prefix}noted(v_events, v_answer), v_answer = JSON_SET(v_answer, '$[0]', 'HELD');
+        SET v_events = ${prefix}noted(v_events,
+                                      JSON_SET(v_answer, '$[0]', IF(p_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD')));
     END main;
     SET o_rows = ${prefix}answer_rows(v_answer, v_conf, v_events);
 END//
