@@ -1,6 +1,6 @@
 -- Slotbook decision procedures for MariaDB 10.6+ (tested on 10.11), run after schema-mariadb.sql.
 -- ${prefix} is the table prefix (default slotbook_); Flyway users define the placeholder "prefix".
--- Every statement is idempotent (CREATE OR REPLACE PROCEDURE).
+-- Every statement is idempotent (CREATE OR REPLACE PROCEDURE / FUNCTION).
 --
 -- Statement separator: ';' until a line "DELIMITER //" switches it to '//' (the procedure bodies
 -- contain ';'), and "DELIMITER ;" switches it back: the convention of the mariadb/mysql command-line
@@ -9,8 +9,8 @@
 --
 -- MySQL 8: the procedures are tested on MariaDB only. They use two MariaDB-only forms a MySQL user
 -- must change: "CREATE OR REPLACE PROCEDURE x" becomes "DROP PROCEDURE IF EXISTS x" + "CREATE
--- PROCEDURE x", and the "SET STATEMENT group_concat_max_len = ... FOR" prefixes go (MySQL's
--- JSON_ARRAYAGG has no such limit). The rest (JSON_TABLE, SKIP LOCKED, FORCE INDEX,
+-- PROCEDURE x" (functions alike), and the "SET STATEMENT group_concat_max_len = ... FOR" prefixes go
+-- (MySQL's JSON_ARRAYAGG has no such limit). The rest (JSON_TABLE, SKIP LOCKED, FORCE INDEX,
 -- SIGNAL/RESIGNAL) exists in MySQL 8 too.
 
 -- ---------------------------------------------------------------------------------------------
@@ -18,12 +18,16 @@
 -- (call it with autocommit on), and answers with ONE result set of fact rows, always these 20 columns:
 --   tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at,
 --   updated_at, res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity, ref_id, amount, note
--- (read by org.slotbook.jdbc.internal.Facts). The answer is captured in variables, and the events in
--- a JSON list (each a JSON array of the 20 columns) in the order they happened, inside the
--- transaction, and selected once after COMMIT (emit), so a failed commit never leaves a result set
--- behind. hold, schedule and cancel_slot are wrappers of hold_do, schedule_do and cancel_slot_do,
--- which work inside the caller's transaction and answer their rows as such a JSON list: hold_all,
--- schedule_series and cancel_series run several of them in one transaction.
+-- (read by org.slotbook.jdbc.internal.Facts). Inside the transaction a fact row is a JSON array of the
+-- 20 columns (built by fact, booking_fact, waiter_fact and slot_fact): the answer is one such row, the
+-- events a JSON list of them in the order they happened, and both are selected once after COMMIT
+-- (emit), so a failed commit never leaves a result set behind. hold, schedule and cancel_slot are
+-- wrappers of hold_do, schedule_do and cancel_slot_do, which work inside the caller's transaction and
+-- answer their rows as such a JSON list: hold_all, schedule_series and cancel_series run several of
+-- them in one transaction.
+-- The promotion terms of a call (hold micros, longest session micros, max upcoming, max per week,
+-- waitlist cutoff micros, credit policy) travel as one value, built by terms, to hold_do, retire and
+-- promote; a slot's booking rules likewise as one value built by slot_rules, to schedule_do.
 -- Lock order everywhere: resource_lock rows (kind, then id), slot row, seat rows, lesson_package
 -- rows, booking rows; a freed seat is offered to the slot's waitlist (promote) under the slot row's
 -- lock, and the waiter's student lock (then his paying package) is taken after it (a deadlock this
@@ -39,58 +43,100 @@
 -- after it still misses the changes of the transaction that held it, so a plain (consistent) read at
 -- READ COMMITTED may not see the booking or occupation the previous holder just made (seen on 10.11:
 -- two concurrent holds of one student for overlapping slots both passed the occupancy check). A
--- locking read reads the newest committed row and waits for an uncommitted one.
+-- locking read reads the newest committed row and waits for an uncommitted one; a booking's fact row
+-- is read in share mode for that reason.
 -- p_now NULL means the database clock, UTC_TIMESTAMP(6), read once per call.
--- The helpers (waiter_row, note_booking, find_payer, charge, refund, forfeit, promote, retire) and the
--- *_do procedures run inside the caller's transaction.
+-- The helpers (the functions, lock_resource, find_payer, charge, refund, forfeit, promote, retire) and
+-- the *_do procedures run inside the caller's transaction.
 -- ---------------------------------------------------------------------------------------------
 
 DELIMITER //
 
-CREATE OR REPLACE PROCEDURE ${prefix}waiter_row(
-    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    p_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    OUT o_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    OUT o_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    OUT o_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    OUT o_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    OUT o_position INT,
-    OUT o_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    OUT o_joined DATETIME(6),
-    OUT o_updated DATETIME(6),
-    OUT o_reason VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
-READS SQL DATA
+-- A fact row with only the tag and the columns given (booking_id, slot_id, seat, status, held_until,
+-- res_kind); the others NULL.
+CREATE OR REPLACE FUNCTION ${prefix}fact(
+    p_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_seat INT,
+    p_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_held DATETIME(6),
+    p_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+RETURNS LONGTEXT
+DETERMINISTIC
 BEGIN
-    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
-    SELECT w.booking_id, w.request_id, w.slot_id, w.student_id,
-           IF(w.status = 'WAITING',
-              (SELECT COUNT(*) FROM ${prefix}waiter o FORCE INDEX (${prefix}waiter_slot_ix)
-                WHERE o.tenant_id = w.tenant_id AND o.slot_id = w.slot_id AND o.status = 'WAITING' AND o.seq <= w.seq),
-              0),
-           w.status, w.joined_at, w.updated_at, w.reason
-      INTO o_booking, o_request, o_slot, o_student, o_position, o_status, o_joined, o_updated, o_reason
-      FROM ${prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request;
+    RETURN JSON_ARRAY(p_tag, p_booking, NULL, p_slot, NULL, p_seat, p_status, p_held, NULL, NULL, p_kind, NULL,
+                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 END//
 
--- Appends one event row of a booking, as it is now in this transaction, to the JSON list p_events
--- (ref_id = its package, amount = its credits, note = its attendance).
-CREATE OR REPLACE PROCEDURE ${prefix}note_booking(
+-- The fact row p_tag of booking p_booking as it is now in this transaction (ref_id = its package,
+-- amount = its credits, note = its attendance), read in share mode; NULL when there is none.
+CREATE OR REPLACE FUNCTION ${prefix}booking_fact(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    p_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    INOUT p_events LONGTEXT)
+    p_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+RETURNS LONGTEXT
 READS SQL DATA
 BEGIN
+    DECLARE v_fact LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
-    SELECT JSON_ARRAY_APPEND(COALESCE(p_events, '[]'), '$',
-               JSON_ARRAY(p_tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at,
-                          updated_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, package_id, credits, attendance))
-      INTO p_events
-      FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
+    IF p_booking IS NOT NULL THEN
+        SELECT JSON_ARRAY(p_tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at,
+                          updated_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, package_id, credits, attendance)
+          INTO v_fact
+          FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking LOCK IN SHARE MODE;
+    END IF;
+    RETURN v_fact;
 END//
 
--- The rows of an answer as one JSON list: the answer row (a JSON array of the 20 columns, NULL: none),
--- then the lists p_conf (CONFLICT rows) and p_events, each NULL when empty.
+-- The fact row p_tag of the waitlist entry of request p_request (seat = its position among the
+-- slot's WAITING entries, 0 once it is not waiting; created_at = when it joined; res_kind = why it
+-- was skipped); NULL when there is none.
+CREATE OR REPLACE FUNCTION ${prefix}waiter_fact(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+RETURNS LONGTEXT
+READS SQL DATA
+BEGIN
+    RETURN (SELECT JSON_ARRAY(p_tag, w.booking_id, w.request_id, w.slot_id, w.student_id,
+                              IF(w.status = 'WAITING',
+                                 (SELECT COUNT(*) FROM ${prefix}waiter o FORCE INDEX (${prefix}waiter_slot_ix)
+                                   WHERE o.tenant_id = w.tenant_id AND o.slot_id = w.slot_id AND o.status = 'WAITING'
+                                     AND o.seq <= w.seq),
+                                 0),
+                              w.status, NULL, w.joined_at, w.updated_at, w.reason, NULL, NULL, NULL, NULL, NULL, NULL,
+                              NULL, NULL, NULL)
+              FROM ${prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request);
+END//
+
+-- The fact row p_tag of slot p_slot as stored: slot_id, the session, coach, room, capacity and status,
+-- with its rules in the other columns (held_until = opens_at, created_at = closes_at, seat = buffer
+-- seconds, res_kind = cancel policy, res_id = cancel cutoff seconds, student_id = 'STUDENTS' when the
+-- buffer pads the students, ref_id = class type, amount = cost, note = series); NULL when there is none.
+CREATE OR REPLACE FUNCTION ${prefix}slot_fact(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+RETURNS LONGTEXT
+READS SQL DATA
+BEGIN
+    RETURN (SELECT JSON_ARRAY(p_tag, NULL, NULL, slot_id, IF(buffer_students, 'STUDENTS', NULL), buffer_seconds, status,
+                              opens_at, closes_at, NULL, cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), starts_at,
+                              ends_at, coach_id, room_id, capacity, class_type, cost, series_id)
+              FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot);
+END//
+
+-- The JSON list p_events with fact row p_fact appended (unchanged when p_fact is NULL).
+CREATE OR REPLACE FUNCTION ${prefix}noted(p_events LONGTEXT, p_fact LONGTEXT)
+RETURNS LONGTEXT
+DETERMINISTIC
+BEGIN
+    RETURN IF(p_fact IS NULL, p_events, JSON_ARRAY_APPEND(COALESCE(p_events, '[]'), '$', JSON_EXTRACT(p_fact, '$')));
+END//
+
+-- The rows of an answer as one JSON list: the answer row (a fact row, NULL: none), then the lists
+-- p_conf (CONFLICT rows) and p_events, each NULL when empty.
 CREATE OR REPLACE FUNCTION ${prefix}answer_rows(p_answer LONGTEXT, p_conf LONGTEXT, p_events LONGTEXT)
 RETURNS LONGTEXT
 DETERMINISTIC
@@ -130,12 +176,65 @@ BEGIN
      ORDER BY ord;
 END//
 
+-- The promotion terms of a call as one value (a JSON array, read back with JSON_VALUE by position):
+-- [0] how long a promoted hold lasts, [1] the longest session, [2] max upcoming, [3] max per week,
+-- [4] the waitlist cutoff (micros), [5] the credit policy.
+CREATE OR REPLACE FUNCTION ${prefix}terms(p_hold_micros BIGINT, p_longest_micros BIGINT, p_max_upcoming INT,
+                                          p_max_week INT, p_waitlist_cutoff_micros BIGINT,
+                                          p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+RETURNS LONGTEXT
+DETERMINISTIC
+BEGIN
+    RETURN JSON_ARRAY(p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros,
+                      p_credit_policy);
+END//
+
+-- The booking rules of a slot as one value (a JSON array, read back with JSON_VALUE by position):
+-- [0] opens_at, [1] closes_at, [2] buffer seconds (NULL: 0), [3] cancel policy, [4] cancel cutoff
+-- seconds, [5] week start, [6] week end, [7] 1 when the buffer pads the students too, [8] class type,
+-- [9] cost (NULL: 0).
+CREATE OR REPLACE FUNCTION ${prefix}slot_rules(p_opens_at DATETIME(6), p_closes_at DATETIME(6), p_buffer_seconds INT,
+                                               p_cancel_policy VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+                                               p_cancel_cutoff_seconds INT, p_week_start DATETIME(6),
+                                               p_week_end DATETIME(6), p_buffer_students BOOLEAN,
+                                               p_class_type VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+                                               p_cost INT)
+RETURNS LONGTEXT
+DETERMINISTIC
+BEGIN
+    RETURN JSON_ARRAY(p_opens_at, p_closes_at, COALESCE(p_buffer_seconds, 0), p_cancel_policy, p_cancel_cutoff_seconds,
+                      p_week_start, p_week_end, IF(COALESCE(p_buffer_students, FALSE), 1, 0), p_class_type,
+                      COALESCE(p_cost, 0));
+END//
+
+-- Record p_k (from 1) of p_text, records separated by CHAR(30).
+CREATE OR REPLACE FUNCTION ${prefix}record(p_text LONGTEXT, p_k INT)
+RETURNS LONGTEXT
+DETERMINISTIC
+BEGIN
+    RETURN SUBSTRING_INDEX(SUBSTRING_INDEX(p_text, CHAR(30), p_k), CHAR(30), -1);
+END//
+
 -- Field p_i (from 1) of p_text split at p_sep; NULL when it is empty.
 CREATE OR REPLACE FUNCTION ${prefix}rec_field(p_text LONGTEXT, p_sep VARCHAR(1), p_i INT)
 RETURNS LONGTEXT
 DETERMINISTIC
 BEGIN
     RETURN NULLIF(SUBSTRING_INDEX(SUBSTRING_INDEX(p_text, p_sep, p_i), p_sep, -1), '');
+END//
+
+-- The number of records of a batch call (schedule_series, hold_all) in p_records, after checking its
+-- mode p_mode (ALL_OR_NOTHING or BEST_EFFORT).
+CREATE OR REPLACE FUNCTION ${prefix}batch_size(p_mode VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+                                               p_records LONGTEXT)
+RETURNS INT
+DETERMINISTIC
+BEGIN
+    IF p_mode IS NULL OR p_mode NOT IN ('ALL_OR_NOTHING', 'BEST_EFFORT') THEN
+        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'p_mode must be ALL_OR_NOTHING or BEST_EFFORT';
+    END IF;
+    RETURN IF(COALESCE(p_records, '') = '', 0,
+              CHAR_LENGTH(p_records) - CHAR_LENGTH(REPLACE(p_records, CHAR(30), '')) + 1);
 END//
 
 -- An instant from microseconds since the epoch as text (NULL or '': NULL), without the session zone.
@@ -147,6 +246,18 @@ BEGIN
         RETURN NULL;
     END IF;
     RETURN CAST('1970-01-01 00:00:00' AS DATETIME(6)) + INTERVAL CAST(p_micros AS SIGNED) MICROSECOND;
+END//
+
+-- Takes the lock of a coach, room or student (p_kind COACH, ROOM, STUDENT): its resource_lock row,
+-- written on first use, locked FOR UPDATE (an insert that finds the row locks it exclusively).
+CREATE OR REPLACE PROCEDURE ${prefix}lock_resource(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_kind VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+MODIFIES SQL DATA
+BEGIN
+    INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id) VALUES (p_tenant, p_kind, p_id)
+        ON DUPLICATE KEY UPDATE resource_id = resource_id;
 END//
 
 -- Credits. A slot with cost > 0 is paid by the student's package that covers it (valid_from <= start <
@@ -267,33 +378,50 @@ BEGIN
     END IF;
 END//
 
+-- Expires HELD booking p_booking whose seat the caller has just freed or handed on (under the seat
+-- row's lock): its credits refunded, the booking EXPIRED (EV_EXPIRED), its occupation inactive.
+CREATE OR REPLACE PROCEDURE ${prefix}expire_booking(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_now DATETIME(6),
+    INOUT p_events LONGTEXT)
+MODIFIES SQL DATA
+BEGIN
+    CALL ${prefix}refund(p_tenant, p_booking, p_now);
+    UPDATE ${prefix}booking SET status = 'EXPIRED', updated_at = p_now
+     WHERE tenant_id = p_tenant AND booking_id = p_booking AND status = 'HELD';
+    IF ROW_COUNT() <> 1 THEN
+        SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'expire: ledger rows disagree, the seat changed but the booking was not HELD';
+    END IF;
+    UPDATE ${prefix}occupancy SET active = FALSE
+     WHERE tenant_id = p_tenant AND booking_id = p_booking AND active = TRUE;
+    SET p_events = ${prefix}noted(p_events, ${prefix}booking_fact(p_tenant, p_booking, 'EV_EXPIRED'));
+END//
+
 -- A seat of slot p_slot was freed by the caller, who holds the slot row's lock: give a free seat to the
 -- first WAITING waiter who can take it (no HELD or CONFIRMED booking of the slot, no live overlapping
 -- booking, within the limits), as a HELD booking (EV_PROMOTED); those passed over become SKIPPED
 -- (EV_SKIPPED). Nothing while the slot is not OPEN, or at or after its start minus the waitlist cutoff.
 -- A slot with a cost: a waiter none of whose packages can pay it is SKIPPED (NO_CREDITS, after the other
--- reasons); under p_credit_policy AT_BOOKING the promoted booking draws it (its package locked after
--- the waiter's student lock).
+-- reasons); under the credit policy AT_BOOKING the promoted booking draws it (its package locked after
+-- the waiter's student lock). p_terms: the call's promotion terms (terms).
 CREATE OR REPLACE PROCEDURE ${prefix}promote(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_terms LONGTEXT,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_now DATETIME(6),
-    p_hold_micros BIGINT,
-    p_longest_micros BIGINT,
-    p_max_upcoming INT,
-    p_max_week INT,
-    p_waitlist_cutoff_micros BIGINT,
-    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     INOUT p_events LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
+    DECLARE v_longest BIGINT DEFAULT JSON_VALUE(p_terms, '$[1]');
+    DECLARE v_max_upcoming INT DEFAULT JSON_VALUE(p_terms, '$[2]');
+    DECLARE v_max_week INT DEFAULT JSON_VALUE(p_terms, '$[3]');
+    DECLARE v_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT JSON_VALUE(p_terms, '$[5]');
+    DECLARE v_held_until DATETIME(6) DEFAULT p_now + INTERVAL JSON_VALUE(p_terms, '$[0]') MICROSECOND;
     DECLARE v_cost INT DEFAULT 0;
     DECLARE v_payer VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start, v_end, v_week_start, v_week_end, v_joined DATETIME(6);
-    DECLARE v_held_until DATETIME(6) DEFAULT p_now + INTERVAL p_hold_micros MICROSECOND;
-    DECLARE v_buffer INT DEFAULT 0;
-    DECLARE v_buffer_students BOOLEAN DEFAULT FALSE;
     DECLARE v_seat INT;
     DECLARE v_wseq BIGINT;
     DECLARE v_request, v_student, v_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -301,16 +429,14 @@ BEGIN
     DECLARE v_n, v_up, v_week INT DEFAULT 0;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
 
-    SELECT status, starts_at, ends_at, week_start, week_end, buffer_seconds, buffer_students, cost
-      INTO v_status, v_start, v_end, v_week_start, v_week_end, v_buffer, v_buffer_students, v_cost
-      FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
     -- the student's time: the session, and its buffer when the slot pads its students too
-    IF v_buffer_students THEN
-        SET v_end = v_end + INTERVAL v_buffer SECOND;
-    END IF;
+    SELECT status, starts_at, IF(buffer_students, ends_at + INTERVAL buffer_seconds SECOND, ends_at), week_start,
+           week_end, cost
+      INTO v_status, v_start, v_end, v_week_start, v_week_end, v_cost
+      FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
     walk: BEGIN
         IF v_status IS NULL OR v_status <> 'OPEN'
-           OR p_now >= v_start - INTERVAL p_waitlist_cutoff_micros MICROSECOND THEN
+           OR p_now >= v_start - INTERVAL JSON_VALUE(p_terms, '$[4]') MICROSECOND THEN
             LEAVE walk;
         END IF;
         -- the first free seat (the one just freed is locked by this transaction, so it is never skipped)
@@ -330,13 +456,8 @@ BEGIN
             IF v_wseq IS NULL THEN
                 LEAVE walk;
             END IF;
-            SELECT COUNT(*) INTO v_n FROM ${prefix}resource_lock
-         WHERE tenant_id = p_tenant AND resource_kind = 'STUDENT' AND resource_id = v_student FOR UPDATE;
-        IF v_n = 0 THEN
-            INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id) VALUES (p_tenant, 'STUDENT', v_student)
-                ON DUPLICATE KEY UPDATE resource_id = resource_id;
-        END IF;
-            -- what the student's lock guards is read with locking reads (see hold, step 5)
+            CALL ${prefix}lock_resource(p_tenant, 'STUDENT', v_student);
+            -- what the student's lock guards is read with locking reads (see hold_do, step 5)
             SELECT COUNT(*) INTO v_n FROM ${prefix}booking
              WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = v_student
                AND status IN ('HELD', 'CONFIRMED') LOCK IN SHARE MODE;
@@ -344,7 +465,7 @@ BEGIN
                 SELECT COUNT(*) INTO v_n FROM ${prefix}occupancy o
                  WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = v_student
                    AND o.active = TRUE AND o.starts_at < v_end AND o.ends_at > v_start
-                   AND o.starts_at > v_start - INTERVAL p_longest_micros MICROSECOND
+                   AND o.starts_at > v_start - INTERVAL v_longest MICROSECOND
                    AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
                                     WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
                                       AND b.status = 'HELD' AND b.held_until <= p_now) LOCK IN SHARE MODE;
@@ -357,17 +478,17 @@ BEGIN
             ELSEIF v_n < 0 THEN
                 SET v_reason = 'CONFLICT';
             ELSE
-                IF p_max_upcoming > 0 THEN
+                IF v_max_upcoming > 0 THEN
                     SELECT COUNT(*) INTO v_up
                       FROM ${prefix}occupancy o
                      WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = v_student
-                       AND o.active = TRUE AND o.starts_at > p_now - INTERVAL p_longest_micros MICROSECOND
+                       AND o.active = TRUE AND o.starts_at > p_now - INTERVAL v_longest MICROSECOND
                        AND o.ends_at > p_now
                        AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
                                         WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
                                           AND b.status = 'HELD' AND b.held_until <= p_now) LOCK IN SHARE MODE;
                 END IF;
-                IF p_max_week > 0 AND v_week_start IS NOT NULL THEN
+                IF v_max_week > 0 AND v_week_start IS NOT NULL THEN
                     SELECT COUNT(*) INTO v_week
                       FROM ${prefix}occupancy o
                      WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = v_student
@@ -376,12 +497,11 @@ BEGIN
                                         WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
                                           AND b.status = 'HELD' AND b.held_until <= p_now) LOCK IN SHARE MODE;
                 END IF;
-                IF (p_max_upcoming > 0 AND v_up >= p_max_upcoming) OR (p_max_week > 0 AND v_week >= p_max_week) THEN
+                IF (v_max_upcoming > 0 AND v_up >= v_max_upcoming) OR (v_max_week > 0 AND v_week >= v_max_week) THEN
                     SET v_reason = 'LIMIT';
                 ELSEIF v_cost > 0 THEN
                     -- a package that can pay: locked for update when it pays now, else only required
-                    CALL ${prefix}find_payer(p_tenant, v_student, p_slot, IF(p_credit_policy = 'AT_BOOKING', 1, 0),
-                                             v_payer);
+                    CALL ${prefix}find_payer(p_tenant, v_student, p_slot, IF(v_policy = 'AT_BOOKING', 1, 0), v_payer);
                     IF v_payer IS NULL THEN
                         SET v_reason = 'NO_CREDITS';
                     END IF;
@@ -390,7 +510,7 @@ BEGIN
             IF v_reason IS NOT NULL THEN
                 UPDATE ${prefix}waiter SET status = 'SKIPPED', reason = v_reason, updated_at = p_now
                  WHERE tenant_id = p_tenant AND request_id = v_request AND status = 'WAITING';
-                SET p_events = JSON_ARRAY_APPEND(COALESCE(p_events, '[]'), '$',
+                SET p_events = ${prefix}noted(p_events,
                     JSON_ARRAY('EV_SKIPPED', v_booking, v_request, p_slot, v_student, 0, 'SKIPPED', NULL, v_joined,
                                p_now, v_reason, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
                 ITERATE next_waiter;
@@ -407,12 +527,12 @@ BEGIN
             INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
                                             booking_id, active)
                 VALUES (p_tenant, 'STUDENT', v_student, v_start, v_end, p_slot, v_booking, TRUE);
-            IF v_cost > 0 AND p_credit_policy = 'AT_BOOKING' THEN
+            IF v_cost > 0 AND v_policy = 'AT_BOOKING' THEN
                 CALL ${prefix}charge(p_tenant, v_booking, v_payer, v_cost, 'DRAW', p_now);
             END IF;
             UPDATE ${prefix}waiter SET status = 'PROMOTED', updated_at = p_now
              WHERE tenant_id = p_tenant AND request_id = v_request AND status = 'WAITING';
-            CALL ${prefix}note_booking(p_tenant, v_booking, 'EV_PROMOTED', p_events);
+            SET p_events = ${prefix}noted(p_events, ${prefix}booking_fact(p_tenant, v_booking, 'EV_PROMOTED'));
             LEAVE walk;
         END LOOP next_waiter;
     END walk;
@@ -420,17 +540,13 @@ END//
 
 -- Retires booking p_booking if it is a HELD booking whose hold ran out and still owns its seat:
 -- locks the slot row, then the seat row; the seat becomes FREE, the booking EXPIRED (EV_EXPIRED), its
--- occupation inactive, its credits refunded, and the seat is offered to the waitlist. o_done = 1 when this call retired it.
+-- occupation inactive, its credits refunded, and the seat is offered to the waitlist (p_terms: the
+-- call's promotion terms). o_done = 1 when this call retired it.
 CREATE OR REPLACE PROCEDURE ${prefix}retire(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_terms LONGTEXT,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_now DATETIME(6),
-    p_hold_micros BIGINT,
-    p_longest_micros BIGINT,
-    p_max_upcoming INT,
-    p_max_week INT,
-    p_waitlist_cutoff_micros BIGINT,
-    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     INOUT p_events LONGTEXT,
     OUT o_done INT)
 MODIFIES SQL DATA
@@ -452,27 +568,19 @@ BEGIN
            AND booking_id = p_booking AND status = 'HELD' AND held_until <= p_now
            FOR UPDATE;
         IF v_n = 1 THEN
-            CALL ${prefix}refund(p_tenant, p_booking, p_now);
             UPDATE ${prefix}slot_seat SET status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL
              WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seat AND booking_id = p_booking;
-            UPDATE ${prefix}booking SET status = 'EXPIRED', updated_at = p_now
-             WHERE tenant_id = p_tenant AND booking_id = p_booking AND status = 'HELD';
-            IF ROW_COUNT() <> 1 THEN
-                SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'retire: ledger rows disagree, the seat changed but the booking row did not';
-            END IF;
-            UPDATE ${prefix}occupancy SET active = FALSE
-             WHERE tenant_id = p_tenant AND booking_id = p_booking AND active = TRUE;
-            CALL ${prefix}note_booking(p_tenant, p_booking, 'EV_EXPIRED', p_events);
+            CALL ${prefix}expire_booking(p_tenant, p_booking, p_now, p_events);
             SET o_done = 1;
-            CALL ${prefix}promote(p_tenant, v_slot, p_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, p_events);
+            CALL ${prefix}promote(p_tenant, p_terms, v_slot, p_now, p_events);
         END IF;
     END IF;
 END//
 
 -- Schedules a slot inside the caller's transaction (schedule, schedule_series): locks coach and room,
 -- answers EXISTS (the stored slot, nothing written) or CONFLICT rows (nothing written), else writes the
--- slot (with its rules, week, buffer, class type, cost and series), its seats and the coach and room
--- occupations and answers SCHEDULED; o_rows: the answer's rows as a JSON list.
+-- slot (with its booking rules p_rules, built by slot_rules, and its series), its seats and the coach
+-- and room occupations and answers SCHEDULED; o_rows: the answer's rows as a JSON list.
 CREATE OR REPLACE PROCEDURE ${prefix}schedule_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -482,69 +590,28 @@ CREATE OR REPLACE PROCEDURE ${prefix}schedule_do(
     p_end DATETIME(6),
     p_capacity INT,
     p_longest_micros BIGINT,
-    p_opens_at DATETIME(6),
-    p_closes_at DATETIME(6),
-    p_buffer_seconds INT,
-    p_cancel_policy VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    p_cancel_cutoff_seconds INT,
-    p_week_start DATETIME(6),
-    p_week_end DATETIME(6),
-    p_buffer_students BOOLEAN,
-    p_class_type VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    p_cost INT,
     p_series VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_rules LONGTEXT,
     OUT o_rows LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_n INT DEFAULT 0;
     DECLARE v_dup INT DEFAULT 0;
-    DECLARE v_conf LONGTEXT;
-    DECLARE v_padded DATETIME(6);
-    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_booking, r_request, r_slot, r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_seat INT;
-    DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_held, r_created, r_updated DATETIME(6);
-    DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_start, r_end DATETIME(6);
-    DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_capacity INT;
-    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_amount INT;
-    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_events, v_rows LONGTEXT;
-    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
+    -- coach and room are taken until the end plus the buffer
+    DECLARE v_padded DATETIME(6) DEFAULT p_end + INTERVAL JSON_VALUE(p_rules, '$[2]') SECOND;
+    DECLARE v_answer, v_conf LONGTEXT;
 
     IF p_capacity IS NULL OR p_capacity < 1 OR p_capacity > 100000 THEN
         SIGNAL SQLSTATE '22003' SET MESSAGE_TEXT = 'schedule: capacity must be between 1 and 100000';
     END IF;
-    -- coach and room are taken until the end plus the buffer
-    SET v_padded = p_end + INTERVAL COALESCE(p_buffer_seconds, 0) SECOND;
     main: BEGIN
         -- 1. coach, then room (COACH < ROOM); the row is created on first use
-        SELECT COUNT(*) INTO v_n FROM ${prefix}resource_lock
-         WHERE tenant_id = p_tenant AND resource_kind = 'COACH' AND resource_id = p_coach FOR UPDATE;
-        IF v_n = 0 THEN
-            INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id) VALUES (p_tenant, 'COACH', p_coach)
-                ON DUPLICATE KEY UPDATE resource_id = resource_id;
-        END IF;
-        SELECT COUNT(*) INTO v_n FROM ${prefix}resource_lock
-         WHERE tenant_id = p_tenant AND resource_kind = 'ROOM' AND resource_id = p_room FOR UPDATE;
-        IF v_n = 0 THEN
-            INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id) VALUES (p_tenant, 'ROOM', p_room)
-                ON DUPLICATE KEY UPDATE resource_id = resource_id;
-        END IF;
+        CALL ${prefix}lock_resource(p_tenant, 'COACH', p_coach);
+        CALL ${prefix}lock_resource(p_tenant, 'ROOM', p_room);
 
         -- 2. the slot exists: answer it as stored
-        SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at, buffer_seconds,
-               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), IF(buffer_students, 'STUDENTS', NULL),
-               class_type, cost, series_id
-          INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res,
-               r_student, r_ref, r_amount, r_note
-          FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
-        IF r_slot IS NOT NULL THEN
-            SET r_tag = 'EXISTS';
+        SET v_answer = ${prefix}slot_fact(p_tenant, p_slot, 'EXISTS');
+        IF v_answer IS NOT NULL THEN
             LEAVE main;
         END IF;
 
@@ -569,18 +636,14 @@ BEGIN
             INSERT INTO ${prefix}slot (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity, status,
                                        opens_at, closes_at, buffer_seconds, cancel_policy, cancel_cutoff_seconds,
                                        week_start, week_end, buffer_students, class_type, cost, series_id)
-                VALUES (p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, 'OPEN', p_opens_at, p_closes_at,
-                        COALESCE(p_buffer_seconds, 0), p_cancel_policy, p_cancel_cutoff_seconds, p_week_start,
-                        p_week_end, COALESCE(p_buffer_students, FALSE), p_class_type, COALESCE(p_cost, 0), p_series);
+                VALUES (p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, 'OPEN',
+                        JSON_VALUE(p_rules, '$[0]'), JSON_VALUE(p_rules, '$[1]'), JSON_VALUE(p_rules, '$[2]'),
+                        JSON_VALUE(p_rules, '$[3]'), JSON_VALUE(p_rules, '$[4]'), JSON_VALUE(p_rules, '$[5]'),
+                        JSON_VALUE(p_rules, '$[6]'), JSON_VALUE(p_rules, '$[7]'), JSON_VALUE(p_rules, '$[8]'),
+                        JSON_VALUE(p_rules, '$[9]'), p_series);
         END;
         IF v_dup = 1 THEN
-            SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at,
-                   buffer_seconds, cancel_policy, CAST(cancel_cutoff_seconds AS CHAR),
-                   IF(buffer_students, 'STUDENTS', NULL), class_type, cost, series_id
-              INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind,
-                   r_res, r_student, r_ref, r_amount, r_note
-              FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
-            SET r_tag = 'EXISTS';
+            SET v_answer = ${prefix}slot_fact(p_tenant, p_slot, 'EXISTS');
             LEAVE main;
         END IF;
         -- seats 1..capacity from five digit tables; each digit only as far as the capacity needs
@@ -603,15 +666,9 @@ BEGIN
         INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id, booking_id, active)
             VALUES (p_tenant, 'COACH', p_coach, p_start, v_padded, p_slot, NULL, TRUE),
                    (p_tenant, 'ROOM', p_room, p_start, v_padded, p_slot, NULL, TRUE);
-        SET r_tag = 'SCHEDULED', r_slot = p_slot, r_coach = p_coach, r_room = p_room, r_start = p_start,
-            r_end = p_end, r_capacity = p_capacity, r_status = 'OPEN', r_held = p_opens_at, r_created = p_closes_at,
-            r_seat = COALESCE(p_buffer_seconds, 0), r_kind = p_cancel_policy,
-            r_res = CAST(p_cancel_cutoff_seconds AS CHAR),
-            r_student = IF(COALESCE(p_buffer_students, FALSE), 'STUDENTS', NULL), r_ref = p_class_type,
-            r_amount = COALESCE(p_cost, 0), r_note = p_series;
+        SET v_answer = ${prefix}slot_fact(p_tenant, p_slot, 'SCHEDULED');
     END main;
-    SET o_rows = (${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
-        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), v_conf, v_events));
+    SET o_rows = ${prefix}answer_rows(v_answer, v_conf, NULL);
 END//
 
 -- schedule_do in its own READ COMMITTED transaction.
@@ -641,269 +698,245 @@ BEGIN
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
-    CALL ${prefix}schedule_do(p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, p_longest_micros,
-                              p_opens_at, p_closes_at, p_buffer_seconds, p_cancel_policy, p_cancel_cutoff_seconds,
-                              p_week_start, p_week_end, p_buffer_students, p_class_type, p_cost, p_series, v_rows);
+    CALL ${prefix}schedule_do(p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, p_longest_micros, p_series,
+                              ${prefix}slot_rules(p_opens_at, p_closes_at, p_buffer_seconds, p_cancel_policy,
+                                                  p_cancel_cutoff_seconds, p_week_start, p_week_end,
+                                                  p_buffer_students, p_class_type, p_cost),
+                              v_rows);
     COMMIT;
     CALL ${prefix}emit(v_rows);
 END//
 
 -- Holds (p_status HELD) or books (CONFIRMED) a seat inside the caller's transaction (hold, hold_all);
--- o_rows: the answer's rows as a JSON list. A slot with a cost needs a package of the student that can
--- pay it, for a seat and for a waitlist place alike (else INSUFFICIENT_CREDITS, slot_id, seat = cost);
--- under p_credit_policy AT_BOOKING the new booking draws it.
+-- p_terms: the call's promotion terms (terms); o_rows: the answer's rows as a JSON list. A slot with a
+-- cost needs a package of the student that can pay it, for a seat and for a waitlist place alike (else
+-- INSUFFICIENT_CREDITS, slot_id, seat = cost); under the credit policy AT_BOOKING the new booking draws it.
 CREATE OR REPLACE PROCEDURE ${prefix}hold_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_terms LONGTEXT,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_now DATETIME(6),
-    p_hold_micros BIGINT,
-    p_longest_micros BIGINT,
     p_gate_held BOOLEAN,
     p_waitlist BOOLEAN,
-    p_max_upcoming INT,
-    p_max_week INT,
-    p_waitlist_cutoff_micros BIGINT,
-    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     OUT o_rows LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
+    DECLARE v_longest BIGINT DEFAULT JSON_VALUE(p_terms, '$[1]');
+    DECLARE v_max_upcoming INT DEFAULT JSON_VALUE(p_terms, '$[2]');
+    DECLARE v_max_week INT DEFAULT JSON_VALUE(p_terms, '$[3]');
+    DECLARE v_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT JSON_VALUE(p_terms, '$[5]');
     DECLARE v_held_until DATETIME(6);
     DECLARE v_slot_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_start, v_end, v_lowest, v_opens, v_closes, v_week_start, v_week_end, v_student_end DATETIME(6);
-    DECLARE v_buffer INT DEFAULT 0;
+    DECLARE v_start, v_end, v_student_end, v_lowest, v_opens, v_closes, v_week_start, v_week_end DATETIME(6);
     DECLARE v_cost INT DEFAULT 0;
-    DECLARE v_payer VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_buffer_students BOOLEAN DEFAULT FALSE;
-    DECLARE v_n, v_up, v_week INT DEFAULT 0;
-    DECLARE v_conf, v_cand LONGTEXT;
-    DECLARE v_own_dead, v_old, v_displaced, v_bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_n, v_overlaps INT DEFAULT 0;
+    DECLARE v_live, v_full BOOLEAN;
+    DECLARE v_oid BIGINT DEFAULT 0;
+    DECLARE v_payer, v_own_dead, v_old, v_displaced, v_bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_refuse VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_seq INT;
-    DECLARE v_i INT DEFAULT 0;
-    DECLARE v_done INT DEFAULT 0;
-    DECLARE v_round INT DEFAULT 0;
+    DECLARE v_done, v_round, v_taken, v_none INT DEFAULT 0;
     DECLARE v_skip INT DEFAULT 1;
-    DECLARE v_taken INT DEFAULT 0;
-    DECLARE v_none INT DEFAULT 0;
-    DECLARE v_waiting INT DEFAULT 0;
+    DECLARE v_waiting INT;
     DECLARE v_waitlist INT DEFAULT IF(COALESCE(p_waitlist, FALSE), 1, 0);
-    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_booking, r_request, r_slot, r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_seat INT;
-    DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_held, r_created, r_updated DATETIME(6);
-    DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_start, r_end DATETIME(6);
-    DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_capacity INT;
-    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_amount INT;
-    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_events, v_rows LONGTEXT;
+    DECLARE v_answer, v_conf, v_events LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
 
     IF p_status IS NULL OR p_status NOT IN ('HELD', 'CONFIRMED') THEN
         SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'hold: p_status must be HELD or CONFIRMED';
     END IF;
-    SET v_held_until = v_now + INTERVAL p_hold_micros MICROSECOND;
+    SET v_held_until = v_now + INTERVAL JSON_VALUE(p_terms, '$[0]') MICROSECOND;
     main: BEGIN
-        -- 1. the slot
-        SELECT status, starts_at, ends_at, opens_at, closes_at, week_start, week_end, buffer_seconds, buffer_students,
-               cost
-          INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end, v_buffer, v_buffer_students,
-               v_cost
+        -- 1. the slot; the student's time ends with the session, or its buffer when the slot pads its
+        --    students too. Full by committed seats (v_full): asked here unless the gate counted this
+        --    request or it may wait; the primary key would walk every sold seat of a hot slot: name the
+        --    index that finds a free or ran-out seat at once
+        SELECT status, starts_at, ends_at, opens_at, closes_at, week_start, week_end, cost,
+               IF(buffer_students, ends_at + INTERVAL buffer_seconds SECOND, ends_at),
+               NOT COALESCE(p_gate_held, FALSE) AND v_waitlist = 0
+               AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat f FORCE INDEX (${prefix}slot_seat_claim_ix)
+                                WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status = 'FREE')
+               AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat h FORCE INDEX (${prefix}slot_seat_held_ix)
+                                WHERE h.tenant_id = p_tenant AND h.slot_id = p_slot AND h.status = 'HELD'
+                                  AND h.held_until <= v_now)
+          INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end, v_cost, v_student_end,
+               v_full
           FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF v_slot_status IS NULL THEN
-            SET r_tag = 'NOT_FOUND';
+            SET v_answer = ${prefix}fact('NOT_FOUND', NULL, NULL, NULL, NULL, NULL, NULL);
             LEAVE main;
         END IF;
-        -- the student's time: the session, and its buffer when the slot pads its students too
-        SET v_student_end = IF(v_buffer_students, v_end + INTERVAL v_buffer SECOND, v_end);
 
         -- 2. cancelled or over, 3. outside the booking window, 4. full by committed seats (answered
-        --    without locking anything; skipped when the gate counted this request or it may wait; the
-        --    primary key would walk every sold seat of a hot slot: name the index that finds a free or
-        --    ran-out seat at once): only a replay of this request is answered otherwise
+        --    without locking anything but a replayed booking's row): only a replay of this request, or
+        --    the student's live booking of a full slot, is answered otherwise
         IF v_slot_status <> 'OPEN' OR v_now >= v_end THEN
             SET v_refuse = 'NOT_OPEN';
         ELSEIF v_opens IS NOT NULL AND v_now < v_opens THEN
             SET v_refuse = 'NOT_OPEN_YET';
         ELSEIF v_closes IS NOT NULL AND v_now >= v_closes THEN
             SET v_refuse = 'BOOKING_CLOSED';
-        ELSEIF NOT COALESCE(p_gate_held, FALSE) AND v_waitlist = 0
-           AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat FORCE INDEX (${prefix}slot_seat_claim_ix)
-                            WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'FREE')
-           AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat FORCE INDEX (${prefix}slot_seat_held_ix)
-                            WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'HELD'
-                              AND held_until <= v_now) THEN
+        ELSEIF v_full THEN
             SET v_refuse = 'FULL';
         END IF;
         IF v_refuse IS NOT NULL THEN
-            SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-                   package_id, credits, attendance
-              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
-              FROM ${prefix}booking WHERE tenant_id = p_tenant AND request_id = p_request;
-            IF r_booking IS NOT NULL THEN
-                SET r_tag = 'REPLAY';
-                LEAVE main;
-            END IF;
-            CALL ${prefix}waiter_row(p_tenant, p_request, r_booking, r_request, r_slot, r_student, r_seat,
-                                          r_status, r_created, r_updated, r_kind);
-            IF r_booking IS NOT NULL THEN
-                SET r_tag = 'WAITLISTED_REPLAY';
-                LEAVE main;
-            END IF;
-            IF v_refuse = 'FULL' THEN
-                SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-                   package_id, credits, attendance
-                  INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
-                  FROM ${prefix}booking WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student AND status IN ('HELD', 'CONFIRMED') LIMIT 1;
-                IF r_booking IS NOT NULL AND (r_status = 'CONFIRMED' OR v_now < r_held) THEN
-                    SET r_tag = 'ALREADY';
-                    LEAVE main;
+            SELECT booking_id INTO v_bid FROM ${prefix}booking WHERE tenant_id = p_tenant AND request_id = p_request;
+            SET v_answer = COALESCE(${prefix}booking_fact(p_tenant, v_bid, 'REPLAY'),
+                                    ${prefix}waiter_fact(p_tenant, p_request, 'WAITLISTED_REPLAY'));
+            IF v_answer IS NULL AND v_refuse = 'FULL' THEN
+                SELECT booking_id, status = 'CONFIRMED' OR v_now < held_until INTO v_bid, v_live
+                  FROM ${prefix}booking
+                 WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student
+                   AND status IN ('HELD', 'CONFIRMED') LIMIT 1;
+                IF v_live THEN
+                    SET v_answer = ${prefix}booking_fact(p_tenant, v_bid, 'ALREADY');
                 END IF;
-                SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
             END IF;
-            SET r_tag = v_refuse, r_slot = p_slot;
-            IF v_refuse = 'NOT_OPEN' THEN
-                SET r_status = v_slot_status;
-            ELSEIF v_refuse = 'NOT_OPEN_YET' THEN
-                SET r_held = v_opens;
-            ELSEIF v_refuse = 'BOOKING_CLOSED' THEN
-                SET r_held = v_closes;
-            ELSE
-                SET r_slot = NULL;
+            IF v_answer IS NULL THEN
+                SET v_answer = ${prefix}fact(v_refuse, NULL, IF(v_refuse = 'FULL', NULL, p_slot), NULL,
+                                             IF(v_refuse = 'NOT_OPEN', v_slot_status, NULL),
+                                             CASE v_refuse WHEN 'NOT_OPEN_YET' THEN v_opens
+                                                           WHEN 'BOOKING_CLOSED' THEN v_closes END, NULL);
             END IF;
             LEAVE main;
         END IF;
 
         -- 5. the student's lock. What it guards (the student's bookings, waitlist entries and
         --    occupations) is read from here on with locking reads (see the note at the top)
-        SELECT COUNT(*) INTO v_n FROM ${prefix}resource_lock
-         WHERE tenant_id = p_tenant AND resource_kind = 'STUDENT' AND resource_id = p_student FOR UPDATE;
-        IF v_n = 0 THEN
-            INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id) VALUES (p_tenant, 'STUDENT', p_student)
-                ON DUPLICATE KEY UPDATE resource_id = resource_id;
-        END IF;
+        CALL ${prefix}lock_resource(p_tenant, 'STUDENT', p_student);
 
         -- 6. a replay of this request (any slot, any status; the caller checks slot and student):
         --    its booking, else its waitlist entry
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-                   package_id, credits, attendance
-              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
-              FROM ${prefix}booking WHERE tenant_id = p_tenant AND request_id = p_request LOCK IN SHARE MODE;
-        IF r_booking IS NOT NULL THEN
-            SET r_tag = 'REPLAY';
-            LEAVE main;
-        END IF;
-        CALL ${prefix}waiter_row(p_tenant, p_request, r_booking, r_request, r_slot, r_student, r_seat,
-                                          r_status, r_created, r_updated, r_kind);
-        IF r_booking IS NOT NULL THEN
-            SET r_tag = 'WAITLISTED_REPLAY';
+        SELECT booking_id INTO v_bid FROM ${prefix}booking
+         WHERE tenant_id = p_tenant AND request_id = p_request LOCK IN SHARE MODE;
+        SET v_answer = COALESCE(${prefix}booking_fact(p_tenant, v_bid, 'REPLAY'),
+                                ${prefix}waiter_fact(p_tenant, p_request, 'WAITLISTED_REPLAY'));
+        IF v_answer IS NOT NULL THEN
             LEAVE main;
         END IF;
 
         -- 7. the student's own booking of this slot: live answers ALREADY, a dead hold is retired below
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-                   package_id, credits, attendance
-              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
-              FROM ${prefix}booking WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student AND status IN ('HELD', 'CONFIRMED') LIMIT 1 LOCK IN SHARE MODE;
-        IF r_booking IS NOT NULL THEN
-            IF r_status = 'CONFIRMED' OR v_now < r_held THEN
-                SET r_tag = 'ALREADY';
-                LEAVE main;
-            END IF;
-            SET v_own_dead = r_booking;
-            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
-        END IF;
-
-        -- 8. the student's occupations overlapping his time in this slot; a hold that ran out blocks nothing
-        SET v_lowest = v_start - INTERVAL p_longest_micros MICROSECOND;
-        SELECT COUNT(*), JSON_ARRAYAGG(JSON_ARRAY('CONFLICT', o.booking_id, NULL, o.slot_id, NULL, NULL, NULL, NULL,
-                                                  NULL, NULL, o.resource_kind, o.resource_id, o.starts_at, o.ends_at,
-                                                  NULL, NULL, NULL, NULL, NULL, NULL)
-                                       ORDER BY o.resource_kind, o.resource_id, o.starts_at)
-          INTO v_n, v_conf
-          FROM ${prefix}occupancy o
-         WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student AND o.active = TRUE
-           AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
-           AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
-                            WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
-                              AND b.status = 'HELD' AND b.held_until <= v_now) LOCK IN SHARE MODE;
-        IF v_n > 0 THEN
+        SELECT booking_id, status = 'CONFIRMED' OR v_now < held_until INTO v_own_dead, v_live
+          FROM ${prefix}booking
+         WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student
+           AND status IN ('HELD', 'CONFIRMED') LIMIT 1 LOCK IN SHARE MODE;
+        IF v_live THEN
+            SET v_answer = ${prefix}booking_fact(p_tenant, v_own_dead, 'ALREADY');
             LEAVE main;
         END IF;
-        SET v_conf = NULL;
+
+        -- 8. the student's live occupations overlapping his time in this slot; a hold that ran out blocks
+        --    nothing. A plain count of his active ones there first (v_overlaps; a dead hold is an old row,
+        --    which a plain read sees): none, and a locking count finds none committed since either, means
+        --    no conflict; else the live ones are counted under share locks (a dead one stays unlocked),
+        --    then listed when there are any
+        SET v_lowest = v_start - INTERVAL v_longest MICROSECOND;
+        SELECT COUNT(*) INTO v_overlaps
+          FROM ${prefix}occupancy o
+         WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+           AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest;
+        IF v_overlaps = 0 THEN
+            SELECT COUNT(*) INTO v_n
+              FROM ${prefix}occupancy o
+             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+               AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+               LOCK IN SHARE MODE;
+        END IF;
+        IF v_overlaps > 0 OR v_n > 0 THEN
+            SELECT COUNT(*) INTO v_n
+              FROM ${prefix}occupancy o
+             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+               AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+               AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
+                                WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
+                                  AND b.status = 'HELD' AND b.held_until <= v_now) LOCK IN SHARE MODE;
+        END IF;
+        IF v_n > 0 THEN
+            SELECT JSON_ARRAYAGG(JSON_ARRAY('CONFLICT', o.booking_id, NULL, o.slot_id, NULL, NULL, NULL, NULL, NULL,
+                                            NULL, o.resource_kind, o.resource_id, o.starts_at, o.ends_at, NULL,
+                                            NULL, NULL, NULL, NULL, NULL)
+                                 ORDER BY o.resource_kind, o.resource_id, o.starts_at)
+              INTO v_conf
+              FROM ${prefix}occupancy o
+             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+               AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+               AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
+                                WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
+                                  AND b.status = 'HELD' AND b.held_until <= v_now) LOCK IN SHARE MODE;
+            LEAVE main;
+        END IF;
 
         -- 9. the limits, over the student's live bookings: sessions not ended yet, then this slot's week
-        IF p_max_upcoming > 0 THEN
-            SELECT COUNT(*) INTO v_up
+        IF v_max_upcoming > 0 THEN
+            SELECT COUNT(*) INTO v_n
               FROM ${prefix}occupancy o
               WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-               AND o.active = TRUE AND o.starts_at > v_now - INTERVAL p_longest_micros MICROSECOND
+               AND o.active = TRUE AND o.starts_at > v_now - INTERVAL v_longest MICROSECOND
                AND o.ends_at > v_now
                AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
                                 WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
                                   AND b.status = 'HELD' AND b.held_until <= v_now) LOCK IN SHARE MODE;
-            IF v_up >= p_max_upcoming THEN
-                SET r_tag = 'LIMIT', r_kind = 'UPCOMING', r_seat = p_max_upcoming;
+            IF v_n >= v_max_upcoming THEN
+                SET v_answer = ${prefix}fact('LIMIT', NULL, NULL, v_max_upcoming, NULL, NULL, 'UPCOMING');
                 LEAVE main;
             END IF;
         END IF;
-        IF p_max_week > 0 AND v_week_start IS NOT NULL THEN
-            SELECT COUNT(*) INTO v_week
+        IF v_max_week > 0 AND v_week_start IS NOT NULL THEN
+            SELECT COUNT(*) INTO v_n
               FROM ${prefix}occupancy o
               WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
                AND o.active = TRUE AND o.starts_at >= v_week_start AND o.starts_at < v_week_end
                AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b
                                 WHERE b.tenant_id = p_tenant AND b.booking_id = o.booking_id
                                   AND b.status = 'HELD' AND b.held_until <= v_now) LOCK IN SHARE MODE;
-            IF v_week >= p_max_week THEN
-                SET r_tag = 'LIMIT', r_kind = 'WEEKLY', r_seat = p_max_week;
+            IF v_n >= v_max_week THEN
+                SET v_answer = ${prefix}fact('LIMIT', NULL, NULL, v_max_week, NULL, NULL, 'WEEKLY');
                 LEAVE main;
             END IF;
         END IF;
 
         -- 10. retire the student's dead holds: his own of this slot, then those overlapping it (in the
-        --     order they were taken); each freed seat is offered to its slot's waitlist
-        SELECT JSON_ARRAYAGG(c.booking_id ORDER BY c.k, c.id) INTO v_cand
-          FROM (SELECT 0 AS k, 0 AS id, v_own_dead AS booking_id FROM DUAL WHERE v_own_dead IS NOT NULL
-                UNION ALL
-                SELECT 1, o.id, b.booking_id
-                  FROM ${prefix}occupancy o
-                  JOIN ${prefix}booking b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id
-                 WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-                   AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
-                   AND b.status = 'HELD' AND b.held_until <= v_now
-                   AND b.booking_id <> COALESCE(v_own_dead, '')) c;
-        WHILE v_cand IS NOT NULL AND v_i < JSON_LENGTH(v_cand) DO
-            SET v_bid = JSON_UNQUOTE(JSON_EXTRACT(v_cand, CONCAT('$[', v_i, ']')));
-            CALL ${prefix}retire(p_tenant, v_bid, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, v_events, v_done);
-            SET v_i = v_i + 1;
-        END WHILE;
+        --     order they were taken, by occupation id; looked for only when step 8 saw active occupations
+        --     of his there); each freed seat is offered to its slot's waitlist
+        IF v_own_dead IS NOT NULL THEN
+            CALL ${prefix}retire(p_tenant, p_terms, v_own_dead, v_now, v_events, v_done);
+        END IF;
+        dead_holds: WHILE v_overlaps > 0 DO
+            SET v_bid = NULL;
+            SELECT o.id, b.booking_id INTO v_oid, v_bid
+              FROM ${prefix}occupancy o FORCE INDEX (${prefix}occupancy_overlap_ix)
+              STRAIGHT_JOIN ${prefix}booking b FORCE INDEX (PRIMARY)
+                ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id
+             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+               AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest
+               AND o.id > v_oid AND b.status = 'HELD' AND b.held_until <= v_now
+               AND b.booking_id <> COALESCE(v_own_dead, '')
+             ORDER BY o.id LIMIT 1;
+            IF v_bid IS NULL THEN
+                LEAVE dead_holds;
+            END IF;
+            CALL ${prefix}retire(p_tenant, p_terms, v_bid, v_now, v_events, v_done);
+        END WHILE dead_holds;
 
         -- 10b. a slot with a cost: a package of the student that can pay it, for a seat and a waitlist
         --      place alike; locked FOR UPDATE when it pays now (AT_BOOKING), before any seat is locked,
         --      else in share mode (only required; check_in draws)
         IF v_cost > 0 THEN
-            CALL ${prefix}find_payer(p_tenant, p_student, p_slot, IF(p_credit_policy = 'AT_BOOKING', 1, 0), v_payer);
+            CALL ${prefix}find_payer(p_tenant, p_student, p_slot, IF(v_policy = 'AT_BOOKING', 1, 0), v_payer);
             IF v_payer IS NULL THEN
-                SET r_tag = 'INSUFFICIENT_CREDITS', r_slot = p_slot, r_seat = v_cost;
+                SET v_answer = ${prefix}fact('INSUFFICIENT_CREDITS', NULL, p_slot, v_cost, NULL, NULL, NULL);
                 LEAVE main;
             END IF;
         END IF;
 
         -- 11. the claim, as JdbcSeatLedger.claimSeat: the first free seat, else (only while nobody waits
-        --     for the slot) the oldest ran-out hold, skipping seats other claims have locked; then once
-        --     more waiting for them
-        SET v_waiting = EXISTS (SELECT 1 FROM ${prefix}waiter FORCE INDEX (${prefix}waiter_slot_ix)
-                                 WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'WAITING');
+        --     for the slot, asked once a free seat is missing) the oldest ran-out hold, skipping seats other
+        --     claims have locked; then once more waiting for them
         claim: WHILE v_taken = 0 AND v_round < 8 DO
             SET v_round = v_round + 1, v_skip = 1;
             attempt: LOOP
@@ -925,6 +958,10 @@ BEGIN
                         SET v_taken = 1;
                     END IF;
                     LEAVE attempt;
+                END IF;
+                IF v_waiting IS NULL THEN
+                    SET v_waiting = EXISTS (SELECT 1 FROM ${prefix}waiter FORCE INDEX (${prefix}waiter_slot_ix)
+                                             WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'WAITING');
                 END IF;
                 IF v_waiting = 0 THEN
                     IF v_skip = 1 THEN
@@ -959,13 +996,13 @@ BEGIN
         --     every seat-freeing call takes before it promotes) a seat freed meanwhile is claimed, else
         --     the request waits.
         IF v_none = 1 THEN
-            IF v_waitlist = 0 OR v_now >= v_start - INTERVAL p_waitlist_cutoff_micros MICROSECOND THEN
-                SET r_tag = 'FULL';
+            IF v_waitlist = 0 OR v_now >= v_start - INTERVAL JSON_VALUE(p_terms, '$[4]') MICROSECOND THEN
+                SET v_answer = ${prefix}fact('FULL', NULL, NULL, NULL, NULL, NULL, NULL);
                 LEAVE main;
             END IF;
             SELECT status INTO v_slot_status FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot FOR UPDATE;
             IF v_slot_status <> 'OPEN' THEN
-                SET r_tag = 'NOT_OPEN', r_slot = p_slot, r_status = v_slot_status;
+                SET v_answer = ${prefix}fact('NOT_OPEN', NULL, p_slot, NULL, v_slot_status, NULL, NULL);
                 LEAVE main;
             END IF;
             SET v_seq = NULL;
@@ -986,17 +1023,13 @@ BEGIN
                  WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student AND status = 'WAITING'
                  LIMIT 1 LOCK IN SHARE MODE;
                 IF v_bid IS NOT NULL THEN
-                    CALL ${prefix}waiter_row(p_tenant, v_bid, r_booking, r_request, r_slot, r_student, r_seat,
-                                              r_status, r_created, r_updated, r_kind);
-                    SET r_tag = 'WAITLISTED_REPLAY';
+                    SET v_answer = ${prefix}waiter_fact(p_tenant, v_bid, 'WAITLISTED_REPLAY');
                     LEAVE main;
                 END IF;
                 INSERT INTO ${prefix}waiter (tenant_id, request_id, slot_id, student_id, booking_id, status, reason,
                                              joined_at, updated_at)
                     VALUES (p_tenant, p_request, p_slot, p_student, p_booking, 'WAITING', NULL, v_now, v_now);
-                CALL ${prefix}waiter_row(p_tenant, p_request, r_booking, r_request, r_slot, r_student, r_seat,
-                                          r_status, r_created, r_updated, r_kind);
-                SET r_tag = 'WAITLISTED';
+                SET v_answer = ${prefix}waiter_fact(p_tenant, p_request, 'WAITLISTED');
                 LEAVE main;
             END IF;
         END IF;
@@ -1004,36 +1037,27 @@ BEGIN
             SIGNAL SQLSTATE '40001' SET MESSAGE_TEXT = 'hold: the seat rows kept changing under the claim';
         END IF;
         IF v_displaced IS NOT NULL THEN
-            CALL ${prefix}refund(p_tenant, v_displaced, v_now);
-            UPDATE ${prefix}booking SET status = 'EXPIRED', updated_at = v_now
-             WHERE tenant_id = p_tenant AND booking_id = v_displaced AND status = 'HELD';
-            IF ROW_COUNT() <> 1 THEN
-                SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'hold: ledger rows disagree, the displaced booking was not HELD';
-            END IF;
-            UPDATE ${prefix}occupancy SET active = FALSE
-             WHERE tenant_id = p_tenant AND booking_id = v_displaced AND active = TRUE;
-            CALL ${prefix}note_booking(p_tenant, v_displaced, 'EV_EXPIRED', v_events);
+            CALL ${prefix}expire_booking(p_tenant, v_displaced, v_now, v_events);
         END IF;
 
-        -- 13. the booking and the student's occupation
+        -- 13. the booking and the student's occupation; the answer and its event are the booking as written
         INSERT INTO ${prefix}booking (tenant_id, booking_id, request_id, slot_id, student_id, seat, status, held_until,
                                       created_at, updated_at)
             VALUES (p_tenant, p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now, v_now);
         INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id, booking_id, active)
             VALUES (p_tenant, 'STUDENT', p_student, v_start, v_student_end, p_slot, p_booking, TRUE);
-        IF v_cost > 0 AND p_credit_policy = 'AT_BOOKING' THEN
+        IF v_cost > 0 AND v_policy = 'AT_BOOKING' THEN
             CALL ${prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'DRAW', v_now);
+            SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, 'HELD');
+        ELSE
+            -- unpaid: the booking as just written (no package, no credits, attendance NONE)
+            SET v_answer = JSON_ARRAY('HELD', p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until,
+                                      v_now, v_now, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 'NONE');
         END IF;
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-               package_id, credits, attendance
-          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref,
-               r_amount, r_note
-          FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
-        SET r_tag = 'HELD';
-        CALL ${prefix}note_booking(p_tenant, p_booking, IF(p_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD'), v_events);
+        SET v_events = ${prefix}noted(v_events,
+                                      JSON_SET(v_answer, '$[0]', IF(p_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD')));
     END main;
-    SET o_rows = (${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
-        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), v_conf, v_events));
+    SET o_rows = ${prefix}answer_rows(v_answer, v_conf, v_events);
 END//
 
 -- hold_do in its own READ COMMITTED transaction. Answers HELD (plus EV_HELD or EV_CONFIRMED), REPLAY,
@@ -1061,9 +1085,9 @@ BEGIN
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
-    CALL ${prefix}hold_do(p_tenant, p_booking, p_request, p_slot, p_student, p_status, p_now, p_hold_micros,
-                          p_longest_micros, p_gate_held, p_waitlist, p_max_upcoming, p_max_week,
-                          p_waitlist_cutoff_micros, p_credit_policy, v_rows);
+    CALL ${prefix}hold_do(p_tenant, ${prefix}terms(p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
+                                                   p_waitlist_cutoff_micros, p_credit_policy),
+                          p_booking, p_request, p_slot, p_student, p_status, p_now, p_gate_held, p_waitlist, v_rows);
     COMMIT;
     CALL ${prefix}emit(v_rows);
 END//
@@ -1088,21 +1112,7 @@ BEGIN
     DECLARE v_held DATETIME(6);
     DECLARE v_seat INT;
     DECLARE v_n INT DEFAULT 0;
-    DECLARE v_done INT DEFAULT 0;
-    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_booking, r_request, r_slot, r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_seat INT;
-    DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_held, r_created, r_updated DATETIME(6);
-    DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_start, r_end DATETIME(6);
-    DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_capacity INT;
-    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_amount INT;
-    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_events, v_rows LONGTEXT;
+    DECLARE v_answer, v_events LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
@@ -1115,27 +1125,27 @@ BEGIN
         SELECT slot_id, seat, student_id, status, held_until INTO v_slot, v_seat, v_student, v_status, v_held
           FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
         IF v_slot IS NULL OR v_student <> p_student THEN
-            SET r_tag = 'NOT_FOUND';
+            SET v_answer = ${prefix}fact('NOT_FOUND', NULL, NULL, NULL, NULL, NULL, NULL);
             LEAVE main;
         END IF;
         IF v_status = 'HELD' AND v_held <= v_now THEN
-            CALL ${prefix}retire(p_tenant, p_booking, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, v_events, v_done);
+            CALL ${prefix}retire(p_tenant, ${prefix}terms(p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
+                                                          p_waitlist_cutoff_micros, p_credit_policy),
+                                 p_booking, v_now, v_events, v_n);
         ELSE
             SELECT COUNT(*) INTO v_n FROM ${prefix}slot_seat
              WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seat FOR UPDATE;
         END IF;
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-                   package_id, credits, attendance
-          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
+        SELECT status, held_until INTO v_status, v_held
           FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking LOCK IN SHARE MODE;
-        IF r_status = 'CONFIRMED' THEN
-            SET r_tag = 'CONFIRMED';
-        ELSEIF r_status = 'CANCELLED' THEN
-            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
-            SET r_tag = 'ALREADY_CANCELLED';
-        ELSEIF r_status = 'EXPIRED' THEN
-            SET r_tag = 'HOLD_EXPIRED';
-        ELSEIF v_now < r_held THEN
+        IF v_status = 'CANCELLED' THEN
+            SET v_answer = ${prefix}fact('ALREADY_CANCELLED', NULL, NULL, NULL, NULL, NULL, NULL);
+            LEAVE main;
+        END IF;
+        IF v_status = 'HELD' THEN
+            IF v_now >= v_held THEN
+                SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'confirm: ledger rows disagree, a ran-out hold does not own its seat';
+            END IF;
             UPDATE ${prefix}slot_seat SET status = 'CONFIRMED'
              WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seat AND booking_id = p_booking
                AND status = 'HELD' AND held_until > v_now;
@@ -1147,16 +1157,13 @@ BEGIN
             IF ROW_COUNT() <> 1 THEN
                 SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'confirm: ledger rows disagree, the seat changed but the booking row did not';
             END IF;
-            SET r_tag = 'CONFIRMED', r_status = 'CONFIRMED', r_updated = v_now;
-            CALL ${prefix}note_booking(p_tenant, p_booking, 'EV_CONFIRMED', v_events);
-        ELSE
-            SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'confirm: ledger rows disagree, a ran-out hold does not own its seat';
+            SET v_events = ${prefix}noted(v_events, ${prefix}booking_fact(p_tenant, p_booking, 'EV_CONFIRMED'));
         END IF;
+        -- the booking: CONFIRMED (now or before), or HOLD_EXPIRED
+        SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, IF(v_status = 'EXPIRED', 'HOLD_EXPIRED', 'CONFIRMED'));
     END main;
     COMMIT;
-
-    CALL ${prefix}emit(${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
-        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), NULL, v_events));
+    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events));
 END//
 
 CREATE OR REPLACE PROCEDURE ${prefix}cancel(
@@ -1175,30 +1182,17 @@ CREATE OR REPLACE PROCEDURE ${prefix}cancel(
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
+    DECLARE v_terms LONGTEXT DEFAULT ${prefix}terms(p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
+                                                    p_waitlist_cutoff_micros, p_credit_policy);
     DECLARE v_slot, v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_policy VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_slot_policy VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_status, v_attendance VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_policy, v_slot_policy VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_slot_cutoff INT;
     DECLARE v_held, v_start, v_cutoff DATETIME(6);
     DECLARE v_seat INT;
     DECLARE v_late INT DEFAULT 0;
     DECLARE v_n INT DEFAULT 0;
-    DECLARE v_done INT DEFAULT 0;
-    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_booking, r_request, r_slot, r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_seat INT;
-    DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_held, r_created, r_updated DATETIME(6);
-    DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_start, r_end DATETIME(6);
-    DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_capacity INT;
-    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_amount INT;
-    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_events, v_rows LONGTEXT;
+    DECLARE v_answer, v_events LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
@@ -1209,12 +1203,12 @@ BEGIN
         SELECT slot_id, seat, student_id, status, held_until INTO v_slot, v_seat, v_student, v_status, v_held
           FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
         IF v_slot IS NULL OR (p_student IS NOT NULL AND v_student <> p_student) THEN
-            SET r_tag = 'NOT_FOUND';
+            SET v_answer = ${prefix}fact('NOT_FOUND', NULL, NULL, NULL, NULL, NULL, NULL);
             LEAVE main;
         END IF;
         IF v_status = 'HELD' AND v_held <= v_now THEN
             -- the hold already ran out: nothing to cancel, but retire it now (its seat goes to the waitlist)
-            CALL ${prefix}retire(p_tenant, p_booking, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, v_events, v_done);
+            CALL ${prefix}retire(p_tenant, v_terms, p_booking, v_now, v_events, v_n);
         ELSEIF v_status IN ('HELD', 'CONFIRMED') THEN
             -- slot row, then seat row, then the booking again
             SELECT starts_at, cancel_policy, cancel_cutoff_seconds INTO v_start, v_slot_policy, v_slot_cutoff
@@ -1222,18 +1216,15 @@ BEGIN
             SELECT COUNT(*) INTO v_n FROM ${prefix}slot_seat
              WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seat FOR UPDATE;
         END IF;
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-                   package_id, credits, attendance
-          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref, r_amount, r_note
+        SELECT status, attendance INTO v_status, v_attendance
           FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking LOCK IN SHARE MODE;
-        IF r_status NOT IN ('HELD', 'CONFIRMED') OR v_start IS NULL THEN
-            SET r_tag = 'ALREADY_CANCELLED';
+        IF v_status NOT IN ('HELD', 'CONFIRMED') OR v_start IS NULL THEN
+            SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, 'ALREADY_CANCELLED');
             LEAVE main;
         END IF;
         -- the student came (or was marked absent): only staff may still cancel
-        IF p_student IS NOT NULL AND r_note <> 'NONE' THEN
-            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
-            SET r_tag = 'TOO_LATE', r_booking = p_booking, r_held = v_start;
+        IF p_student IS NOT NULL AND v_attendance <> 'NONE' THEN
+            SET v_answer = ${prefix}fact('TOO_LATE', p_booking, NULL, NULL, NULL, v_start, NULL);
             LEAVE main;
         END IF;
         -- the policy: the slot's own, else the tenant's; late from the cutoff before the start on
@@ -1246,8 +1237,7 @@ BEGIN
         END IF;
         SET v_late = IF(v_cutoff IS NOT NULL AND v_now >= v_cutoff, 1, 0);
         IF v_late = 1 AND v_policy = 'REFUSE' AND p_student IS NOT NULL THEN
-            SET r_booking = NULL, r_request = NULL, r_slot = NULL, r_student = NULL, r_seat = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_updated = NULL, r_kind = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
-            SET r_tag = 'TOO_LATE', r_held = v_cutoff;
+            SET v_answer = ${prefix}fact('TOO_LATE', NULL, NULL, NULL, NULL, v_cutoff, NULL);
             LEAVE main;
         END IF;
         -- the credits: a late cancel by the student keeps them (AT_BOOKING) or forfeits the cost
@@ -1270,19 +1260,14 @@ BEGIN
         END IF;
         UPDATE ${prefix}occupancy SET active = FALSE
          WHERE tenant_id = p_tenant AND booking_id = p_booking AND active = TRUE;
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-               package_id, credits, attendance
-          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref,
-               r_amount, r_note
-          FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
-        SET r_tag = 'CANCELLED', r_kind = IF(v_late = 1, 'LATE', NULL);
-        CALL ${prefix}note_booking(p_tenant, p_booking, IF(v_late = 1, 'EV_LATE_CANCELLED', 'EV_CANCELLED'), v_events);
-        CALL ${prefix}promote(p_tenant, v_slot, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, v_events);
+        -- the event is the booking as cancelled; the answer too, tagged CANCELLED (res_kind LATE when late)
+        SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, IF(v_late = 1, 'EV_LATE_CANCELLED', 'EV_CANCELLED'));
+        SET v_events = ${prefix}noted(v_events, v_answer),
+            v_answer = JSON_SET(v_answer, '$[0]', 'CANCELLED', '$[10]', IF(v_late = 1, 'LATE', NULL));
+        CALL ${prefix}promote(p_tenant, v_terms, v_slot, v_now, v_events);
     END main;
     COMMIT;
-
-    CALL ${prefix}emit(${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
-        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), NULL, v_events));
+    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events));
 END//
 
 -- Calls a slot off inside the caller's transaction (cancel_slot, cancel_series): SLOT_CANCELLED (the
@@ -1296,47 +1281,26 @@ CREATE OR REPLACE PROCEDURE ${prefix}cancel_slot_do(
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
+    DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_n INT DEFAULT 0;
-    DECLARE v_ids, v_paid LONGTEXT;
     DECLARE v_i INT DEFAULT 0;
-    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_booking, r_request, r_slot, r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_seat INT;
-    DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_held, r_created, r_updated DATETIME(6);
-    DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_start, r_end DATETIME(6);
-    DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_capacity INT;
-    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_amount INT;
-    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_events, v_rows LONGTEXT;
+    DECLARE v_ids, v_paid, v_answer, v_events LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
 
     main: BEGIN
-        SELECT slot_id, coach_id, room_id, starts_at, ends_at, capacity, status, opens_at, closes_at, buffer_seconds,
-               cancel_policy, CAST(cancel_cutoff_seconds AS CHAR), IF(buffer_students, 'STUDENTS', NULL),
-               class_type, cost, series_id
-          INTO r_slot, r_coach, r_room, r_start, r_end, r_capacity, r_status, r_held, r_created, r_seat, r_kind, r_res,
-               r_student, r_ref, r_amount, r_note
-          FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
-        IF r_slot IS NULL THEN
-            SET r_tag = 'NOT_FOUND';
+        SELECT status INTO v_status FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
+        IF v_status IS NULL THEN
+            SET v_answer = ${prefix}fact('NOT_FOUND', NULL, NULL, NULL, NULL, NULL, NULL);
             LEAVE main;
         END IF;
-        IF r_status <> 'OPEN' THEN
-            SET r_tag = 'ALREADY_CANCELLED', r_slot = NULL, r_coach = NULL, r_room = NULL, r_start = NULL,
-                r_end = NULL, r_capacity = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_seat = NULL,
-                r_kind = NULL, r_res = NULL, r_student = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
-            LEAVE main;
+        -- not OPEN, or a concurrent cancel was first: ALREADY_CANCELLED
+        IF v_status = 'OPEN' THEN
+            UPDATE ${prefix}slot SET status = 'CANCELLED'
+             WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'OPEN';
+            SET v_n = ROW_COUNT();
         END IF;
-        UPDATE ${prefix}slot SET status = 'CANCELLED' WHERE tenant_id = p_tenant AND slot_id = p_slot AND status = 'OPEN';
-        IF ROW_COUNT() = 0 THEN
-            SET r_tag = 'ALREADY_CANCELLED', r_slot = NULL, r_coach = NULL, r_room = NULL, r_start = NULL,
-                r_end = NULL, r_capacity = NULL, r_status = NULL, r_held = NULL, r_created = NULL, r_seat = NULL,
-                r_kind = NULL, r_res = NULL, r_student = NULL, r_ref = NULL, r_amount = NULL, r_note = NULL;
+        IF v_n = 0 THEN
+            SET v_answer = ${prefix}fact('ALREADY_CANCELLED', NULL, NULL, NULL, NULL, NULL, NULL);
             LEAVE main;
         END IF;
         -- close every seat, free ones included: a claim in flight holds its seat's lock, so this
@@ -1363,7 +1327,7 @@ BEGIN
             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'cancel_slot: ledger rows disagree, the active bookings changed under the cancel';
         END IF;
         UPDATE ${prefix}occupancy SET active = FALSE WHERE tenant_id = p_tenant AND slot_id = p_slot AND active = TRUE;
-        SET r_tag = 'SLOT_CANCELLED', r_status = 'CANCELLED';
+        SET v_answer = ${prefix}slot_fact(p_tenant, p_slot, 'SLOT_CANCELLED');
         -- the events, by seat (the bookings are CANCELLED from here on and nothing changes them)
         SET STATEMENT group_concat_max_len = 4294967295 FOR
         SELECT JSON_ARRAYAGG(JSON_ARRAY('EV_CANCELLED', b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
@@ -1373,8 +1337,7 @@ BEGIN
           FROM JSON_TABLE(v_ids, '$[*]' COLUMNS (bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$')) j
           STRAIGHT_JOIN ${prefix}booking b ON b.tenant_id = p_tenant AND b.booking_id = j.bid;
     END main;
-    SET o_rows = (${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
-        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), NULL, v_events));
+    SET o_rows = ${prefix}answer_rows(v_answer, NULL, v_events);
 END//
 
 -- cancel_slot_do in its own READ COMMITTED transaction.
@@ -1408,6 +1371,8 @@ CREATE OR REPLACE PROCEDURE ${prefix}expire_due(
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
+    DECLARE v_terms LONGTEXT DEFAULT ${prefix}terms(p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
+                                                    p_waitlist_cutoff_micros, p_credit_policy);
     DECLARE v_n INT DEFAULT 0;
     DECLARE v_i INT DEFAULT 0;
     DECLARE v_done INT DEFAULT 0;
@@ -1417,23 +1382,8 @@ BEGIN
     DECLARE v_st VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_att VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_sid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_shows LONGTEXT;
-    DECLARE v_cand, v_slots LONGTEXT;
+    DECLARE v_shows, v_cand, v_slots, v_events LONGTEXT;
     DECLARE v_bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_booking, r_request, r_slot, r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_seat INT;
-    DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_held, r_created, r_updated DATETIME(6);
-    DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_start, r_end DATETIME(6);
-    DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_capacity INT;
-    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_amount INT;
-    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_events, v_rows LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
@@ -1467,7 +1417,7 @@ BEGIN
         -- taking the seat over may have been first); then its seat goes to the waitlist
         WHILE v_i < JSON_LENGTH(v_cand) DO
             SET v_bid = JSON_UNQUOTE(JSON_EXTRACT(v_cand, CONCAT('$[', v_i, '][0]')));
-            CALL ${prefix}retire(p_tenant, v_bid, v_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week, p_waitlist_cutoff_micros, p_credit_policy, v_events, v_done);
+            CALL ${prefix}retire(p_tenant, v_terms, v_bid, v_now, v_events, v_done);
             SET v_expired = v_expired + v_done;
             SET v_i = v_i + 1;
         END WHILE;
@@ -1502,15 +1452,13 @@ BEGIN
                 CALL ${prefix}forfeit(p_tenant, v_bid, p_credit_policy, v_now);
                 UPDATE ${prefix}booking SET attendance = 'NO_SHOW', updated_at = v_now
                  WHERE tenant_id = p_tenant AND booking_id = v_bid;
-                CALL ${prefix}note_booking(p_tenant, v_bid, 'EV_NO_SHOW', v_events);
+                SET v_events = ${prefix}noted(v_events, ${prefix}booking_fact(p_tenant, v_bid, 'EV_NO_SHOW'));
             END IF;
             SET v_i = v_i + 1;
         END WHILE;
     END main;
     COMMIT;
-
-    CALL ${prefix}emit(${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
-        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), NULL, v_events));
+    CALL ${prefix}emit(${prefix}answer_rows(NULL, NULL, v_events));
 END//
 
 CREATE OR REPLACE PROCEDURE ${prefix}leave_waitlist(
@@ -1523,46 +1471,25 @@ BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
     DECLARE v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_booking, r_request, r_slot, r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_seat INT;
-    DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_held, r_created, r_updated DATETIME(6);
-    DECLARE r_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_start, r_end DATETIME(6);
-    DECLARE r_coach, r_room VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_capacity INT;
-    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_amount INT;
-    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_events, v_rows LONGTEXT;
+    DECLARE v_answer LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
-    main: BEGIN
-        SELECT student_id, status INTO v_student, v_status
-          FROM ${prefix}waiter WHERE tenant_id = p_tenant AND request_id = p_request FOR UPDATE;
-        IF v_student IS NULL OR v_student <> p_student THEN
-            SET r_tag = 'NOT_FOUND';
-            LEAVE main;
-        END IF;
+    SELECT student_id, status INTO v_student, v_status
+      FROM ${prefix}waiter WHERE tenant_id = p_tenant AND request_id = p_request FOR UPDATE;
+    IF v_student IS NULL OR v_student <> p_student THEN
+        SET v_answer = ${prefix}fact('NOT_FOUND', NULL, NULL, NULL, NULL, NULL, NULL);
+    ELSE
         IF v_status = 'WAITING' THEN
             UPDATE ${prefix}waiter SET status = 'LEFT', updated_at = v_now
              WHERE tenant_id = p_tenant AND request_id = p_request;
-            SET r_tag = 'LEFT';
-        ELSE
-            SET r_tag = 'NOT_WAITING';
         END IF;
-        CALL ${prefix}waiter_row(p_tenant, p_request, r_booking, r_request, r_slot, r_student, r_seat,
-                                          r_status, r_created, r_updated, r_kind);
-    END main;
+        SET v_answer = ${prefix}waiter_fact(p_tenant, p_request, IF(v_status = 'WAITING', 'LEFT', 'NOT_WAITING'));
+    END IF;
     COMMIT;
-
-    CALL ${prefix}emit(${prefix}answer_rows(IF(r_tag IS NULL, NULL, JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held,
-        r_created, r_updated, r_kind, r_res, r_start, r_end, r_coach, r_room, r_capacity, r_ref, r_amount, r_note)), NULL, v_events));
+    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, NULL));
 END//
 
 -- ---------------------------------------------------------------------------------------------
@@ -1585,13 +1512,7 @@ MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
     DECLARE v_dup INT DEFAULT 0;
-    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_created, r_start, r_end DATETIME(6);
-    DECLARE r_res VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_capacity, r_amount INT;
-    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_rows LONGTEXT;
+    DECLARE v_answer LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
@@ -1608,13 +1529,15 @@ BEGIN
         INSERT INTO ${prefix}credit_entry (tenant_id, package_id, reason, delta, booking_id, request_id, at)
             VALUES (p_tenant, p_package, 'GRANT', p_credits, NULL, NULL, v_now);
     END IF;
-    SELECT student_id, granted_at, class_types, valid_from, valid_until, credits, package_id, remaining
-      INTO r_student, r_created, r_res, r_start, r_end, r_capacity, r_ref, r_amount
+    -- the package: student_id, created_at = granted, res_id = class types, starts_at/ends_at = valid from/until,
+    -- capacity = credits, ref_id = package, amount = remaining
+    SELECT JSON_ARRAY(IF(v_dup = 0, 'GRANTED', 'PACKAGE_EXISTS'), NULL, NULL, NULL, student_id, NULL, NULL, NULL,
+                      granted_at, NULL, NULL, class_types, valid_from, valid_until, NULL, NULL, credits, package_id,
+                      remaining, NULL)
+      INTO v_answer
       FROM ${prefix}lesson_package WHERE tenant_id = p_tenant AND package_id = p_package LOCK IN SHARE MODE;
-    SET r_tag = IF(v_dup = 0, 'GRANTED', 'PACKAGE_EXISTS');
     COMMIT;
-    CALL ${prefix}emit(${prefix}answer_rows(JSON_ARRAY(r_tag, NULL, NULL, NULL, r_student, NULL, NULL, NULL, r_created,
-        NULL, NULL, r_res, r_start, r_end, NULL, NULL, r_capacity, r_ref, r_amount, NULL), NULL, NULL));
+    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, NULL));
 END//
 
 -- Checks a CONFIRMED booking in within [start - p_opens_before_micros, end + p_closes_after_micros):
@@ -1635,18 +1558,11 @@ MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
     DECLARE v_slot, v_owner, v_payer VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_status, v_attendance VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_seq INT;
     DECLARE v_n INT DEFAULT 0;
-    DECLARE v_cost INT DEFAULT 0;
+    DECLARE v_cost, v_credits INT DEFAULT 0;
     DECLARE v_opens, v_closes DATETIME(6);
-    DECLARE r_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_booking, r_request, r_slot, r_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_seat INT;
-    DECLARE r_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_held, r_created, r_updated DATETIME(6);
-    DECLARE r_ref VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE r_amount INT;
-    DECLARE r_note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_answer, v_events LONGTEXT;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
@@ -1662,58 +1578,37 @@ BEGIN
           JOIN ${prefix}slot s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id
          WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
         IF v_slot IS NULL OR (p_student IS NOT NULL AND v_owner <> p_student) THEN
-            SET v_answer = JSON_ARRAY('NOT_FOUND', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+            SET v_answer = ${prefix}fact('NOT_FOUND', NULL, NULL, NULL, NULL, NULL, NULL);
             LEAVE main;
         END IF;
         -- the student's lock, then the booking's seat row; what they guard is read with locking reads
-        SELECT COUNT(*) INTO v_n FROM ${prefix}resource_lock
-         WHERE tenant_id = p_tenant AND resource_kind = 'STUDENT' AND resource_id = v_owner FOR UPDATE;
-        IF v_n = 0 THEN
-            INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id) VALUES (p_tenant, 'STUDENT', v_owner)
-                ON DUPLICATE KEY UPDATE resource_id = resource_id;
-        END IF;
+        CALL ${prefix}lock_resource(p_tenant, 'STUDENT', v_owner);
         SELECT COUNT(*) INTO v_n FROM ${prefix}slot_seat
          WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seq FOR UPDATE;
-        SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-               package_id, credits, attendance
-          INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref,
-               r_amount, r_note
+        SELECT status, attendance, credits INTO v_status, v_attendance, v_credits
           FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking FOR UPDATE;
-        IF r_status <> 'CONFIRMED' THEN
-            SET r_tag = 'NOT_CONFIRMED';
-        ELSEIF r_note = 'CHECKED_IN' THEN
-            SET r_tag = 'CHECKED_IN_REPLAY';
-        ELSEIF r_note = 'NO_SHOW' OR v_now >= v_closes THEN
-            SET v_answer = JSON_ARRAY('CHECK_IN_CLOSED', p_booking, NULL, NULL, NULL, NULL, NULL, v_closes, NULL,
-                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-            LEAVE main;
+        IF v_status <> 'CONFIRMED' THEN
+            SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, 'NOT_CONFIRMED');
+        ELSEIF v_attendance = 'CHECKED_IN' THEN
+            SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, 'CHECKED_IN_REPLAY');
+        ELSEIF v_attendance = 'NO_SHOW' OR v_now >= v_closes THEN
+            SET v_answer = ${prefix}fact('CHECK_IN_CLOSED', p_booking, NULL, NULL, NULL, v_closes, NULL);
         ELSEIF v_now < v_opens THEN
-            SET v_answer = JSON_ARRAY('CHECK_IN_NOT_OPEN', p_booking, NULL, NULL, NULL, NULL, NULL, v_opens, NULL,
-                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-            LEAVE main;
+            SET v_answer = ${prefix}fact('CHECK_IN_NOT_OPEN', p_booking, NULL, NULL, NULL, v_opens, NULL);
         ELSE
-            IF p_credit_policy = 'AT_CHECK_IN' AND v_cost > 0 AND r_amount = 0 THEN
+            IF p_credit_policy = 'AT_CHECK_IN' AND v_cost > 0 AND v_credits = 0 THEN
                 CALL ${prefix}find_payer(p_tenant, v_owner, v_slot, 1, v_payer);
                 IF v_payer IS NULL THEN
-                    SET v_answer = JSON_ARRAY('INSUFFICIENT_CREDITS', NULL, NULL, v_slot, NULL, v_cost, NULL, NULL,
-                                              NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+                    SET v_answer = ${prefix}fact('INSUFFICIENT_CREDITS', NULL, v_slot, v_cost, NULL, NULL, NULL);
                     LEAVE main;
                 END IF;
                 CALL ${prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'DRAW', v_now);
             END IF;
             UPDATE ${prefix}booking SET attendance = 'CHECKED_IN', updated_at = v_now
              WHERE tenant_id = p_tenant AND booking_id = p_booking;
-            SELECT booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-                   package_id, credits, attendance
-              INTO r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created, r_updated, r_ref,
-                   r_amount, r_note
-              FROM ${prefix}booking WHERE tenant_id = p_tenant AND booking_id = p_booking;
-            SET r_tag = 'CHECKED_IN';
-            CALL ${prefix}note_booking(p_tenant, p_booking, 'EV_CHECKED_IN', v_events);
+            SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, 'EV_CHECKED_IN');
+            SET v_events = ${prefix}noted(v_events, v_answer), v_answer = JSON_SET(v_answer, '$[0]', 'CHECKED_IN');
         END IF;
-        SET v_answer = JSON_ARRAY(r_tag, r_booking, r_request, r_slot, r_student, r_seat, r_status, r_held, r_created,
-                                  r_updated, NULL, NULL, NULL, NULL, NULL, NULL, NULL, r_ref, r_amount, r_note);
     END main;
     COMMIT;
     CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events));
@@ -1741,32 +1636,28 @@ BEGIN
     DECLARE v_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
-    IF p_mode IS NULL OR p_mode NOT IN ('ALL_OR_NOTHING', 'BEST_EFFORT') THEN
-        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'schedule_series: p_mode must be ALL_OR_NOTHING or BEST_EFFORT';
-    END IF;
-    SET v_count = IF(COALESCE(p_occurrences, '') = '', 0,
-                     CHAR_LENGTH(p_occurrences) - CHAR_LENGTH(REPLACE(p_occurrences, CHAR(30), '')) + 1);
+    SET v_count = ${prefix}batch_size(p_mode, p_occurrences);
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
     WHILE v_k < v_count DO
         SET v_k = v_k + 1;
-        SET v_rec = SUBSTRING_INDEX(SUBSTRING_INDEX(p_occurrences, CHAR(30), v_k), CHAR(30), -1);
+        SET v_rec = ${prefix}record(p_occurrences, v_k);
         SET v_slot = ${prefix}rec_field(v_rec, CHAR(31), 1);
         CALL ${prefix}schedule_do(p_tenant, v_slot, ${prefix}rec_field(v_rec, CHAR(31), 2),
                                   ${prefix}rec_field(v_rec, CHAR(31), 3),
                                   ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 4)),
                                   ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 5)),
-                                  CAST(${prefix}rec_field(v_rec, CHAR(31), 6) AS SIGNED), p_longest_micros,
-                                  ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 7)),
-                                  ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 8)),
-                                  CAST(${prefix}rec_field(v_rec, CHAR(31), 9) AS SIGNED),
-                                  ${prefix}rec_field(v_rec, CHAR(31), 10),
-                                  CAST(${prefix}rec_field(v_rec, CHAR(31), 11) AS SIGNED),
-                                  ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 12)),
-                                  ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 13)),
-                                  ${prefix}rec_field(v_rec, CHAR(31), 14) = '1',
-                                  ${prefix}rec_field(v_rec, CHAR(31), 15),
-                                  CAST(COALESCE(${prefix}rec_field(v_rec, CHAR(31), 16), '0') AS SIGNED), p_series,
+                                  CAST(${prefix}rec_field(v_rec, CHAR(31), 6) AS SIGNED), p_longest_micros, p_series,
+                                  ${prefix}slot_rules(${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 7)),
+                                                      ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 8)),
+                                                      CAST(${prefix}rec_field(v_rec, CHAR(31), 9) AS SIGNED),
+                                                      ${prefix}rec_field(v_rec, CHAR(31), 10),
+                                                      CAST(${prefix}rec_field(v_rec, CHAR(31), 11) AS SIGNED),
+                                                      ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 12)),
+                                                      ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 13)),
+                                                      ${prefix}rec_field(v_rec, CHAR(31), 14) = '1',
+                                                      ${prefix}rec_field(v_rec, CHAR(31), 15),
+                                                      CAST(${prefix}rec_field(v_rec, CHAR(31), 16) AS SIGNED)),
                                   v_part);
         SET v_j = 0;
         WHILE v_j < JSON_LENGTH(v_part) DO
@@ -1843,28 +1734,25 @@ BEGIN
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
-    IF p_mode IS NULL OR p_mode NOT IN ('ALL_OR_NOTHING', 'BEST_EFFORT') THEN
-        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'hold_all: p_mode must be ALL_OR_NOTHING or BEST_EFFORT';
-    END IF;
-    SET v_count = IF(COALESCE(p_commands, '') = '', 0,
-                     CHAR_LENGTH(p_commands) - CHAR_LENGTH(REPLACE(p_commands, CHAR(30), '')) + 1);
+    SET v_count = ${prefix}batch_size(p_mode, p_commands);
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
     WHILE v_k < v_count DO
         SET v_k = v_k + 1;
-        SET v_rec = SUBSTRING_INDEX(SUBSTRING_INDEX(p_commands, CHAR(30), v_k), CHAR(30), -1);
-        CALL ${prefix}hold_do(p_tenant, ${prefix}rec_field(v_rec, CHAR(31), 1), ${prefix}rec_field(v_rec, CHAR(31), 2),
+        SET v_rec = ${prefix}record(p_commands, v_k);
+        CALL ${prefix}hold_do(p_tenant,
+                              ${prefix}terms(CAST(${prefix}rec_field(v_rec, CHAR(31), 7) AS SIGNED),
+                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 8) AS SIGNED),
+                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 11) AS SIGNED),
+                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 12) AS SIGNED),
+                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 13) AS SIGNED),
+                                             ${prefix}rec_field(v_rec, CHAR(31), 14)),
+                              ${prefix}rec_field(v_rec, CHAR(31), 1), ${prefix}rec_field(v_rec, CHAR(31), 2),
                               ${prefix}rec_field(v_rec, CHAR(31), 3), ${prefix}rec_field(v_rec, CHAR(31), 4),
                               ${prefix}rec_field(v_rec, CHAR(31), 5),
                               ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 6)),
-                              CAST(${prefix}rec_field(v_rec, CHAR(31), 7) AS SIGNED),
-                              CAST(${prefix}rec_field(v_rec, CHAR(31), 8) AS SIGNED),
                               ${prefix}rec_field(v_rec, CHAR(31), 9) = '1',
-                              ${prefix}rec_field(v_rec, CHAR(31), 10) = '1',
-                              CAST(${prefix}rec_field(v_rec, CHAR(31), 11) AS SIGNED),
-                              CAST(${prefix}rec_field(v_rec, CHAR(31), 12) AS SIGNED),
-                              CAST(${prefix}rec_field(v_rec, CHAR(31), 13) AS SIGNED),
-                              ${prefix}rec_field(v_rec, CHAR(31), 14), v_part);
+                              ${prefix}rec_field(v_rec, CHAR(31), 10) = '1', v_part);
         -- the answer row comes first
         SET v_tag = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][0]')),
             v_status = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][6]'));

@@ -49,11 +49,13 @@ class JdbcSchemaTest {
         assertThat(statements).allSatisfy(sql -> assertThat(sql).startsWith("CREATE OR REPLACE ").endsWith("END"));
         // the helpers the decisions call inside their one transaction, then the decisions
         assertThat(statements).extracting(sql -> sql.substring(sql.indexOf("p_"), sql.indexOf('(')))
-                .containsExactly("p_waiter_row", "p_note_booking", "p_answer_rows", "p_emit", "p_rec_field",
-                        "p_micros_dt", "p_find_payer", "p_charge", "p_refund", "p_forfeit", "p_promote", "p_retire",
-                        "p_schedule_do", "p_schedule", "p_hold_do", "p_hold", "p_confirm", "p_cancel",
-                        "p_cancel_slot_do", "p_cancel_slot", "p_expire_due", "p_leave_waitlist", "p_grant_package",
-                        "p_check_in", "p_schedule_series", "p_cancel_series", "p_hold_all");
+                .containsExactly("p_fact", "p_booking_fact", "p_waiter_fact", "p_slot_fact", "p_noted",
+                        "p_answer_rows", "p_emit", "p_terms", "p_slot_rules", "p_record", "p_rec_field", "p_batch_size",
+                        "p_micros_dt", "p_lock_resource", "p_find_payer", "p_charge", "p_refund", "p_forfeit",
+                        "p_expire_booking", "p_promote", "p_retire", "p_schedule_do", "p_schedule", "p_hold_do",
+                        "p_hold", "p_confirm", "p_cancel", "p_cancel_slot_do", "p_cancel_slot", "p_expire_due",
+                        "p_leave_waitlist", "p_grant_package", "p_check_in", "p_schedule_series", "p_cancel_series",
+                        "p_hold_all");
     }
 
     @Test
