@@ -72,10 +72,13 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code hold.lua}, {@code release.lua}, {@code confirm.lua}, {@code init.lua}, {@code reconcile.lua},
  * {@code close.lua} and {@code inspect.lua}, each run by {@code EVALSHA}; a server that does not know
  * a script ({@code NOSCRIPT}: first use on a node, {@code SCRIPT FLUSH}, restart) gets it by one
- * {@code EVAL}, which caches it again. A successful hold runs {@code TIME}, {@code HMGET},
- * {@code ZCOUNT}, {@code ZADD} and {@code HSET}; a full slot {@code TIME}, {@code HMGET},
- * {@code ZCOUNT} and one bounded reclaim of expired holders. {@code tryHold} sends its keys and arguments as bytes (the keys and the ttl encoded once) and
- * decodes only the first byte of the reply, plus the request id of a duplicate.
+ * {@code EVAL}, which caches it again. A hold on a slot with fewer members (live or expired holders)
+ * than seats runs {@code TIME}, {@code HGET} (the capacity), {@code ZCARD}, {@code ZADD NX} and
+ * {@code HSET}; a full slot {@code TIME}, {@code HGET}, {@code ZCARD}, {@code HGET} (the student's
+ * record: a live hold answers a duplicate before full), {@code ZCOUNT} and, when it keeps expired
+ * holders, one bounded reclaim of them. {@code tryHold} sends its keys and arguments as bytes (the
+ * keys and the ttl encoded once) and decodes only the first byte of the reply, plus the request id
+ * of a duplicate.
  *
  * <h2>Faults</h2>
  * {@link #tryHold} never throws for an infrastructure fault: it answers
