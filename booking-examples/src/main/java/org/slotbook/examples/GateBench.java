@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -35,9 +36,10 @@ import redis.clients.jedis.RedisClient;
  *   <li><b>gate</b>: {@link SeatReservation#tryHold} of {@link RedisSeatReservation} (one
  *       {@code EVALSHA} of {@code hold.lua} through a Jedis {@code RedisClient} pool);</li>
  *   <li><b>raw</b>: a plain loop of Jedis {@code evalsha} of a minimal 4-command hold script
- *       ({@code TIME}, {@code ZSCORE}, {@code ZCOUNT}, {@code ZADD}, capacity passed as an argument) on
- *       the same client, on keys named by the gate's own {@link SlotKeys} — the floor a Lua gate can
- *       reach with this client;</li>
+ *       ({@code TIME}, {@code ZSCORE}, {@code ZCOUNT}, {@code ZADD}, capacity passed as an argument: it
+ *       refuses a student who holds already and a full slot, like a real hold) on the same client, on
+ *       keys named by the gate's own {@link SlotKeys} — the floor a Lua gate can reach with this
+ *       client;</li>
  *   <li><b>redisson</b>: {@code RPermitExpirableSemaphore.tryAcquire(0, ttl)} (a permit leased for
  *       the same ttl) through a Redisson client with a pool of the same size.</li>
  * </ul>
@@ -47,8 +49,13 @@ import redis.clients.jedis.RedisClient;
  *     -Dexec.args="redis://127.0.0.1:6379 5"
  * </pre>
  *
- * Arguments: the Redis URL (default {@code redis://127.0.0.1:6379}) and the seconds measured per
- * figure (default 5, after one second of warm-up). Keys are written under a fresh
+ * The three of a row are measured side by side: after one second of warm-up each, they take turns of
+ * one second until each has had its seconds, so a load that comes and goes on the machine falls on
+ * all three alike. On the open slot the gate and the raw script grow alike: each client thread holds
+ * on a slot (a sorted set) of its own, and moves to a fresh one before it holds 100,000 seats.
+ *
+ * <p>Arguments: the Redis URL (default {@code redis://127.0.0.1:6379}) and the seconds measured per
+ * figure (default 5). Keys are written under a fresh
  * {@code slotbook-bench:...} prefix, expire within the hour, and are deleted at the end (found by
  * {@code SCAN} with the gate's own key pattern, never {@code KEYS}).
  */
@@ -110,37 +117,50 @@ public final class GateBench {
 
             List<String[]> rows = new ArrayList<>();
             for (int threads : new int[] {16, 50}) {
-                double gateFull = measure(threads, seconds, (t, i) ->
-                        gate.tryHold(TENANT, full, StudentId.of("s" + t + "-" + i), RequestId.of("r" + t + "-" + i),
-                                TTL).outcome() == GateOutcome.FULL, "gate full");
-                double rawFullRate = measure(threads, seconds, (t, i) -> "F".equals(redis.evalsha(minimalSha,
-                        List.of(rawFull), List.of("s" + t + "-" + i, ttlMillis, "1"))), "raw full");
-                double redissonFull = measure(threads, seconds, (t, i) ->
-                        semFull.tryAcquire(0, TTL.toMillis(), TimeUnit.MILLISECONDS) == null, "redisson full");
-                rows.add(row("full slot", threads, gateFull, rawFullRate, redissonFull));
+                double[] fullRates = sideBySide(threads, seconds,
+                        new Variant("gate full", (t, i) -> gate.tryHold(TENANT, full, StudentId.of("s" + t + "-" + i),
+                                RequestId.of("r" + t + "-" + i), TTL).outcome() == GateOutcome.FULL),
+                        new Variant("raw full", (t, i) -> "F".equals(redis.evalsha(minimalSha, List.of(rawFull),
+                                List.of("s" + t + "-" + i, ttlMillis, "1")))),
+                        new Variant("redisson full", (t, i) ->
+                                semFull.tryAcquire(0, TTL.toMillis(), TimeUnit.MILLISECONDS) == null));
+                rows.add(row("full slot", threads, fullRates));
 
-                // an open slot stays open: each thread rotates to a fresh slot before one can fill up
+                // an open slot stays open: each thread holds on a slot of its own and moves to a fresh one
+                // before it fills up, the gate's and the raw script's alike
                 int capacity = SlotSpec.MAX_CAPACITY;
+                String capacityArg = Integer.toString(capacity);
                 SlotId[] open = new SlotId[threads];
-                double gateOpen = measure(threads, seconds, (t, i) -> {
-                    if (i % (capacity - 1) == 0) {
-                        open[t] = SlotId.of("open-" + threads + "-" + t + "-" + i / (capacity - 1));
-                        gate.initialize(TENANT, open[t], capacity, keep);
-                    }
-                    return gate.tryHold(TENANT, open[t], StudentId.of("s" + i), RequestId.of("r" + i), TTL)
-                            .outcome() == GateOutcome.HELD;
-                }, "gate open");
-                String rawOpen = gate.keys(TENANT, SlotId.of("raw-open-" + threads)).get(SlotKeys.HOLDERS);
-                double rawOpenRate = measure(threads, seconds, (t, i) -> "H".equals(redis.evalsha(minimalSha,
-                        List.of(rawOpen), List.of("s" + t + "-" + i, ttlMillis, "1000000000"))), "raw open");
-                redis.pexpireAt(rawOpen, keep.toEpochMilli());
+                String[] rawOpen = new String[threads];
+                List<String> rawOpenKeys = Collections.synchronizedList(new ArrayList<>());
                 RPermitExpirableSemaphore semOpen = redisson.getPermitExpirableSemaphore(
                         prefix + "redisson-open-" + threads);
                 semOpen.trySetPermits(Integer.MAX_VALUE / 2);
                 semOpen.expire(Duration.ofHours(1));
-                double redissonOpen = measure(threads, seconds, (t, i) ->
-                        semOpen.tryAcquire(0, TTL.toMillis(), TimeUnit.MILLISECONDS) != null, "redisson open");
-                rows.add(row("open slot", threads, gateOpen, rawOpenRate, redissonOpen));
+                double[] openRates = sideBySide(threads, seconds,
+                        new Variant("gate open", (t, i) -> {
+                            if (i % (capacity - 1) == 0) {
+                                open[t] = SlotId.of("open-" + threads + "-" + t + "-" + i / (capacity - 1));
+                                gate.initialize(TENANT, open[t], capacity, keep);
+                            }
+                            return gate.tryHold(TENANT, open[t], StudentId.of("s" + i), RequestId.of("r" + i), TTL)
+                                    .outcome() == GateOutcome.HELD;
+                        }),
+                        new Variant("raw open", (t, i) -> {
+                            if (i % (capacity - 1) == 0) {
+                                rawOpen[t] = gate.keys(TENANT, SlotId.of("raw-open-" + threads + "-" + t + "-"
+                                        + i / (capacity - 1))).get(SlotKeys.HOLDERS);
+                                rawOpenKeys.add(rawOpen[t]);
+                            }
+                            return "H".equals(redis.evalsha(minimalSha, List.of(rawOpen[t]),
+                                    List.of("s" + i, ttlMillis, capacityArg)));
+                        }),
+                        new Variant("redisson open", (t, i) ->
+                                semOpen.tryAcquire(0, TTL.toMillis(), TimeUnit.MILLISECONDS) != null));
+                for (String key : rawOpenKeys) {
+                    redis.pexpireAt(key, keep.toEpochMilli());
+                }
+                rows.add(row("open slot", threads, openRates));
             }
 
             System.out.println();
@@ -157,31 +177,68 @@ public final class GateBench {
     }
 
     private interface Call {
-        /** One decision; false when it was not the expected answer. */
+        /** The {@code iteration}-th decision of client thread {@code thread}; false when it was not the expected answer. */
         boolean run(int thread, int iteration) throws Exception;
     }
 
-    private static String[] row(String slot, int threads, double gate, double raw, double redisson) {
+    /** One of the three ways of a row, with each client thread's count of calls so far. */
+    private static final class Variant {
+        final String name;
+        final Call call;
+        int[] next;
+        long decisions;
+        double seconds;
+
+        Variant(String name, Call call) {
+            this.name = name;
+            this.call = call;
+        }
+    }
+
+    private static String[] row(String slot, int threads, double[] rates) {
+        double gate = rates[0];
+        double raw = rates[1];
+        double redisson = rates[2];
         return new String[] {slot, Integer.toString(threads), String.format(Locale.ROOT, "%,.0f", gate),
                 String.format(Locale.ROOT, "%,.0f", raw), String.format(Locale.ROOT, "%,.0f", redisson),
                 String.format(Locale.ROOT, "%.0f%%", 100 * gate / raw),
                 String.format(Locale.ROOT, "%.0f%%", 100 * gate / redisson)};
     }
 
-    /** Decisions per second over {@code seconds}, after a one-second warm-up; every answer must be the expected one. */
-    private static double measure(int threads, int seconds, Call call, String what) throws Exception {
-        Measured m = LoadDriver.threads(threads).warmup(Duration.ofSeconds(1)).forDuration(Duration.ofSeconds(seconds),
-                thread -> {
-                    int[] iteration = {0};
-                    return () -> {
-                        if (!call.run(thread, iteration[0]++)) {
-                            throw new IllegalStateException(what + ": unexpected answer");
-                        }
-                        return true;
-                    };
-                }).requireNoErrors(what);
-        double rate = m.decisions() / m.seconds();
-        System.out.printf(Locale.ROOT, "%-14s %2d threads: %,.0f/s%n", what, threads, rate);
-        return rate;
+    /**
+     * Decisions per second of each variant: one second of warm-up each, then turns of one second
+     * each, round after round, until each has been measured for {@code seconds}. Every answer must be
+     * the expected one.
+     */
+    private static double[] sideBySide(int threads, int seconds, Variant... variants) throws Exception {
+        for (Variant v : variants) {
+            v.next = new int[threads];
+            turn(threads, v);
+            v.decisions = 0;
+            v.seconds = 0;
+        }
+        for (int round = 0; round < seconds; round++) {
+            for (Variant v : variants) {
+                turn(threads, v);
+            }
+        }
+        double[] rates = new double[variants.length];
+        for (int i = 0; i < variants.length; i++) {
+            rates[i] = variants[i].decisions / variants[i].seconds;
+            System.out.printf(Locale.ROOT, "%-14s %2d threads: %,.0f/s%n", variants[i].name, threads, rates[i]);
+        }
+        return rates;
+    }
+
+    /** One second of {@code v} on {@code threads} client threads, added to its count. */
+    private static void turn(int threads, Variant v) throws Exception {
+        Measured m = LoadDriver.threads(threads).forDuration(Duration.ofSeconds(1), thread -> () -> {
+            if (!v.call.run(thread, v.next[thread]++)) {
+                throw new IllegalStateException(v.name + ": unexpected answer");
+            }
+            return true;
+        }).requireNoErrors(v.name);
+        v.decisions += m.decisions();
+        v.seconds += m.seconds();
     }
 }

@@ -1,5 +1,6 @@
 package org.slotbook.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -71,9 +72,13 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code hold.lua}, {@code release.lua}, {@code confirm.lua}, {@code init.lua}, {@code reconcile.lua},
  * {@code close.lua} and {@code inspect.lua}, each run by {@code EVALSHA}; a server that does not know
  * a script ({@code NOSCRIPT}: first use on a node, {@code SCRIPT FLUSH}, restart) gets it by one
- * {@code EVAL}, which caches it again. A successful hold runs {@code TIME}, {@code HMGET},
- * {@code ZCOUNT}, {@code ZADD} and {@code HSET}; a full slot {@code TIME}, {@code HMGET},
- * {@code ZCOUNT} and one bounded reclaim of expired holders.
+ * {@code EVAL}, which caches it again. A hold on a slot with fewer members (live or expired holders)
+ * than seats runs {@code TIME}, {@code HGET} (the capacity), {@code ZCARD}, {@code ZADD NX} and
+ * {@code HSET}; a full slot {@code TIME}, {@code HGET}, {@code ZCARD}, {@code HGET} (the student's
+ * record: a live hold answers a duplicate before full), {@code ZCOUNT} and, when it keeps expired
+ * holders, one bounded reclaim of them. {@code tryHold} sends its keys and arguments as bytes (the
+ * keys and the ttl encoded once) and decodes only the first byte of the reply, plus the request id
+ * of a duplicate.
  *
  * <h2>Faults</h2>
  * {@link #tryHold} never throws for an infrastructure fault: it answers
@@ -90,6 +95,8 @@ public final class RedisSeatReservation implements SeatReservation {
     private final ScriptRunner redis;
     private final SlotKeys slotKeys;
     private final String reclaimBatch;
+    private final byte[] reclaimBatchArg;
+    private volatile @Nullable TtlArg lastTtl;
     private final long logIntervalNanos;
     private final LongAdder unavailable = new LongAdder();
     private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
@@ -99,6 +106,7 @@ public final class RedisSeatReservation implements SeatReservation {
         this.redis = builder.runner;
         this.slotKeys = new SlotKeys(builder.keyPrefix, KEY_CACHE_SLOTS);
         this.reclaimBatch = Integer.toString(builder.reclaimBatch);
+        this.reclaimBatchArg = reclaimBatch.getBytes(StandardCharsets.US_ASCII);
         this.logIntervalNanos = builder.unavailableLogInterval.toNanos();
     }
 
@@ -155,22 +163,31 @@ public final class RedisSeatReservation implements SeatReservation {
     @Override
     public GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId,
                                 Duration ttl) {
-        List<String> keys = keys(tenantId, slotId);
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("slotId", slotId);
         Checks.notNull("studentId", studentId);
         Checks.notNull("requestId", requestId);
         Checks.positive("ttl", ttl);
-        List<String> args = GateScripts.holdArgs(studentId, requestId, ttl, reclaimBatch);
+        SlotKeys.Keys keys = slotKeys.keysOf(tenantId, slotId);
         Object reply;
         try {
-            reply = redis.run(GateScripts.HOLD, keys, args);
+            reply = redis.runBinary(GateScripts.HOLD, 2, keys.holders(), keys.meta(),
+                    studentId.value().getBytes(StandardCharsets.UTF_8),
+                    requestId.value().getBytes(StandardCharsets.UTF_8), ttlArg(ttl), reclaimBatchArg);
         } catch (RuntimeException e) {
             return unavailable(e);
         }
-        String text = text(reply);
-        if (text == null || text.isEmpty()) {
-            return unavailable(new IllegalStateException("unexpected reply of hold.lua: " + reply));
+        return holdDecision(reply);
+    }
+
+    /** The decision in a reply of {@code hold.lua}: its first byte, then the request id or instant after it. */
+    private GateDecision holdDecision(Object reply) {
+        byte[] bytes = reply instanceof byte[] raw ? raw
+                : reply instanceof String text ? text.getBytes(StandardCharsets.UTF_8) : null;
+        if (bytes == null || bytes.length == 0) {
+            return unexpectedHoldReply(reply);
         }
-        switch (text.charAt(0)) {
+        switch (bytes[0]) {
             case 'H':
                 return GateDecision.HELD;
             case 'F':
@@ -180,14 +197,38 @@ public final class RedisSeatReservation implements SeatReservation {
             case 'C':
                 return GateDecision.CLOSED;
             case 'D':
-                return GateDecision.duplicate(RequestId.of(text.substring(1)));
+                return GateDecision.duplicate(RequestId.of(new String(bytes, 1, bytes.length - 1,
+                        StandardCharsets.UTF_8)));
             case 'N':
-                long micros = Long.parseLong(text.substring(1));
+                long micros;
+                try {
+                    micros = Long.parseLong(new String(bytes, 1, bytes.length - 1, StandardCharsets.US_ASCII));
+                } catch (NumberFormatException e) {
+                    return unexpectedHoldReply(reply);
+                }
                 return GateDecision.notOpen(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
                         Math.floorMod(micros, 1_000_000L) * 1000L));
             default:
-                return unavailable(new IllegalStateException("unexpected reply of hold.lua: " + reply));
+                return unexpectedHoldReply(reply);
         }
+    }
+
+    private GateDecision unexpectedHoldReply(Object reply) {
+        return unavailable(new IllegalStateException("unexpected reply of hold.lua: " + text(reply)));
+    }
+
+    /** The ttl argument of {@code hold.lua}, encoded once for the ttl most recently asked for. */
+    private byte[] ttlArg(Duration ttl) {
+        TtlArg last = lastTtl;
+        if (last == null || !last.ttl.equals(ttl)) {
+            last = new TtlArg(ttl, Long.toString(GateScripts.ttlMillis(ttl)).getBytes(StandardCharsets.US_ASCII));
+            lastTtl = last;
+        }
+        return last.bytes;
+    }
+
+    /** A ttl and its argument bytes, swapped as one. */
+    private record TtlArg(Duration ttl, byte[] bytes) {
     }
 
     @Override
@@ -361,7 +402,7 @@ public final class RedisSeatReservation implements SeatReservation {
     /** A reply element as text, whatever the client decoded it to (String, bytes, number). */
     private static String text(Object value) {
         if (value instanceof byte[] bytes) {
-            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+            return new String(bytes, StandardCharsets.UTF_8);
         }
         return value == null ? "" : value.toString();
     }

@@ -11,21 +11,31 @@
 -- opening instant (epoch microseconds) while booking has not opened (with one second to spare for the
 -- clocks of gate and database), or 'D' followed by the request id the student already holds a seat under.
 --
--- Success path: TIME, HMGET, ZCOUNT, ZADD, HSET. Keys' expiry is set where they are created
--- (init, reconcile, close): ZADD and HSET on an existing key keep it.
+-- A student is a member of the holders key exactly when the meta hash has their record (every script
+-- writes and removes the two together). The members (live or expired, plus the marker) bound the live
+-- holders from above, so a slot with fewer members than seats plus one has a free seat: ZADD NX takes
+-- it, and answers 0 only for a student who is a member already. Only then, or on a slot with as many
+-- members as that, is the student's record read (a live one answers 'D') and, on the latter, are the
+-- live holders counted exactly (ZCOUNT); a full slot with expired members also reclaims a bounded
+-- batch of them.
+--
+-- Success path: TIME, HGET, ZCARD, ZADD, HSET. Full slot: TIME, HGET, ZCARD, HGET, ZCOUNT. Keys' expiry
+-- is set where they are created (init, reconcile, close): ZADD and HSET on an existing key keep it.
+-- Numbers are turned into text at most once per call (it costs about as much as a command): the
+-- clock's milliseconds are cut from the text TIME answers.
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local got = redis.call('HMGET', KEYS[2], '', ARGV[1])
-local capacity = got[1]
+local nowText = t[1] .. string.sub('00000' .. t[2], -6, -4)
+local now = tonumber(nowText)
+local capacity = redis.call('HGET', KEYS[2], '')
 if not capacity then
   return 'M'
 end
 if capacity == 'closed' then
   return 'C'
 end
--- live holders plus the '' marker; 0 means the holders key is gone: partial state
-local live = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
-if live == 0 then
+-- members, the '' marker included; 0 means the holders key is gone: partial state
+local members = redis.call('ZCARD', KEYS[1])
+if members == 0 then
   return 'M'
 end
 local bar = string.find(capacity, '|', 1, true)
@@ -36,25 +46,50 @@ if bar then
   end
   capacity = string.sub(capacity, 1, bar - 1)
 end
-local record = got[2]
-if record then
-  local bar = string.find(record, '|', 1, true)
-  if tonumber(string.sub(record, 1, bar - 1)) > now then
-    return 'D' .. string.sub(record, string.find(record, '|', bar + 1, true) + 1)
+capacity = tonumber(capacity)
+
+-- the hold's expiry as text; a Lua number prints as an integer below 1e14 (epoch ms of the year 5138)
+local function expiryText()
+  local expiry = now + tonumber(ARGV[3])
+  if expiry < 1e14 then
+    return expiry .. ''
   end
+  return string.format('%.0f', expiry)
 end
-if live - 1 >= tonumber(capacity) then
-  -- Abandoned holds are reclaimed here, a bounded batch per call, with no sweeper. Counting never
-  -- needed it (ZCOUNT sees live holders only); this keeps a busy full slot's keys small.
-  local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
-  for i = 1, #expired, 100 do
-    local last = math.min(i + 99, #expired)
-    redis.call('ZREM', KEYS[1], unpack(expired, i, last))
-    redis.call('HDEL', KEYS[2], unpack(expired, i, last))
+
+local expiry
+local added = 0
+if members <= capacity then
+  expiry = expiryText()
+  added = redis.call('ZADD', KEYS[1], 'NX', expiry, ARGV[1])
+end
+if added == 0 then
+  local record = redis.call('HGET', KEYS[2], ARGV[1])
+  if record then
+    local bar = string.find(record, '|', 1, true)
+    if tonumber(string.sub(record, 1, bar - 1)) > now then
+      return 'D' .. string.sub(record, string.find(record, '|', bar + 1, true) + 1)
+    end
   end
-  return 'F'
+  if members > capacity then
+    -- live holders plus the marker
+    local live = redis.call('ZCOUNT', KEYS[1], '(' .. nowText, '+inf')
+    if live > capacity then
+      -- Abandoned holds are reclaimed here, a bounded batch per call, with no sweeper. Counting never
+      -- needed it (ZCOUNT sees live holders only); this keeps a busy full slot's keys small.
+      if members > live then
+        local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', nowText, 'LIMIT', 0, ARGV[4])
+        for i = 1, #expired, 100 do
+          local last = math.min(i + 99, #expired)
+          redis.call('ZREM', KEYS[1], unpack(expired, i, last))
+          redis.call('HDEL', KEYS[2], unpack(expired, i, last))
+        end
+      end
+      return 'F'
+    end
+  end
+  expiry = expiry or expiryText()
+  redis.call('ZADD', KEYS[1], expiry, ARGV[1])
 end
-local expiry = string.format('%.0f', now + tonumber(ARGV[3]))
-redis.call('ZADD', KEYS[1], expiry, ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], expiry .. '|' .. string.format('%.0f', now) .. '|' .. ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], expiry .. '|' .. nowText .. '|' .. ARGV[2])
 return 'H'

@@ -238,6 +238,25 @@ abstract class RedisGateTests {
     }
 
     @Test
+    void aStudentWhoseExpiredHoldIsStillAMemberHoldsAgainOnASlotWithMoreMembersThanSeats() {
+        SlotId slot = SlotId.of("members");
+        gate.initialize(tenant, slot, 2, keep());
+        assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("a1"), SHORT)).isEqualTo(GateDecision.HELD);
+        assertThat(gate.tryHold(tenant, slot, StudentId.of("b"), RequestId.of("b1"), SHORT)).isEqualTo(GateDecision.HELD);
+        sleep(SHORT);
+        // three members (the marker, a and b, both expired) on two seats: the exact count decides
+        assertThat(hold(tenant, slot, "a", RequestId.of("a2"))).isEqualTo(GateDecision.HELD);
+        assertThat(jedis().zcard(holdersKey(slot))).as("a's member was reused, b's not reclaimed").isEqualTo(1 + 2);
+        assertThat(hold(tenant, slot, "a", RequestId.of("a3"))).isEqualTo(GateDecision.duplicate(RequestId.of("a2")));
+        assertThat(hold(tenant, slot, "c", RequestId.of("c1"))).isEqualTo(GateDecision.HELD);
+        assertThat(hold(tenant, slot, "d", RequestId.of("d1"))).isEqualTo(GateDecision.FULL);
+        assertThat(jedis().zcard(holdersKey(slot))).as("the full path reclaimed b").isEqualTo(1 + 2);
+        assertThat(jedis().hexists(metaKey(slot), "b")).isFalse();
+        assertThat(gate.inspect(tenant, slot).orElseThrow().holders()).extracting(h -> h.requestId().value())
+                .containsExactlyInAnyOrder("a2", "c1");
+    }
+
+    @Test
     void tenantsAndSlotsNeverShareKeysWhateverTheirIds() {
         TenantId t1 = TenantId.of("a:b");
         TenantId t2 = TenantId.of("a");

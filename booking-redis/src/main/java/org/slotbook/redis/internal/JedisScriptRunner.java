@@ -29,6 +29,18 @@ public final class JedisScriptRunner implements ScriptRunner {
         }
     }
 
+    @Override
+    public Object runBinary(LuaScript script, int keyCount, byte[]... keysAndArgs) {
+        try {
+            return jedis.evalsha(script.shaBytes(), keyCount, keysAndArgs);
+        } catch (JedisDataException e) {
+            if (!isNoScript(e)) {
+                throw e;
+            }
+            return jedis.eval(script.bodyBytes(), keyCount, keysAndArgs);
+        }
+    }
+
     static boolean isNoScript(JedisDataException e) {
         String message = e.getMessage();
         return message != null && message.startsWith("NOSCRIPT");

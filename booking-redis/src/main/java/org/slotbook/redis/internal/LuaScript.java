@@ -17,11 +17,15 @@ public final class LuaScript {
     private final String name;
     private final String body;
     private final String sha;
+    private final byte[] bodyBytes;
+    private final byte[] shaBytes;
 
     private LuaScript(String name, String body) {
         this.name = name;
         this.body = body;
         this.sha = sha1(body);
+        this.bodyBytes = body.getBytes(StandardCharsets.UTF_8);
+        this.shaBytes = sha.getBytes(StandardCharsets.US_ASCII);
     }
 
     /** Loads {@code org/slotbook/redis/<name>.lua} from the class path. */
@@ -47,6 +51,16 @@ public final class LuaScript {
 
     public String sha() {
         return sha;
+    }
+
+    /** {@link #body()} in UTF-8, encoded once; callers must not modify it. */
+    public byte[] bodyBytes() {
+        return bodyBytes;
+    }
+
+    /** {@link #sha()} in ASCII, encoded once; callers must not modify it. */
+    public byte[] shaBytes() {
+        return shaBytes;
     }
 
     private static String sha1(String text) {

@@ -19,4 +19,14 @@ public interface ScriptRunner {
      * @throws RuntimeException the client's own exception when the server cannot be reached or fails
      */
     Object run(LuaScript script, List<String> keys, List<String> args);
+
+    /**
+     * Like {@link #run}, with arguments already encoded and the reply left undecoded: the first
+     * {@code keyCount} of {@code keysAndArgs} are the keys, the rest the arguments; a string reply is
+     * a {@code byte[]}, a number a {@code Long}, an array a {@code List} of those. The hot path's
+     * call: the caller encodes what it can once and decodes only what it reads.
+     *
+     * @throws RuntimeException the client's own exception when the server cannot be reached or fails
+     */
+    Object runBinary(LuaScript script, int keyCount, byte[]... keysAndArgs);
 }

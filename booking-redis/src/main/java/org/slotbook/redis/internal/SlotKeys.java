@@ -1,5 +1,6 @@
 package org.slotbook.redis.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slotbook.core.SlotId;
@@ -18,8 +19,9 @@ import org.slotbook.core.TenantId;
  * (tenant, slot) pairs never share keys. Ids never contain control characters, and are never empty,
  * so neither {@code ''} nor a {@code \u0001} field can be a student.
  *
- * <p>An instance builds each slot's key list once and keeps it in a small bounded cache (emptied when
- * it reaches its bound), so the hot path does not concatenate strings per call.
+ * <p>An instance builds each slot's keys once, as names and as the UTF-8 bytes sent to Redis, and keeps
+ * them in a small bounded cache (emptied when it reaches its bound), so the hot path neither
+ * concatenates nor encodes them per call.
  */
 public final class SlotKeys {
     /** Index of the holders key in {@link #keys}. */
@@ -29,7 +31,7 @@ public final class SlotKeys {
 
     private final String prefix;
     private final int bound;
-    private final ConcurrentHashMap<Slot, List<String>> cache = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Slot, Keys> cache = new ConcurrentHashMap<>();
 
     /** A cache of the key lists of up to {@code bound} slots under {@code prefix}. */
     public SlotKeys(String prefix, int bound) {
@@ -39,10 +41,15 @@ public final class SlotKeys {
 
     /** The slot's keys, in the order every script expects them: holders, meta. */
     public List<String> of(TenantId tenantId, SlotId slotId) {
+        return keysOf(tenantId, slotId).names();
+    }
+
+    /** The slot's keys as names and as bytes, built once. */
+    public Keys keysOf(TenantId tenantId, SlotId slotId) {
         Slot slot = new Slot(tenantId, slotId);
-        List<String> keys = cache.get(slot);
+        Keys keys = cache.get(slot);
         if (keys == null) {
-            keys = keys(prefix, tenantId, slotId);
+            keys = new Keys(keys(prefix, tenantId, slotId));
             if (cache.size() >= bound) {
                 cache.clear();
             }
@@ -119,5 +126,30 @@ public final class SlotKeys {
     }
 
     private record Slot(TenantId tenantId, SlotId slotId) {
+    }
+
+    /** One slot's keys: the names (holders, meta) and the same in UTF-8, which callers must not modify. */
+    public static final class Keys {
+        private final List<String> names;
+        private final byte[] holders;
+        private final byte[] meta;
+
+        Keys(List<String> names) {
+            this.names = names;
+            this.holders = names.get(HOLDERS).getBytes(StandardCharsets.UTF_8);
+            this.meta = names.get(META).getBytes(StandardCharsets.UTF_8);
+        }
+
+        public List<String> names() {
+            return names;
+        }
+
+        public byte[] holders() {
+            return holders;
+        }
+
+        public byte[] meta() {
+            return meta;
+        }
     }
 }
