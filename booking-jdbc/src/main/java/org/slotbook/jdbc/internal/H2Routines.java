@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.h2.engine.Session;
+import org.h2.jdbc.JdbcConnection;
 import org.h2.tools.SimpleResultSet;
 
 /**
@@ -857,6 +859,8 @@ public final class H2Routines {
                 e.addSuppressed(undo);
             }
             throw e;
+        } finally {
+            call.prepared.release();
         }
         connection.releaseSavepoint(savepoint);
         return facts.done();
@@ -908,6 +912,7 @@ public final class H2Routines {
     /** The state of one routine call: its connection, statements, tenant, clock and answer. */
     private static final class Call {
         final Connection connection;
+        final Prepared prepared;
         final Sql sql;
         final String tenant;
         final OffsetDateTime now;
@@ -917,6 +922,7 @@ public final class H2Routines {
 
         Call(Connection connection, Sql sql, String tenant, OffsetDateTime now, Facts facts) {
             this.connection = connection;
+            this.prepared = Prepared.of(connection);
             this.sql = sql;
             this.tenant = tenant;
             this.now = now;
@@ -1396,13 +1402,11 @@ public final class H2Routines {
         }
 
         int update(String statement, Object... args) throws SQLException {
-            try (PreparedStatement ps = prepare(statement, args)) {
-                return ps.executeUpdate();
-            }
+            return bind(statement, args).executeUpdate();
         }
 
         <T> List<T> query(String statement, RowReader<T> reader, Object... args) throws SQLException {
-            try (PreparedStatement ps = prepare(statement, args); ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = bind(statement, args).executeQuery()) {
                 List<T> rows = new ArrayList<>();
                 while (rs.next()) {
                     rows.add(reader.read(rs));
@@ -1411,16 +1415,84 @@ public final class H2Routines {
             }
         }
 
-        private PreparedStatement prepare(String statement, Object... args) throws SQLException {
-            PreparedStatement ps = connection.prepareStatement(statement);
-            try {
-                for (int i = 0; i < args.length; i++) {
-                    ps.setObject(i + 1, args[i]);
+        /** The session's prepared statement, every parameter bound (each call binds them all). */
+        private PreparedStatement bind(String statement, Object... args) throws SQLException {
+            PreparedStatement ps = prepared.get(connection, statement);
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            return ps;
+        }
+    }
+
+    /**
+     * The prepared statements of one H2 session, by SQL text, most recently used last: a routine
+     * prepares each of its statements once per session rather than once per call (H2's own query
+     * cache keeps 8 commands per session, fewer than a hold runs, so it would parse them all again).
+     * The nested connections H2 hands a routine are new objects over the same session, and a
+     * statement prepared on one of them runs on the session, so it serves every later call; H2
+     * recompiles it itself after a schema change. Only the session's own calls use it, one at a time.
+     */
+    private static final class Prepared {
+        /** Enough for every statement of a few prefixes; the least recently used one is closed beyond. */
+        private static final int LIMIT = 256;
+        private static final Map<Session, Prepared> BY_SESSION = new ConcurrentHashMap<>();
+
+        private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
+                if (size() <= LIMIT) {
+                    return false;
                 }
-                return ps;
-            } catch (SQLException | RuntimeException e) {
+                closeQuietly(eldest.getValue());
+                return true;
+            }
+        };
+
+        /** Whether the statements outlive the call (kept for the session) or close when it ends. */
+        private final boolean kept;
+
+        private Prepared(boolean kept) {
+            this.kept = kept;
+        }
+
+        /** The statements of the connection's session; a connection that is not H2's own gets a set of its own. */
+        static Prepared of(Connection connection) {
+            if (!(connection instanceof JdbcConnection jdbc) || jdbc.getSession() == null) {
+                return new Prepared(false);
+            }
+            Session session = jdbc.getSession();
+            Prepared found = BY_SESSION.get(session);
+            if (found != null) {
+                return found;
+            }
+            // a new session: forget those closed since (their statements went with them)
+            BY_SESSION.keySet().removeIf(Session::isClosed);
+            return BY_SESSION.computeIfAbsent(session, s -> new Prepared(true));
+        }
+
+        PreparedStatement get(Connection connection, String sql) throws SQLException {
+            PreparedStatement ps = statements.get(sql);
+            if (ps == null || ps.isClosed()) {
+                ps = connection.prepareStatement(sql);
+                statements.put(sql, ps);
+            }
+            return ps;
+        }
+
+        /** The end of a call: a set of the call's own is closed. */
+        void release() {
+            if (!kept) {
+                statements.values().forEach(Prepared::closeQuietly);
+                statements.clear();
+            }
+        }
+
+        private static void closeQuietly(PreparedStatement ps) {
+            try {
                 ps.close();
-                throw e;
+            } catch (SQLException ignored) {
+                // the session is going away, and the statement with it
             }
         }
     }
