@@ -711,9 +711,9 @@ class H2Test {
                 Map.entry("lockResource", "PRIMARY_KEY"),
                 Map.entry("overlaps", "OCCUPANCY_OVERLAP_IX"),
                 Map.entry("studentOverlaps", "OCCUPANCY_OVERLAP_IX"),
-                Map.entry("hasFreeSeat", "SLOT_SEAT_"),
+                Map.entry("findSlotWithSeat", "SLOT_SEAT_"),
                 Map.entry("findBooking", "PRIMARY_KEY"),
-                Map.entry("findByRequest", "BOOKING_REQUEST_UK"),
+                Map.entry("findRequest", "BOOKING_REQUEST_UK"),
                 Map.entry("findActive", "BOOKING_SLOT_IX"),
                 Map.entry("lockSeat", "PRIMARY_KEY"),
                 Map.entry("freeCandidates", "SLOT_SEAT_CLAIM_IX"),
@@ -775,8 +775,13 @@ class H2Test {
                     assertThat(first.group(1)).as(statement.getKey() + ": " + plan).startsWith(expected);
                     assertThat(plan).as(statement.getKey()).doesNotContainIgnoringCase("tableScan");
                 }
-                // both EXISTS of the free-seat probe have their own index
-                assertThat(explain(c, statements.get("hasFreeSeat"))).contains("SLOT_SEAT_CLAIM_IX", "SLOT_SEAT_HELD_IX");
+                // the slot read with the free-seat probe: the slot by its key, both EXISTS by their own index
+                assertThat(explain(c, statements.get("findSlotWithSeat")))
+                        .contains("PRIMARY_KEY", "SLOT_SEAT_CLAIM_IX", "SLOT_SEAT_HELD_IX");
+                // a request's booking, its waitlist entry and the student's booking of the slot, each by its index
+                String request = explain(c, statements.get("findRequest"));
+                assertThat(request).contains("BOOKING_REQUEST_UK", "BOOKING_SLOT_IX");
+                assertThat(request).containsPattern("_WAITER\"\\s*/\\* PUBLIC\\.PRIMARY_KEY");
             }
         }
 
