@@ -711,9 +711,9 @@ class H2Test {
                 Map.entry("lockResource", "PRIMARY_KEY"),
                 Map.entry("overlaps", "OCCUPANCY_OVERLAP_IX"),
                 Map.entry("studentOverlaps", "OCCUPANCY_OVERLAP_IX"),
-                Map.entry("hasFreeSeat", "SLOT_SEAT_"),
+                Map.entry("findSlotWithSeat", "SLOT_SEAT_"),
                 Map.entry("findBooking", "PRIMARY_KEY"),
-                Map.entry("findByRequest", "BOOKING_REQUEST_UK"),
+                Map.entry("findRequest", "BOOKING_REQUEST_UK"),
                 Map.entry("findActive", "BOOKING_SLOT_IX"),
                 Map.entry("lockSeat", "PRIMARY_KEY"),
                 Map.entry("freeCandidates", "SLOT_SEAT_CLAIM_IX"),
@@ -775,8 +775,13 @@ class H2Test {
                     assertThat(first.group(1)).as(statement.getKey() + ": " + plan).startsWith(expected);
                     assertThat(plan).as(statement.getKey()).doesNotContainIgnoringCase("tableScan");
                 }
-                // both EXISTS of the free-seat probe have their own index
-                assertThat(explain(c, statements.get("hasFreeSeat"))).contains("SLOT_SEAT_CLAIM_IX", "SLOT_SEAT_HELD_IX");
+                // the slot read with the free-seat probe: the slot by its key, both EXISTS by their own index
+                assertThat(explain(c, statements.get("findSlotWithSeat")))
+                        .contains("PRIMARY_KEY", "SLOT_SEAT_CLAIM_IX", "SLOT_SEAT_HELD_IX");
+                // a request's booking, its waitlist entry and the student's booking of the slot, each by its index
+                String request = explain(c, statements.get("findRequest"));
+                assertThat(request).contains("BOOKING_REQUEST_UK", "BOOKING_SLOT_IX");
+                assertThat(request).containsPattern("_WAITER\"\\s*/\\* PUBLIC\\.PRIMARY_KEY");
             }
         }
 
@@ -985,6 +990,67 @@ class H2Test {
             assertThat(rows("SELECT COUNT(*) FROM " + prefix + "waiter")).containsExactly(List.of(0L));
             assertThat(rows("SELECT COUNT(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = ? AND COLUMN_NAME ="
                     + " 'LATE_CANCEL'", (prefix + "booking").toUpperCase())).containsExactly(List.of(1L));
+        }
+
+        @Test
+        void aSchemaWithSeparateChecksEndsWithOneCheckPerWrittenTableAndTheSameRules() throws SQLException {
+            String prefix = TestDatabases.freshPrefix();
+            JdbcSchema.create(db.dataSource(), prefix);
+            // the checks as schemas created before had them, one constraint per rule
+            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+                for (String check : List.of(
+                        "slot_seat ADD CONSTRAINT " + prefix + "slot_seat_status_ck"
+                                + " CHECK (status IN ('FREE', 'HELD', 'CONFIRMED', 'CLOSED'))",
+                        "booking ADD CONSTRAINT " + prefix + "booking_status_ck"
+                                + " CHECK (status IN ('HELD', 'CONFIRMED', 'CANCELLED', 'EXPIRED'))",
+                        "booking ADD CONSTRAINT " + prefix + "booking_attendance_ck"
+                                + " CHECK (attendance IN ('NONE', 'CHECKED_IN', 'NO_SHOW'))",
+                        "booking ADD CONSTRAINT " + prefix + "booking_credits_ck"
+                                + " CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0)",
+                        "waiter ADD CONSTRAINT " + prefix + "waiter_status_ck"
+                                + " CHECK (status IN ('WAITING', 'PROMOTED', 'LEFT', 'SKIPPED'))",
+                        "waiter ADD CONSTRAINT " + prefix + "waiter_reason_ck"
+                                + " CHECK (reason IN ('CONFLICT', 'LIMIT', 'ALREADY_BOOKED', 'NO_CREDITS'))",
+                        "lesson_package ADD CONSTRAINT " + prefix + "lesson_package_credits_ck CHECK (credits > 0)",
+                        "credit_entry ADD CONSTRAINT " + prefix + "credit_entry_reason_ck"
+                                + " CHECK (reason IN ('GRANT', 'DRAW', 'REFUND', 'FORFEIT'))")) {
+                    s.execute("ALTER TABLE " + prefix + check);
+                }
+            }
+            JdbcSchema.create(db.dataSource(), prefix);
+            JdbcSchema.create(db.dataSource(), prefix);
+            for (String table : List.of("slot_seat", "booking", "waiter", "lesson_package", "credit_entry")) {
+                assertThat(rows("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLE_CONSTRAINTS WHERE TABLE_NAME = ?"
+                        + " AND CONSTRAINT_TYPE = 'CHECK'", (prefix + table).toUpperCase())).as(table)
+                        .containsExactly(List.of(1L));
+            }
+            // the folded checks refuse what the separate ones did
+            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+                s.execute("INSERT INTO " + prefix + "slot_seat (tenant_id, slot_id, seq, status)"
+                        + " VALUES ('t', 's', 1, 'FREE')");
+                s.execute("INSERT INTO " + prefix + "booking (tenant_id, booking_id, request_id, slot_id, student_id,"
+                        + " seat, status, held_until, created_at, updated_at) VALUES ('t', 'b', 'q', 's', 'st', 1,"
+                        + " 'HELD', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)");
+                for (String bad : List.of(
+                        "UPDATE " + prefix + "slot_seat SET status = 'GONE'",
+                        "UPDATE " + prefix + "booking SET status = 'GONE'",
+                        "UPDATE " + prefix + "booking SET attendance = 'LATE'",
+                        "UPDATE " + prefix + "booking SET credits = 2",
+                        "INSERT INTO " + prefix + "waiter (tenant_id, request_id, slot_id, student_id, booking_id,"
+                                + " status, reason, joined_at, updated_at) VALUES ('t', 'q', 's', 'st', 'b', 'GONE',"
+                                + " NULL, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
+                        "INSERT INTO " + prefix + "waiter (tenant_id, request_id, slot_id, student_id, booking_id,"
+                                + " status, reason, joined_at, updated_at) VALUES ('t', 'q', 's', 'st', 'b', 'SKIPPED',"
+                                + " 'BORED', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)",
+                        "INSERT INTO " + prefix + "lesson_package (tenant_id, package_id, student_id, credits, remaining,"
+                                + " valid_from, valid_until, granted_at) VALUES ('t', 'p', 'st', 0, 0,"
+                                + " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP + INTERVAL '1' DAY, CURRENT_TIMESTAMP)",
+                        "INSERT INTO " + prefix + "credit_entry (tenant_id, package_id, reason, delta, booking_id, at)"
+                                + " VALUES ('t', 'p', 'GIFT', 1, 'b', CURRENT_TIMESTAMP)")) {
+                    assertThatThrownBy(() -> s.execute(bad)).as(bad).isInstanceOf(SQLException.class)
+                            .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("23513"));
+                }
+            }
         }
 
         @Test

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.h2.engine.Session;
+import org.h2.jdbc.JdbcConnection;
 import org.h2.tools.SimpleResultSet;
 
 /**
@@ -175,41 +177,43 @@ public final class H2Routines {
             OffsetDateTime heldUntil = call.now.plus(terms.holdMicros(), ChronoUnit.MICROS);
             Facts facts = call.facts;
 
-            // 1. the slot
-            Optional<Slot> found = call.findSlot(slotId);
+            // 1. the slot (and, read with it, whether committed seats leave one to take: step 4)
+            boolean probe = !gateHeld && !joins;
+            Optional<Probed> found = probe ? call.findSlotWithSeat(slotId)
+                    : call.findSlot(slotId).map(s -> new Probed(s, true));
             if (found.isEmpty()) {
                 facts.bare("NOT_FOUND");
                 return;
             }
-            Slot slot = found.get();
+            Slot slot = found.get().slot();
             // 2. cancelled or over: only a replay gets an answer with a booking
             if (!"OPEN".equals(slot.status()) || !call.now.isBefore(slot.endsAt())) {
-                if (!call.replay(requestId)) {
+                if (!call.replay(call.requestOf(requestId))) {
                     facts.notOpen(slot);
                 }
                 return;
             }
             // 3. the booking window
             if (slot.opensAt() != null && call.now.isBefore(slot.opensAt())) {
-                if (!call.replay(requestId)) {
+                if (!call.replay(call.requestOf(requestId))) {
                     facts.instant("NOT_OPEN_YET", slot.opensAt());
                 }
                 return;
             }
             if (slot.closesAt() != null && !call.now.isBefore(slot.closesAt())) {
-                if (!call.replay(requestId)) {
+                if (!call.replay(call.requestOf(requestId))) {
                     facts.instant("BOOKING_CLOSED", slot.closesAt());
                 }
                 return;
             }
             // 4. full by committed seats: answer without locking anything (not when joining the waitlist)
-            if (!gateHeld && !joins && !call.hasFreeSeat(slotId)) {
-                if (call.replay(requestId)) {
+            if (!found.get().seatToTake()) {
+                Request request = call.requestOf(requestId, slotId, student);
+                if (call.replay(request)) {
                     return;
                 }
-                Optional<Booking> mine = call.findActive(slotId, student);
-                if (mine.isPresent() && mine.get().isLive(call.now)) {
-                    facts.booking("ALREADY", mine.get());
+                if (request.active().isPresent() && request.active().get().isLive(call.now)) {
+                    facts.booking("ALREADY", request.active().get());
                 } else {
                     facts.bare("FULL");
                 }
@@ -217,12 +221,13 @@ public final class H2Routines {
             }
             // 5. everything about this student is decided under his lock
             call.lockResource("STUDENT", student);
-            // 6. a replay of this request (any slot, any student: the caller checks the payload)
-            if (call.replay(requestId)) {
+            // 6. a replay of this request (any slot, any student: the caller checks the payload), and
+            // 7. the student's own booking of this slot: read together
+            Request request = call.requestOf(requestId, slotId, student);
+            if (call.replay(request)) {
                 return;
             }
-            // 7. the student's own booking of this slot
-            Optional<Booking> mine = call.findActive(slotId, student);
+            Optional<Booking> mine = request.active();
             if (mine.isPresent() && mine.get().isLive(call.now)) {
                 facts.booking("ALREADY", mine.get());
                 return;
@@ -263,7 +268,7 @@ public final class H2Routines {
             }
             // 11. claim a seat: a free one, else (when nobody waits) one whose hold ran out
             Optional<Claim> claim = call.claimSeat(slotId, bookingId, student, status, heldUntil,
-                    !call.hasWaiting(slotId));
+                    () -> !call.hasWaiting(slotId));
             if (claim.isEmpty()) {
                 // 12. the waitlist, or full
                 if (!joins || !call.now.isBefore(terms.promotionCutoff(slot))) {
@@ -276,7 +281,7 @@ public final class H2Routines {
                     facts.notOpen(locked);
                     return;
                 }
-                claim = call.claimSeat(slotId, bookingId, student, status, heldUntil, false);
+                claim = call.claimSeat(slotId, bookingId, student, status, heldUntil, Takeover.NEVER);
                 if (claim.isEmpty()) {
                     Optional<Waiter> waiting = call.waitingOf(slotId, student);
                     if (waiting.isPresent()) {
@@ -857,6 +862,8 @@ public final class H2Routines {
                 e.addSuppressed(undo);
             }
             throw e;
+        } finally {
+            call.prepared.release();
         }
         connection.releaseSavepoint(savepoint);
         return facts.done();
@@ -908,6 +915,7 @@ public final class H2Routines {
     /** The state of one routine call: its connection, statements, tenant, clock and answer. */
     private static final class Call {
         final Connection connection;
+        final Prepared prepared;
         final Sql sql;
         final String tenant;
         final OffsetDateTime now;
@@ -917,17 +925,23 @@ public final class H2Routines {
 
         Call(Connection connection, Sql sql, String tenant, OffsetDateTime now, Facts facts) {
             this.connection = connection;
+            this.prepared = Prepared.of(connection);
             this.sql = sql;
             this.tenant = tenant;
             this.now = now;
             this.facts = facts;
         }
 
-        /** Locks a resource_lock row, creating it on first use. */
+        /**
+         * Locks a resource_lock row, creating it on first use: a row this transaction inserted is its
+         * own until it ends (another first use fails on the key: 90131 while this one runs, which the
+         * caller's retry handles, or 23505 after).
+         */
         void lockResource(String kind, String id) throws SQLException {
             if (query(sql.lockResource, rs -> rs.getString(1), tenant, kind, id).isEmpty()) {
                 try {
                     update(sql.createResource, tenant, kind, id);
+                    return;
                 } catch (SQLException e) {
                     // two first uses at once: the other one created the row, which is all we need
                     if (!"23505".equals(e.getSQLState())) {
@@ -942,6 +956,12 @@ public final class H2Routines {
 
         Optional<Slot> findSlot(String slotId) throws SQLException {
             return first(query(sql.findSlot, Slot::read, tenant, slotId));
+        }
+
+        /** The slot, and whether its committed seats leave one to take (a free one, or a hold that ran out). */
+        Optional<Probed> findSlotWithSeat(String slotId) throws SQLException {
+            return first(query(sql.findSlotWithSeat, rs -> new Probed(Slot.read(rs), rs.getInt(19) == 1),
+                    now, tenant, slotId));
         }
 
         /** Locks the slot row (slot before seats) and answers it as it is now. */
@@ -1028,18 +1048,42 @@ public final class H2Routines {
         }
 
         /** Answers REPLAY (the booking of this request) or WAITLISTED_REPLAY (its waitlist entry); false when none. */
-        boolean replay(String requestId) throws SQLException {
-            Optional<Booking> booking = findByRequest(requestId);
-            if (booking.isPresent()) {
-                facts.booking("REPLAY", booking.get());
+        boolean replay(Request request) throws SQLException {
+            if (request.booking().isPresent()) {
+                facts.booking("REPLAY", request.booking().get());
                 return true;
             }
-            Optional<Waiter> waiter = findWaiter(requestId);
-            if (waiter.isPresent()) {
-                facts.waiter("WAITLISTED_REPLAY", waiter.get(), position(waiter.get()));
+            if (request.waiter().isPresent()) {
+                facts.waiter("WAITLISTED_REPLAY", request.waiter().get(), position(request.waiter().get()));
                 return true;
             }
             return false;
+        }
+
+        /** The booking and the waitlist entry of a request, read by one statement. */
+        Request requestOf(String requestId) throws SQLException {
+            return requestOf(requestId, null, null);
+        }
+
+        /**
+         * The booking and the waitlist entry of a request and, with a slot and a student, the student's
+         * HELD or CONFIRMED booking of the slot: one statement, each part read by its own index.
+         */
+        Request requestOf(String requestId, String slotId, String student) throws SQLException {
+            Booking booking = null;
+            Waiter waiter = null;
+            Booking active = null;
+            try (ResultSet rs = bind(sql.findRequest, tenant, requestId, tenant, requestId, tenant, slotId,
+                    student).executeQuery()) {
+                while (rs.next()) {
+                    switch (rs.getInt(1)) {
+                        case 1 -> booking = booking != null ? booking : Booking.read(rs, 2);
+                        case 2 -> waiter = waiter != null ? waiter : Waiter.read(rs, 14);
+                        default -> active = active != null ? active : Booking.read(rs, 2);
+                    }
+                }
+            }
+            return new Request(Optional.ofNullable(booking), Optional.ofNullable(waiter), Optional.ofNullable(active));
         }
 
         Optional<Waiter> findWaiter(String requestId) throws SQLException {
@@ -1146,7 +1190,7 @@ public final class H2Routines {
             }
             OffsetDateTime heldUntil = now.plus(terms.holdMicros(), ChronoUnit.MICROS);
             Optional<Claim> seat = claimSeat(slot.slotId(), w.bookingId(), w.studentId(), "HELD", heldUntil,
-                    false);
+                    Takeover.NEVER);
             if (seat.isEmpty()) {
                 throw inconsistent("slot '" + slot.slotId() + "': a freed seat could not be given to a waiter");
             }
@@ -1164,17 +1208,11 @@ public final class H2Routines {
             return true;
         }
 
-        boolean hasFreeSeat(String slotId) throws SQLException {
-            return query(sql.hasFreeSeat, rs -> rs.getInt(1), tenant, slotId, tenant, slotId, now).get(0) == 1;
-        }
 
         Optional<Booking> findBooking(String bookingId) throws SQLException {
             return first(query(sql.findBooking, Booking::read, tenant, bookingId));
         }
 
-        Optional<Booking> findByRequest(String requestId) throws SQLException {
-            return first(query(sql.findByRequest, Booking::read, tenant, requestId));
-        }
 
         /** The student's HELD or CONFIRMED booking of the slot. */
         Optional<Booking> findActive(String slotId, String student) throws SQLException {
@@ -1337,7 +1375,8 @@ public final class H2Routines {
          * seat of the oldest hold that ran out.
          */
         Optional<Claim> claimSeat(String slotId, String bookingId, String student, String status,
-                                  OffsetDateTime heldUntil, boolean takeover) throws SQLException {
+                                  OffsetDateTime heldUntil, Takeover allowed) throws SQLException {
+            Takeover takeover = allowed.once();
             for (int round = 0; round < CLAIM_ROUNDS; round++) {
                 Optional<Claim> taken = takeSeat(slotId, bookingId, student, status, heldUntil, true, takeover);
                 if (taken.isEmpty()) {
@@ -1361,7 +1400,7 @@ public final class H2Routines {
          * one of 100,000.
          */
         private Optional<Claim> takeSeat(String slotId, String bookingId, String student, String status,
-                                         OffsetDateTime heldUntil, boolean skipLocked, boolean takeover)
+                                         OffsetDateTime heldUntil, boolean skipLocked, Takeover takeover)
                 throws SQLException {
             int after = 0;
             while (true) {
@@ -1378,7 +1417,7 @@ public final class H2Routines {
                     break;
                 }
             }
-            if (!takeover) {
+            if (!takeover.allowed()) {
                 return Optional.empty();
             }
             List<Claim> expired = query(sql.expiredCandidates, rs -> new Claim(rs.getInt(1), rs.getString(2)),
@@ -1396,13 +1435,11 @@ public final class H2Routines {
         }
 
         int update(String statement, Object... args) throws SQLException {
-            try (PreparedStatement ps = prepare(statement, args)) {
-                return ps.executeUpdate();
-            }
+            return bind(statement, args).executeUpdate();
         }
 
         <T> List<T> query(String statement, RowReader<T> reader, Object... args) throws SQLException {
-            try (PreparedStatement ps = prepare(statement, args); ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = bind(statement, args).executeQuery()) {
                 List<T> rows = new ArrayList<>();
                 while (rs.next()) {
                     rows.add(reader.read(rs));
@@ -1411,18 +1448,119 @@ public final class H2Routines {
             }
         }
 
-        private PreparedStatement prepare(String statement, Object... args) throws SQLException {
-            PreparedStatement ps = connection.prepareStatement(statement);
-            try {
-                for (int i = 0; i < args.length; i++) {
-                    ps.setObject(i + 1, args[i]);
+        /** The session's prepared statement, every parameter bound (each call binds them all). */
+        private PreparedStatement bind(String statement, Object... args) throws SQLException {
+            PreparedStatement ps = prepared.get(connection, statement);
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            return ps;
+        }
+    }
+
+    /**
+     * The prepared statements of one H2 session, by SQL text, most recently used last: a routine
+     * prepares each of its statements once per session rather than once per call (H2's own query
+     * cache keeps 8 commands per session, fewer than a hold runs, so it would parse them all again).
+     * The nested connections H2 hands a routine are new objects over the same session, and a
+     * statement prepared on one of them runs on the session, so it serves every later call; H2
+     * recompiles it itself after a schema change. Only the session's own calls use it, one at a time.
+     */
+    private static final class Prepared {
+        /** Enough for every statement of a few prefixes; the least recently used one is closed beyond. */
+        private static final int LIMIT = 256;
+        private static final Map<Session, Prepared> BY_SESSION = new ConcurrentHashMap<>();
+
+        private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
+                if (size() <= LIMIT) {
+                    return false;
                 }
-                return ps;
-            } catch (SQLException | RuntimeException e) {
-                ps.close();
-                throw e;
+                closeQuietly(eldest.getValue());
+                return true;
+            }
+        };
+
+        /** Whether the statements outlive the call (kept for the session) or close when it ends. */
+        private final boolean kept;
+
+        private Prepared(boolean kept) {
+            this.kept = kept;
+        }
+
+        /** The statements of the connection's session; a connection that is not H2's own gets a set of its own. */
+        static Prepared of(Connection connection) {
+            if (!(connection instanceof JdbcConnection jdbc) || jdbc.getSession() == null) {
+                return new Prepared(false);
+            }
+            Session session = jdbc.getSession();
+            Prepared found = BY_SESSION.get(session);
+            if (found != null) {
+                return found;
+            }
+            // a new session: forget those closed since (their statements went with them)
+            BY_SESSION.keySet().removeIf(Session::isClosed);
+            return BY_SESSION.computeIfAbsent(session, s -> new Prepared(true));
+        }
+
+        PreparedStatement get(Connection connection, String sql) throws SQLException {
+            PreparedStatement ps = statements.get(sql);
+            if (ps == null || ps.isClosed()) {
+                ps = connection.prepareStatement(sql);
+                statements.put(sql, ps);
+            }
+            return ps;
+        }
+
+        /** The end of a call: a set of the call's own is closed. */
+        void release() {
+            if (!kept) {
+                statements.values().forEach(Prepared::closeQuietly);
+                statements.clear();
             }
         }
+
+        private static void closeQuietly(PreparedStatement ps) {
+            try {
+                ps.close();
+            } catch (SQLException ignored) {
+                // the session is going away, and the statement with it
+            }
+        }
+    }
+
+    /**
+     * Whether a claim may take the seat of a hold that ran out when no seat is free; asked only then,
+     * and at most once per claim ({@link #once()}).
+     */
+    @FunctionalInterface
+    private interface Takeover {
+        Takeover NEVER = () -> false;
+
+        boolean allowed() throws SQLException;
+
+        /** This answer, asked the first time it is needed and kept. */
+        default Takeover once() {
+            if (this == NEVER) {
+                return NEVER;
+            }
+            Boolean[] answer = new Boolean[1];
+            return () -> {
+                if (answer[0] == null) {
+                    answer[0] = allowed();
+                }
+                return answer[0];
+            };
+        }
+    }
+
+    /** What is stored of one request: its booking, its waitlist entry, and the student's active booking of the slot. */
+    private record Request(Optional<Booking> booking, Optional<Waiter> waiter, Optional<Booking> active) {
+    }
+
+    /** A slot, and whether its committed seats leave one to take. */
+    private record Probed(Slot slot, boolean seatToTake) {
     }
 
     @FunctionalInterface
@@ -1532,8 +1670,13 @@ public final class H2Routines {
                           String status, String reason, OffsetDateTime joinedAt) {
 
         static Waiter read(ResultSet rs) throws SQLException {
-            return new Waiter(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
-                    rs.getString(6), rs.getString(7), time(rs, 8));
+            return read(rs, 1);
+        }
+
+        static Waiter read(ResultSet rs, int from) throws SQLException {
+            return new Waiter(rs.getString(from), rs.getString(from + 1), rs.getString(from + 2),
+                    rs.getString(from + 3), rs.getLong(from + 4), rs.getString(from + 5), rs.getString(from + 6),
+                    time(rs, from + 7));
         }
 
         Waiter with(String newStatus, String newReason) {
@@ -1800,9 +1943,9 @@ public final class H2Routines {
         final String createResource;
         final String overlaps;
         final String studentOverlaps;
-        final String hasFreeSeat;
+        final String findSlotWithSeat;
         final String findBooking;
-        final String findByRequest;
+        final String findRequest;
         final String findActive;
         final String lockSeat;
         final String freeCandidates;
@@ -1874,8 +2017,7 @@ public final class H2Routines {
                     + " ends_at, slot_id, booking_id, active) VALUES (?, ?, ?, ?, ?, ?, ?, TRUE)";
             lockResource = "SELECT resource_id FROM " + t.lock()
                     + " WHERE tenant_id = ? AND resource_kind = ? AND resource_id = ? FOR UPDATE";
-            createResource = "MERGE INTO " + t.lock() + " (tenant_id, resource_kind, resource_id)"
-                    + " KEY (tenant_id, resource_kind, resource_id) VALUES (?, ?, ?)";
+            createResource = "INSERT INTO " + t.lock() + " (tenant_id, resource_kind, resource_id) VALUES (?, ?, ?)";
             overlaps = "SELECT o.resource_kind, o.resource_id, o.slot_id, o.booking_id, o.starts_at, o.ends_at FROM "
                     + occupancy + " o WHERE o.tenant_id = ? AND o.resource_kind = ? AND o.resource_id = ?" + overlap
                     + " ORDER BY o.starts_at";
@@ -1885,13 +2027,25 @@ public final class H2Routines {
                     + " b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id"
                     + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ?" + overlap
                     + " ORDER BY o.starts_at";
-            // two EXISTS, each served by its own index (the free-seat one, the held-by-deadline one)
-            hasFreeSeat = "SELECT CASE WHEN EXISTS (SELECT 1 FROM " + seat
-                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'FREE') OR EXISTS (SELECT 1 FROM " + seat
-                    + " WHERE tenant_id = ? AND slot_id = ? AND status = 'HELD' AND held_until <= ?)"
-                    + " THEN 1 ELSE 0 END";
+            // the slot, then whether a seat is left: two EXISTS, each served by its own index (the free-seat
+            // one, the held-by-deadline one), the second asked only when no seat is free (CASE keeps the
+            // order, an OR H2 may turn round); the outer slot row is found by its key
+            findSlotWithSeat = "SELECT " + prefixed("s", SLOT_COLUMNS) + ", CASE WHEN EXISTS (SELECT 1 FROM " + seat
+                    + " f WHERE f.tenant_id = s.tenant_id AND f.slot_id = s.slot_id AND f.status = 'FREE') THEN 1"
+                    + " WHEN EXISTS (SELECT 1 FROM " + seat + " h WHERE h.tenant_id = s.tenant_id"
+                    + " AND h.slot_id = s.slot_id AND h.status = 'HELD' AND h.held_until <= ?) THEN 1 ELSE 0 END"
+                    + " FROM " + slot + " s WHERE s.tenant_id = ? AND s.slot_id = ?";
             findBooking = "SELECT " + BOOKING_COLUMNS + " FROM " + booking + " WHERE tenant_id = ? AND booking_id = ?";
-            findByRequest = "SELECT " + BOOKING_COLUMNS + " FROM " + booking + " WHERE tenant_id = ? AND request_id = ?";
+            // a request's booking (1), its waitlist entry (2), the student's active booking of the slot (3);
+            // each part by its own index, the waitlist columns after the booking ones
+            String noBooking = String.join(", ", java.util.Collections.nCopies(12, "NULL"));
+            String noWaiter = String.join(", ", java.util.Collections.nCopies(8, "NULL"));
+            findRequest = "SELECT 1, " + BOOKING_COLUMNS + ", " + noWaiter + " FROM " + booking
+                    + " WHERE tenant_id = ? AND request_id = ?"
+                    + " UNION ALL SELECT 2, " + noBooking + ", " + WAITER_COLUMNS + " FROM " + t.waiter()
+                    + " WHERE tenant_id = ? AND request_id = ?"
+                    + " UNION ALL SELECT 3, " + BOOKING_COLUMNS + ", " + noWaiter + " FROM " + booking
+                    + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ? AND status IN ('HELD', 'CONFIRMED')";
             findActive = "SELECT " + BOOKING_COLUMNS + " FROM " + booking + " WHERE tenant_id = ? AND slot_id = ?"
                     + " AND student_id = ? AND status IN ('HELD', 'CONFIRMED')";
             lockSeat = "SELECT seq FROM " + seat + seatKey + " FOR UPDATE";

@@ -263,10 +263,14 @@ public abstract class SqlDialect {
         }
     }
 
-    /** H2: Java routines registered as aliases; they take the table prefix as their first argument. */
+    /**
+     * H2: Java routines registered as aliases; they take the table prefix as their first argument.
+     * Called from FROM: H2 parses a CALL of a table function when preparing it and again when running it, a
+     * SELECT from it (kept in the session's cache) only when running it.
+     */
     static final class H2 extends SqlDialect {
         H2(Tables tables) {
-            super(tables, JdbcDialect.H2, "CALL ", 1,
+            super(tables, JdbcDialect.H2, "SELECT * FROM ", 1,
                     "COALESCE(CAST(? AS TIMESTAMP(6) WITH TIME ZONE), CURRENT_TIMESTAMP(6))");
         }
 
