@@ -25,13 +25,13 @@ import org.h2.tools.SimpleResultSet;
  * static methods that {@code schema-h2.sql} registers per table prefix:
  * <pre>{@code
  * CREATE ALIAS IF NOT EXISTS ${prefix}hold FOR 'org.slotbook.jdbc.internal.H2Routines.hold'
- * CALL ${prefix}hold('${prefix}', ?, ?, ...)        -- or SELECT * FROM ${prefix}hold(...)
+ * SELECT * FROM ${prefix}hold('${prefix}', ?, ?, ...)  -- as the store calls it; CALL works too, parsed twice
  * }</pre>
  * H2 passes its nested connection first (the caller's session and transaction); the table prefix
  * is the first SQL argument, since one method serves every prefix. Each routine answers with fact
  * rows of the 20 contract columns ({@link #FACT_COLUMNS}).
  *
- * <p>Atomicity: H2 does not undo the writes of a table function whose call fails (the CALL is a
+ * <p>Atomicity: H2 does not undo the writes of a table function whose call fails (the call is a
  * query to H2, and an autocommitted session then commits what the function had written). So each
  * routine sets a savepoint on the nested connection and rolls back to it when it fails; it never
  * commits, rolls back the transaction, or closes the connection. A unique violation propagates as
