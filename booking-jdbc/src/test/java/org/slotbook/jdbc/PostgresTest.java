@@ -930,6 +930,58 @@ class PostgresTest {
                     + " AND active", t)).containsExactly(0L);
         }
 
+        // ------------------------------------------------------------------ checks
+
+        /** The seat and booking checks, stored as array constants, refuse every row the IN (...) form refused. */
+        @Test
+        void theSeatAndBookingChecksRefuseEveryRowOutsideTheirRules() throws SQLException {
+            try (TestDatabase fresh = TestDatabases.postgres(); Connection c = fresh.dataSource().getConnection();
+                 Statement s = c.createStatement()) {
+                String f = fresh.prefix();
+                String seat = "INSERT INTO " + f + "slot_seat (tenant_id, slot_id, seq, status, booking_id, student_id,"
+                        + " held_until) VALUES ('t', 's', ";
+                String booking = "INSERT INTO " + f + "booking (tenant_id, booking_id, request_id, slot_id, student_id,"
+                        + " seat, status, held_until, created_at, updated_at, attendance) VALUES ('t', ";
+                for (String good : List.of(
+                        seat + "1, 'FREE', NULL, NULL, NULL)",
+                        seat + "2, 'CLOSED', NULL, NULL, now())",
+                        seat + "3, 'HELD', 'b1', 'st1', now())",
+                        seat + "4, 'CONFIRMED', 'b2', 'st2', now())",
+                        booking + "'b1', 'q1', 's', 'st1', 3, 'HELD', now(), now(), now(), 'NONE')",
+                        booking + "'b2', 'q2', 's', 'st2', 4, 'CONFIRMED', now(), now(), now(), 'CHECKED_IN')",
+                        booking + "'b3', 'q3', 's', 'st3', 5, 'CANCELLED', now(), now(), now(), 'NO_SHOW')",
+                        booking + "'b4', 'q4', 's', 'st4', 6, 'EXPIRED', now(), now(), now(), 'NONE')")) {
+                    s.execute(good);
+                }
+                for (String bad : List.of(
+                        seat + "10, 'GONE', NULL, NULL, NULL)",
+                        seat + "11, 'FREE', 'b9', NULL, NULL)",
+                        seat + "12, 'FREE', NULL, 'st9', NULL)",
+                        seat + "13, 'CLOSED', 'b9', 'st9', now())",
+                        seat + "14, 'HELD', NULL, 'st9', now())",
+                        seat + "15, 'HELD', 'b9', NULL, now())",
+                        seat + "16, 'HELD', 'b9', 'st9', NULL)",
+                        seat + "17, 'CONFIRMED', NULL, NULL, now())",
+                        "UPDATE " + f + "slot_seat SET status = 'FREE' WHERE seq = 3",
+                        "UPDATE " + f + "slot_seat SET held_until = NULL WHERE seq = 4",
+                        booking + "'b9', 'q9', 's', 'st9', 9, 'GONE', now(), now(), now(), 'NONE')",
+                        booking + "'b9', 'q9', 's', 'st9', 9, 'HELD', now(), now(), now(), 'LATE')",
+                        "UPDATE " + f + "booking SET status = 'held' WHERE booking_id = 'b1'",
+                        "UPDATE " + f + "booking SET attendance = 'SHOWED' WHERE booking_id = 'b2'")) {
+                    assertThatThrownBy(() -> s.execute(bad)).as(bad).isInstanceOf(SQLException.class)
+                            .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("23514"));
+                }
+                try (ResultSet rows = s.executeQuery("SELECT (SELECT COUNT(*) FROM " + f + "slot_seat),"
+                        + " (SELECT COUNT(*) FROM " + f + "booking), (SELECT string_agg(status, ',' ORDER BY seq)"
+                        + " FROM " + f + "slot_seat)")) {
+                    rows.next();
+                    assertThat(rows.getLong(1)).as("seats").isEqualTo(4);
+                    assertThat(rows.getLong(2)).as("bookings").isEqualTo(4);
+                    assertThat(rows.getString(3)).isEqualTo("FREE,CLOSED,HELD,CONFIRMED");
+                }
+            }
+        }
+
         // ------------------------------------------------------------------ plans
 
         @Test
