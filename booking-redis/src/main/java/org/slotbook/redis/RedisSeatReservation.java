@@ -94,7 +94,8 @@ public final class RedisSeatReservation implements SeatReservation {
 
     private final ScriptRunner redis;
     private final SlotKeys slotKeys;
-    private final String reclaimBatch;
+    private static final byte[] NO_KEY = new byte[0];
+
     private final byte[] reclaimBatchArg;
     private volatile @Nullable TtlArg lastTtl;
     private final long logIntervalNanos;
@@ -105,8 +106,7 @@ public final class RedisSeatReservation implements SeatReservation {
     private RedisSeatReservation(Builder builder) {
         this.redis = builder.runner;
         this.slotKeys = new SlotKeys(builder.keyPrefix, KEY_CACHE_SLOTS);
-        this.reclaimBatch = Integer.toString(builder.reclaimBatch);
-        this.reclaimBatchArg = reclaimBatch.getBytes(StandardCharsets.US_ASCII);
+        this.reclaimBatchArg = Integer.toString(builder.reclaimBatch).getBytes(StandardCharsets.US_ASCII);
         this.logIntervalNanos = builder.unavailableLogInterval.toNanos();
     }
 
@@ -157,7 +157,21 @@ public final class RedisSeatReservation implements SeatReservation {
 
     /** The arguments {@link #tryHold} sends to {@code hold.lua}, for tools that measure the script alone. */
     public List<String> holdArgs(StudentId studentId, RequestId requestId, Duration ttl) {
-        return GateScripts.holdArgs(studentId, requestId, ttl, reclaimBatch);
+        byte[][] call = holdCall(NO_KEY, NO_KEY, studentId, requestId, ttl);
+        List<String> args = new ArrayList<>(call.length - 2);
+        for (int i = 2; i < call.length; i++) {
+            args.add(new String(call[i], StandardCharsets.UTF_8));
+        }
+        return args;
+    }
+
+    /**
+     * One call of {@code hold.lua}, in its order: the keys (holders, meta), then student, request id,
+     * ttl in ms (a sub-millisecond rest rounded up) and the most expired holders reclaimed.
+     */
+    private byte[][] holdCall(byte[] holders, byte[] meta, StudentId studentId, RequestId requestId, Duration ttl) {
+        return new byte[][] {holders, meta, studentId.value().getBytes(StandardCharsets.UTF_8),
+                requestId.value().getBytes(StandardCharsets.UTF_8), ttlArg(ttl), reclaimBatchArg};
     }
 
     @Override
@@ -171,9 +185,8 @@ public final class RedisSeatReservation implements SeatReservation {
         SlotKeys.Keys keys = slotKeys.keysOf(tenantId, slotId);
         Object reply;
         try {
-            reply = redis.runBinary(GateScripts.HOLD, 2, keys.holders(), keys.meta(),
-                    studentId.value().getBytes(StandardCharsets.UTF_8),
-                    requestId.value().getBytes(StandardCharsets.UTF_8), ttlArg(ttl), reclaimBatchArg);
+            reply = redis.runBinary(GateScripts.HOLD, 2,
+                    holdCall(keys.holders(), keys.meta(), studentId, requestId, ttl));
         } catch (RuntimeException e) {
             return unavailable(e);
         }

@@ -1,9 +1,6 @@
 package org.slotbook.redis.internal;
 
 import java.time.Duration;
-import java.util.List;
-import org.slotbook.core.RequestId;
-import org.slotbook.core.StudentId;
 
 /**
  * The gate's scripts and the arguments they take, in one place, so that the gate and anything that
@@ -23,11 +20,6 @@ public final class GateScripts {
     public static final LuaScript INSPECT = LuaScript.load("inspect");
 
     private GateScripts() {
-    }
-
-    /** The arguments of {@link #HOLD}: student, request id, ttl in ms (a sub-millisecond rest rounded up), reclaim batch. */
-    public static List<String> holdArgs(StudentId studentId, RequestId requestId, Duration ttl, String reclaimBatch) {
-        return List.of(studentId.value(), requestId.value(), Long.toString(ttlMillis(ttl)), reclaimBatch);
     }
 
     /** The ttl in whole milliseconds, never cut short. */
