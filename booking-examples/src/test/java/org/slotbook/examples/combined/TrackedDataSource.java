@@ -1,6 +1,5 @@
 package org.slotbook.examples.combined;
 
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -11,9 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.WeakHashMap;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.slotbook.jdbc.JdbcDialect;
+import org.slotbook.jdbc.testing.ForwardingDataSource;
 
 /**
  * A DataSource in front of a pool that learns the server-side id of every physical connection it
@@ -22,17 +21,16 @@ import org.slotbook.jdbc.JdbcDialect;
  * {@code application_name} unique to this data source, so a pid that the server reused for another
  * client is never a target.
  */
-final class TrackedDataSource implements DataSource {
-    private final DataSource pool;
+final class TrackedDataSource extends ForwardingDataSource {
     private final JdbcDialect dialect;
     private final String applicationName = "slotbook-faults-" + UUID.randomUUID().toString().substring(0, 8);
     private final Map<Connection, Long> ids = Collections.synchronizedMap(new WeakHashMap<>());
 
     TrackedDataSource(DataSource pool, JdbcDialect dialect) {
+        super(pool);
         if (dialect == JdbcDialect.H2) {
             throw new IllegalArgumentException("dialect must have killable server connections, got " + dialect);
         }
-        this.pool = pool;
         this.dialect = dialect;
     }
 
@@ -57,7 +55,7 @@ final class TrackedDataSource implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
-        Connection connection = pool.getConnection();
+        Connection connection = delegate.getConnection();
         try {
             Connection physical = connection.unwrap(Connection.class);
             if (!ids.containsKey(physical)) {
@@ -86,43 +84,5 @@ final class TrackedDataSource implements DataSource {
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
         throw new SQLFeatureNotSupportedException("use getConnection()");
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return pool.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        pool.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        pool.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return pool.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return pool.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        if (iface.isInstance(this)) {
-            return iface.cast(this);
-        }
-        return pool.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return iface.isInstance(this) || pool.isWrapperFor(iface);
     }
 }

@@ -1,17 +1,14 @@
 package org.slotbook.jdbc.testing;
 
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -19,17 +16,16 @@ import javax.sql.DataSource;
  * statement execution, commit, rollback, autocommit switch, isolation query or switch, and
  * validity check. Drivers send each of these as (at least) one round trip.
  */
-public final class CountingDataSource implements DataSource {
+public final class CountingDataSource extends ForwardingDataSource {
     private static final Set<String> STATEMENT_CALLS = Set.of("execute", "executeQuery", "executeUpdate",
             "executeLargeUpdate", "executeBatch", "executeLargeBatch");
     private static final Set<String> CONNECTION_CALLS = Set.of("commit", "rollback", "setTransactionIsolation",
             "getTransactionIsolation", "isValid", "setSavepoint", "releaseSavepoint");
 
-    private final DataSource delegate;
     private final AtomicInteger roundTrips = new AtomicInteger();
 
     public CountingDataSource(DataSource delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Round trips since the last reset. */
@@ -85,40 +81,5 @@ public final class CountingDataSource implements DataSource {
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return delegate.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        delegate.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        delegate.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return delegate.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return delegate.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return delegate.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return delegate.isWrapperFor(iface);
     }
 }
