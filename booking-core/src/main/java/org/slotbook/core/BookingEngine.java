@@ -39,7 +39,9 @@ import org.slotbook.core.spi.Terms;
  *   <li>One store call decides, under the student's lock: the replay, the student's existing booking,
  *       the overlap check, the seat claim, and the booking and occupation writes.</li>
  *   <li>Whenever the store did not grant this request a live booking, the gate hold of step 1 is
- *       given back.</li>
+ *       given back. When the gate let the request through but the store found the slot full, the
+ *       gate counts fewer seats than the store and the slot is reconciled; a hold granted by a gate
+ *       whose state was rebuilt while it was being committed is counted again.</li>
  * </ol>
  * The gate never decides alone that a seat is sold: the store is the judge.
  *

@@ -106,6 +106,54 @@ class EngineGateFaultTest {
     }
 
     @Test
+    void aHoldCommittedAfterTheRebuildReadTheLedgerIsCountedByTheRebuiltGate() {
+        BookingEngine[] engines = new BookingEngine[1];
+        StudentId late = StudentId.of("committed-late");
+        StudentId other = StudentId.of("asks-after-the-loss");
+        org.slotbook.core.tck.ForwardingStore slowCommit = new org.slotbook.core.tck.ForwardingStore(store.stepwise(clock)) {
+            @Override
+            public org.slotbook.core.spi.StoreOutcome<HoldResult> hold(TenantId t, org.slotbook.core.spi.HoldCommand c) {
+                if (c.request().studentId().equals(late)) {
+                    // the gate granted this hold, then lost its state; another request finds it missing
+                    // and rebuilds it from a ledger that does not hold this booking yet
+                    gate.clearAll();
+                    assertThat(engines[0].hold(t, HoldRequest.of(RequestId.random(), slot, other)))
+                            .isInstanceOf(Held.class);
+                }
+                return super.hold(t, c);
+            }
+        };
+        engines[0] = BookingEngine.builder().store(slowCommit).reservation(gate).clock(clock)
+                .holdPolicy(HoldPolicy.ofDefaults()).build();
+        assertThat(engines[0].hold(tenant, HoldRequest.of(RequestId.random(), slot, late))).isInstanceOf(Held.class);
+        assertThat(engines[0].metrics().gateRebuilds()).isEqualTo(1);
+        assertThat(gate.inspect(tenant, slot).orElseThrow().holders()).extracting(GateHolder::studentId)
+                .containsExactlyInAnyOrder(late, other);
+        assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(8);
+        assertThat(store.stepwise(clock).liveSlot(tenant, slot, clock.instant()).orElseThrow().live()).hasSize(2);
+    }
+
+    @Test
+    void aGateThatLetsThroughAHoldTheLedgerFindsFullIsReconciled() {
+        for (int i = 0; i < 9; i++) {
+            engine.book(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("b" + i)));
+        }
+        // the last seat is sold while the gate is not asked (a node configured without it, or one that
+        // found it down): the gate still counts a free seat
+        BookingEngine ungated = BookingEngine.builder().store(StepwiseStore.of(store.ledger(), store.conflicts(), clock))
+                .clock(clock).holdPolicy(HoldPolicy.ofDefaults()).build();
+        ungated.book(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("b9")));
+        assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(1);
+        assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("late"))))
+                .isInstanceOf(Full.class);
+        assertThat(engine.metrics().gateHeldLedgerRefused()).isEqualTo(1);
+        assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isZero();
+        assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("later"))))
+                .isInstanceOf(Full.class);
+        assertThat(engine.metrics().gateFull()).isEqualTo(1);
+    }
+
+    @Test
     void ledgerFailureAfterTheGateHoldGivesTheGateSeatBack() {
         SeatLedger failing = new FailingLedger(store.ledger());
         BookingEngine broken = engine(failing);

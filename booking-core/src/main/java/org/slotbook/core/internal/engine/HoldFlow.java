@@ -73,8 +73,9 @@ public final class HoldFlow {
         boolean gateHeld = false;
         boolean gateUnsure = false;
         RequestId heldUnder = null;
+        long askedAt = 0;
         for (int attempt = 0; attempt < 2 && guard.present(); attempt++) {
-            long askedAt = System.nanoTime();
+            askedAt = System.nanoTime();
             GateDecision decision = guard.tryHold(tenantId, request, policy.gateTtl());
             switch (decision.outcome()) {
                 case FULL -> {
@@ -156,7 +157,7 @@ public final class HoldFlow {
             }
         }
         if (guard.present()) {
-            settleGate(tenantId, request, outcome, gateHeld || gateUnsure, gateUnsure, heldUnder);
+            settleGate(tenantId, request, outcome, gateHeld || gateUnsure, gateUnsure, heldUnder, askedAt);
         }
         events.publish(outcome.events());
         events.skipped(outcome.skipped());
@@ -295,7 +296,8 @@ public final class HoldFlow {
      * taken over) give back the gate holds their requests put there.
      */
     private void settleGate(TenantId tenantId, HoldRequest request, StoreOutcome<HoldResult> outcome,
-                            boolean tookOrMayHaveTaken, boolean gateUnsure, @Nullable RequestId heldUnder) {
+                            boolean tookOrMayHaveTaken, boolean gateUnsure, @Nullable RequestId heldUnder,
+                            long askedAt) {
         HoldResult result = outcome.result();
         Booking granted = result instanceof Held held && held.booking().requestId().equals(request.requestId())
                 && held.booking().status().isActive() ? held.booking() : null;
@@ -309,10 +311,13 @@ public final class HoldFlow {
         }
         if (granted == null) {
             if (tookOrMayHaveTaken || request.requestId().equals(heldUnder)) {
-                if (result instanceof Full) {
-                    guard.heldLedgerRefused.increment();
-                }
                 release(tenantId, request.slotId(), request.studentId(), request.requestId());
+                if (result instanceof Full && !gateUnsure) {
+                    // the gate counts fewer seats taken than the ledger (seats sold while the gate was down
+                    // or not asked): bring it level, or it goes on letting requests through to a full ledger
+                    guard.heldLedgerRefused.increment();
+                    reconciler.resync(tenantId, request.slotId(), askedAt);
+                }
             }
             return;
         }
@@ -327,6 +332,10 @@ public final class HoldFlow {
         } else if (gateUnsure || request.requestId().equals(heldUnder)) {
             // the gate's holder of this request was put there by another delivery of it, which gives it
             // back when its own answer is a refusal (a conflict that has gone since): take it again
+            recount(tenantId, request);
+        } else if (reconciler.rebuiltSince(tenantId, request.slotId(), askedAt)) {
+            // the gate lost its state after granting this hold, and the rebuild may have read the store
+            // before this commit: make sure the rebuilt state counts the seat
             recount(tenantId, request);
         }
         if (granted.status() == BookingStatus.CONFIRMED) {

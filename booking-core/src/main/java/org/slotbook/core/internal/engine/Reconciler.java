@@ -33,6 +33,9 @@ public final class Reconciler {
     private final HoldPolicy policy;
     private final ConcurrentHashMap<String, CompletableFuture<Void>> rebuilding = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Long> rebuiltAtNanos = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Long> rebuildStartedAtNanos = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, String> resyncing = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Long> resyncedAtNanos = new ConcurrentHashMap<>();
 
     public Reconciler(BookingStore store, GateGuard guard, EngineClock clock, HoldPolicy policy) {
         this.store = store;
@@ -101,7 +104,7 @@ public final class Reconciler {
 
     /** Rebuilds a slot's missing gate state from the store, once however many requests found it missing. */
     void rebuild(TenantId tenantId, SlotId slotId, long askedAt) {
-        String key = tenantId.value() + '\u0000' + slotId.value();
+        String key = key(tenantId, slotId);
         Long rebuiltAt = rebuiltAtNanos.get(key);
         if (rebuiltAt != null && rebuiltAt - askedAt > 0) {
             return; // rebuilt after this request asked the gate: just ask again
@@ -124,14 +127,60 @@ public final class Reconciler {
                 return; // another thread rebuilt it between our check and our claim
             }
             guard.rebuilds.increment();
+            put(rebuildStartedAtNanos, key, System.nanoTime());
             reconcile(tenantId, slotId);
         } finally {
-            if (rebuiltAtNanos.size() > 10_000) {
-                rebuiltAtNanos.clear();
-            }
-            rebuiltAtNanos.put(key, System.nanoTime());
+            put(rebuiltAtNanos, key, System.nanoTime());
             rebuilding.remove(key, mine);
             mine.complete(null);
         }
+    }
+
+    /**
+     * Reconciles a slot whose gate let a request through that the store found full, unless the slot
+     * was rebuilt or reconciled this way since the request asked the gate. While one request does it,
+     * the others go on without waiting.
+     */
+    void resync(TenantId tenantId, SlotId slotId, long askedAt) {
+        String key = key(tenantId, slotId);
+        if (doneSince(key, askedAt) || rebuilding.containsKey(key) || resyncing.putIfAbsent(key, key) != null) {
+            return;
+        }
+        try {
+            if (!doneSince(key, askedAt)) {
+                reconcile(tenantId, slotId);
+            }
+        } finally {
+            put(resyncedAtNanos, key, System.nanoTime());
+            resyncing.remove(key);
+        }
+    }
+
+    private boolean doneSince(String key, long askedAt) {
+        Long rebuiltAt = rebuiltAtNanos.get(key);
+        Long resyncedAt = resyncedAtNanos.get(key);
+        return (rebuiltAt != null && rebuiltAt - askedAt > 0) || (resyncedAt != null && resyncedAt - askedAt > 0);
+    }
+
+    /**
+     * Whether a rebuild of the slot's missing gate state began after {@code askedAt}, or is under way:
+     * a hold the gate granted at {@code askedAt} may then be lost with the state, and its commit may
+     * have come after the rebuild read the store.
+     */
+    boolean rebuiltSince(TenantId tenantId, SlotId slotId, long askedAt) {
+        String key = key(tenantId, slotId);
+        Long started = rebuildStartedAtNanos.get(key);
+        return (started != null && started - askedAt > 0) || rebuilding.containsKey(key);
+    }
+
+    private static String key(TenantId tenantId, SlotId slotId) {
+        return tenantId.value() + '\u0000' + slotId.value();
+    }
+
+    private static void put(ConcurrentHashMap<String, Long> times, String key, long nanos) {
+        if (times.size() > 10_000) {
+            times.clear();
+        }
+        times.put(key, nanos);
     }
 }
