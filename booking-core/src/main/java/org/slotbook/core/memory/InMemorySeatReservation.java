@@ -36,7 +36,9 @@ import org.slotbook.core.spi.SeatReservation;
  * remaining seats are always {@code capacity - live holders}.
  *
  * <p>All time is the gate's own clock (given to {@link #create(Clock)}; the system UTC clock by
- * default), read at millisecond precision as Redis' {@code TIME} is used. Each operation on a slot is
+ * default), read at millisecond precision as Redis' {@code TIME} is used. Whether a request was
+ * released before the ledger read a reconcile brings is also answered in real time, so that a test
+ * clock that stands still does not make every release look recent. Each operation on a slot is
  * atomic (it runs under that slot's entry lock). Whole slots are dropped once their
  * {@code keepUntil} has passed on that clock, as Redis would expire their keys; a null
  * {@code keepUntil} keeps a slot until it is closed or evicted.
@@ -47,7 +49,7 @@ import org.slotbook.core.spi.SeatReservation;
 public final class InMemorySeatReservation implements SeatReservation {
     private final ConcurrentHashMap<Key, Gate> gates = new ConcurrentHashMap<>();
     /** Request ids released while their slot had no state: a rebuild keeps them out. */
-    private final ConcurrentHashMap<Key, Map<RequestId, Instant>> releasedWithoutState = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Key, Map<RequestId, Released>> releasedWithoutState = new ConcurrentHashMap<>();
     private final Clock clock;
     private volatile boolean available = true;
 
@@ -137,7 +139,7 @@ public final class InMemorySeatReservation implements SeatReservation {
             if (gate.closed) {
                 return gate;
             }
-            gate.released.put(requestId, now());
+            gate.released.put(requestId, new Released(now(), System.nanoTime()));
             GateHolder h = gate.holders.get(studentId);
             if (h != null && h.requestId().equals(requestId)) {
                 gate.holders.remove(studentId);
@@ -147,7 +149,8 @@ public final class InMemorySeatReservation implements SeatReservation {
         });
         if (stateless[0]) {
             // no state right now: remember the release, so a rebuild from an earlier read never re-adds it
-            releasedWithoutState.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(requestId, now());
+            releasedWithoutState.computeIfAbsent(key, k -> new ConcurrentHashMap<>())
+                    .put(requestId, new Released(now(), System.nanoTime()));
         }
         return removed[0];
     }
@@ -204,7 +207,7 @@ public final class InMemorySeatReservation implements SeatReservation {
                     || !java.util.Objects.equals(gate.opensAt, opensAt);
             if (gate == null) {
                 gate = new Gate(capacity, keepUntil);
-                Map<RequestId, Instant> released = releasedWithoutState.remove(key);
+                Map<RequestId, Released> released = releasedWithoutState.remove(key);
                 if (released != null) {
                     gate.released.putAll(released);
                 }
@@ -225,11 +228,12 @@ public final class InMemorySeatReservation implements SeatReservation {
                 }
             }
             int added = 0;
+            long nowNanos = System.nanoTime();
             for (GateHolder t : named.values()) {
                 GateHolder h = gate.holders.get(t.studentId());
-                Instant releasedAt = gate.released.get(t.requestId());
+                Released releasedAt = gate.released.get(t.requestId());
                 if (releasedAt != null && (h == null || !h.requestId().equals(t.requestId()))
-                        && (truthAge == null || !releasedAt.isBefore(now.minus(truthAge)))) {
+                        && (truthAge == null || !releasedAt.before(now, nowNanos, truthAge))) {
                     continue; // released after the ledger read began (unless the request holds again since)
                 }
                 if (h == null) {
@@ -333,6 +337,17 @@ public final class InMemorySeatReservation implements SeatReservation {
     private record Key(TenantId tenantId, SlotId slotId) {
     }
 
+    /** When a request was released: on the gate's clock, and in real time. */
+    private record Released(Instant at, long nanos) {
+        /**
+         * Whether the release came before a read that began {@code age} ago: by the gate's clock, or in
+         * real time (a test clock that stands still makes every release look recent on its own).
+         */
+        boolean before(Instant now, long nowNanos, Duration age) {
+            return at.isBefore(now.minus(age)) || nanos - (nowNanos - age.toNanos()) < 0;
+        }
+    }
+
     /** One slot's state; only touched inside its map entry's compute. */
     private static final class Gate {
         int capacity;
@@ -340,7 +355,7 @@ public final class InMemorySeatReservation implements SeatReservation {
         Instant keepUntil;
         boolean closed;
         final LinkedHashMap<StudentId, GateHolder> holders = new LinkedHashMap<>();
-        final Map<RequestId, Instant> released = new HashMap<>();
+        final Map<RequestId, Released> released = new HashMap<>();
 
         Gate(int capacity, Instant keepUntil) {
             this.capacity = capacity;

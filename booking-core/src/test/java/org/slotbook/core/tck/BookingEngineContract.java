@@ -852,7 +852,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
     }
 
     @Test
-    void concurrentMixedWorkloadKeepsTheInvariants() {
+    void concurrentMixedWorkloadKeepsTheInvariants() throws InterruptedException {
         long seed = Long.getLong("slotbook.seed", System.nanoTime());
         System.out.println("BookingEngineContract.concurrentMixedWorkload seed=" + seed);
         List<Slot> slots = List.of(
@@ -889,6 +889,9 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
         Concurrent.call(8, workers);
         assertThat(ops.get()).isEqualTo(480);
         assertInvariants(slots);
+        // A gate seat given back in the last millisecond before the ledger is read may postdate the read
+        // (gates count in milliseconds): reconcile leaves such a request out until the next run.
+        Thread.sleep(3);
         engine.reconcileAll(tenant);
         for (Slot slot : slots) {
             int live = liveInLedger(slot.slotId()).size();
