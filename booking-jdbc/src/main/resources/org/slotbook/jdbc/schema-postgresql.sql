@@ -152,10 +152,6 @@ CREATE TABLE IF NOT EXISTS ${prefix}occupancy (
 -- Serves starts_at < :end AND ends_at > :start AND starts_at > :start - :longestSession.
 CREATE INDEX IF NOT EXISTS ${prefix}occupancy_overlap_ix
     ON ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at) WHERE active;
-CREATE INDEX IF NOT EXISTS ${prefix}occupancy_booking_ix
-    ON ${prefix}occupancy (tenant_id, booking_id) WHERE active;
-CREATE INDEX IF NOT EXISTS ${prefix}occupancy_slot_ix
-    ON ${prefix}occupancy (tenant_id, slot_id) WHERE active;
 -- Releasing a booking's or a slot's occupations in one database call (the ${prefix}... functions
 -- of routines-postgresql.sql). These statements say "active IS NOT FALSE", which no partial index above (nor the
 -- optional exclusion constraint's) is planned for, and these two are not led by tenant_id, so that
@@ -164,6 +160,10 @@ CREATE INDEX IF NOT EXISTS ${prefix}occupancy_release_booking_ix
     ON ${prefix}occupancy (booking_id, tenant_id);
 CREATE INDEX IF NOT EXISTS ${prefix}occupancy_release_slot_ix
     ON ${prefix}occupancy (slot_id, tenant_id);
+-- Schemas created before: partial indexes on (tenant_id, booking_id) and (tenant_id, slot_id), which
+-- no statement was planned on (the two above serve them) and which every hold wrote.
+DROP INDEX IF EXISTS ${prefix}occupancy_booking_ix;
+DROP INDEX IF EXISTS ${prefix}occupancy_slot_ix;
 
 -- The waitlist: one row per request that found its slot full. seq is the join order. A WAITING
 -- entry is PROMOTED (given booking_id, a HELD seat), SKIPPED (with the reason) or LEFT.
