@@ -786,7 +786,12 @@ BEGIN
     -- 7, 8. the student's active occupations overlapping the slot's student time [v_start,
     -- v_student_end), with their bookings (read by primary key: OFFSET 0 keeps the lookup a separate,
     -- keyed scan). The live booking of this slot answers ALREADY; else each other live one is a CONFLICT
-    -- row; each dead hold (this slot's too) is retired in step 10.
+    -- row; each dead hold (this slot's too) is retired in step 10. Probed first: a student with no
+    -- occupation there (most requests) skips opening the loop's cursor. Occupations of a student are
+    -- written only under his lock, held since step 5, so the probe and the loop see the same rows.
+    IF EXISTS (SELECT 1 FROM ${prefix}occupancy o
+               WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+                 AND o.active AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest) THEN
     FOR r IN SELECT o.booking_id, o.slot_id, o.resource_kind, o.resource_id, o.starts_at, o.ends_at,
                     d.request_id, d.student_id, d.seat, d.status, d.held_until, d.created_at, d.updated_at,
                     d.package_id, d.credits, d.attendance
@@ -814,6 +819,7 @@ BEGIN
                                                             starts_at => r.starts_at, ends_at => r.ends_at);
         END IF;
     END LOOP;
+    END IF;
     IF array_length(v_conflicts, 1) > 0 THEN
         RETURN QUERY SELECT * FROM unnest(v_conflicts);
         RETURN;

@@ -1026,6 +1026,10 @@ class PostgresTest {
                 String[] mineTypes = {"varchar", "varchar", "timestamptz", "timestamptz", "timestamptz"};
                 expectIndex(c, f + "occupancy_overlap_ix", mine, mineTypes);
                 expectIndex(c, f + "booking_pk", mine, mineTypes);
+                // hold: whether the student has any occupation there at all (the probe before that read)
+                expectIndex(c, f + "occupancy_overlap_ix", "SELECT EXISTS (SELECT 1 FROM " + f + "occupancy o"
+                        + " WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2 AND o.active"
+                        + " AND o.starts_at < $4 AND o.ends_at > $3 AND o.starts_at > $5)", mineTypes);
                 // hold: a replay's booking, else its waitlist entry, else the student's live booking of the slot,
                 // in one statement (the SQL function inlined)
                 String answered = "SELECT r.tag FROM " + f + "answered($1, $2, $3, $4, $5) r";
