@@ -8,7 +8,7 @@ import org.slotbook.core.internal.Checks;
  * <p>Any non-blank text of at most 64 characters without control characters or surrounding
  * white space; {@link #of(long)} accepts positive numbers.
  */
-public record BookingId(String value) implements Comparable<BookingId> {
+public record BookingId(String value) implements Identifier<BookingId> {
     public BookingId {
         Checks.id("bookingId", value);
     }
@@ -32,11 +32,6 @@ public record BookingId(String value) implements Comparable<BookingId> {
         long msb = (millis << 16) | 0x7000L | (random.nextLong() & 0x0FFFL);
         long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
         return new BookingId(new java.util.UUID(msb, lsb).toString());
-    }
-
-    @Override
-    public int compareTo(BookingId other) {
-        return value.compareTo(other.value);
     }
 
     @Override

@@ -8,7 +8,7 @@ import org.slotbook.core.internal.Checks;
  * <p>Any non-blank text of at most 64 characters without control characters or surrounding
  * white space; {@link #of(long)} accepts positive numbers.
  */
-public record CoachId(String value) implements Comparable<CoachId> {
+public record CoachId(String value) implements Identifier<CoachId> {
     public CoachId {
         Checks.id("coachId", value);
     }
@@ -19,11 +19,6 @@ public record CoachId(String value) implements Comparable<CoachId> {
 
     public static CoachId of(long value) {
         return new CoachId(Checks.id("coachId", value));
-    }
-
-    @Override
-    public int compareTo(CoachId other) {
-        return value.compareTo(other.value);
     }
 
     @Override

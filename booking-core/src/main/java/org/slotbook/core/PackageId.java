@@ -8,7 +8,7 @@ import org.slotbook.core.internal.Checks;
  * <p>Any non-blank text of at most 64 characters without control characters or surrounding
  * white space; {@link #of(long)} accepts positive numbers.
  */
-public record PackageId(String value) implements Comparable<PackageId> {
+public record PackageId(String value) implements Identifier<PackageId> {
     public PackageId {
         Checks.id("packageId", value);
     }
@@ -19,11 +19,6 @@ public record PackageId(String value) implements Comparable<PackageId> {
 
     public static PackageId of(long value) {
         return new PackageId(Checks.id("packageId", value));
-    }
-
-    @Override
-    public int compareTo(PackageId other) {
-        return value.compareTo(other.value);
     }
 
     @Override

@@ -8,7 +8,7 @@ import org.slotbook.core.internal.Checks;
  * <p>Any non-blank text of at most 64 characters without control characters or surrounding
  * white space; {@link #of(long)} accepts positive numbers.
  */
-public record RequestId(String value) implements Comparable<RequestId> {
+public record RequestId(String value) implements Identifier<RequestId> {
     public RequestId {
         Checks.id("requestId", value);
     }
@@ -24,11 +24,6 @@ public record RequestId(String value) implements Comparable<RequestId> {
     /** A fresh random request id, for callers that have no key of their own. */
     public static RequestId random() {
         return new RequestId(java.util.UUID.randomUUID().toString());
-    }
-
-    @Override
-    public int compareTo(RequestId other) {
-        return value.compareTo(other.value);
     }
 
     @Override

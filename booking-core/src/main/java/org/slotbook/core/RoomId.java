@@ -8,7 +8,7 @@ import org.slotbook.core.internal.Checks;
  * <p>Any non-blank text of at most 64 characters without control characters or surrounding
  * white space; {@link #of(long)} accepts positive numbers.
  */
-public record RoomId(String value) implements Comparable<RoomId> {
+public record RoomId(String value) implements Identifier<RoomId> {
     public RoomId {
         Checks.id("roomId", value);
     }
@@ -19,11 +19,6 @@ public record RoomId(String value) implements Comparable<RoomId> {
 
     public static RoomId of(long value) {
         return new RoomId(Checks.id("roomId", value));
-    }
-
-    @Override
-    public int compareTo(RoomId other) {
-        return value.compareTo(other.value);
     }
 
     @Override

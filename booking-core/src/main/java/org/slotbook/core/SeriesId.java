@@ -8,7 +8,7 @@ import org.slotbook.core.internal.Checks;
  * <p>Any non-blank text of at most 64 characters without control characters or surrounding
  * white space; {@link #of(long)} accepts positive numbers.
  */
-public record SeriesId(String value) implements Comparable<SeriesId> {
+public record SeriesId(String value) implements Identifier<SeriesId> {
     public SeriesId {
         Checks.id("seriesId", value);
         if (value.length() > MAX_LENGTH) {
@@ -32,11 +32,6 @@ public record SeriesId(String value) implements Comparable<SeriesId> {
 
     public static SeriesId of(long value) {
         return new SeriesId(Checks.id("seriesId", value));
-    }
-
-    @Override
-    public int compareTo(SeriesId other) {
-        return value.compareTo(other.value);
     }
 
     @Override

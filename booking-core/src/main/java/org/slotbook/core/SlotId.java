@@ -8,7 +8,7 @@ import org.slotbook.core.internal.Checks;
  * <p>Any non-blank text of at most 64 characters without control characters or surrounding
  * white space; {@link #of(long)} accepts positive numbers.
  */
-public record SlotId(String value) implements Comparable<SlotId> {
+public record SlotId(String value) implements Identifier<SlotId> {
     public SlotId {
         Checks.id("slotId", value);
     }
@@ -19,11 +19,6 @@ public record SlotId(String value) implements Comparable<SlotId> {
 
     public static SlotId of(long value) {
         return new SlotId(Checks.id("slotId", value));
-    }
-
-    @Override
-    public int compareTo(SlotId other) {
-        return value.compareTo(other.value);
     }
 
     @Override

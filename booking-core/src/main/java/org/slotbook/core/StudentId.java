@@ -8,7 +8,7 @@ import org.slotbook.core.internal.Checks;
  * <p>Any non-blank text of at most 64 characters without control characters or surrounding
  * white space; {@link #of(long)} accepts positive numbers.
  */
-public record StudentId(String value) implements Comparable<StudentId> {
+public record StudentId(String value) implements Identifier<StudentId> {
     public StudentId {
         Checks.id("studentId", value);
     }
@@ -19,11 +19,6 @@ public record StudentId(String value) implements Comparable<StudentId> {
 
     public static StudentId of(long value) {
         return new StudentId(Checks.id("studentId", value));
-    }
-
-    @Override
-    public int compareTo(StudentId other) {
-        return value.compareTo(other.value);
     }
 
     @Override

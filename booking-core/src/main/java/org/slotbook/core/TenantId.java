@@ -8,7 +8,7 @@ import org.slotbook.core.internal.Checks;
  * <p>Any non-blank text of at most 64 characters without control characters or surrounding
  * white space; {@link #of(long)} accepts positive numbers.
  */
-public record TenantId(String value) implements Comparable<TenantId> {
+public record TenantId(String value) implements Identifier<TenantId> {
     public TenantId {
         Checks.id("tenantId", value);
     }
@@ -19,11 +19,6 @@ public record TenantId(String value) implements Comparable<TenantId> {
 
     public static TenantId of(long value) {
         return new TenantId(Checks.id("tenantId", value));
-    }
-
-    @Override
-    public int compareTo(TenantId other) {
-        return value.compareTo(other.value);
     }
 
     @Override

@@ -29,7 +29,8 @@
  * {@link org.slotbook.core.StudentId}, {@link org.slotbook.core.CoachId},
  * {@link org.slotbook.core.RoomId}, {@link org.slotbook.core.BookingId} (assigned by the engine),
  * {@link org.slotbook.core.RequestId} (the caller's idempotency key),
- * {@link org.slotbook.core.PackageId}; and {@link org.slotbook.core.ResourceRef} with
+ * {@link org.slotbook.core.PackageId}, all of them {@link org.slotbook.core.Identifier}s (ordered by
+ * their text); and {@link org.slotbook.core.ResourceRef} with
  * {@link org.slotbook.core.ResourceKind} (a coach, room or student as the conflict check sees it).
  *
  * <h2>What the engine stores and reads back</h2>
