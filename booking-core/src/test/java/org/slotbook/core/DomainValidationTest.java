@@ -153,4 +153,17 @@ class DomainValidationTest {
         assertThatThrownBy(() -> BookingEngine.builder().maxSessionDuration(Duration.ZERO))
                 .hasMessage("maxSessionDuration must be positive, got PT0S");
     }
+
+    @Test
+    void idsAreOrderedByTheirTextCharacterByCharacter() {
+        java.util.List<SlotId> slots = new java.util.ArrayList<>(java.util.List.of(
+                SlotId.of("b"), SlotId.of("B"), SlotId.of("a10"), SlotId.of("a9"), SlotId.of("é")));
+        java.util.Collections.sort(slots);
+        assertThat(slots).extracting(SlotId::value).containsExactly("B", "a10", "a9", "b", "é");
+        assertThat(StudentId.of("x").compareTo(StudentId.of("x"))).isZero();
+        assertThat(BookingId.of("a").compareTo(BookingId.of("b"))).isNegative();
+        Identifier<TenantId> tenant = TenantId.of("t1");
+        assertThat(tenant.value()).isEqualTo("t1");
+        assertThat(tenant.compareTo(TenantId.of("t0"))).isPositive();
+    }
 }
