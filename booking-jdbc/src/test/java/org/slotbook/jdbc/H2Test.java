@@ -140,7 +140,7 @@ class H2Test {
      * contract, and the tables read back by SQL.
      */
     @Nested
-    class Routines {
+    class Routines extends DirectCalls {
         private static final Instant T0 = Instant.parse("2030-01-01T10:00:00Z");
         private static final Instant NOW = Instant.parse("2030-01-01T08:00:00Z");
         private static final long HOLD = Duration.ofMinutes(10).toNanos() / 1000;
@@ -149,25 +149,6 @@ class H2Test {
         private static final int H2_DEADLOCK = 40001;
         private static final int H2_CONCURRENT_UPDATE = 90131;
 
-        private static TestDatabase db;
-        private String tenant;
-
-        @BeforeAll
-        static void open() {
-            db = TestDatabases.h2();
-        }
-
-        @AfterAll
-        static void close() {
-            if (db != null) {
-                db.close();
-            }
-        }
-
-        @BeforeEach
-        void freshTenant() {
-            tenant = "tenant-" + UUID.randomUUID();
-        }
 
         // ------------------------------------------------------------------ columns and call forms
 
@@ -908,32 +889,13 @@ class H2Test {
      * promotion), called as the Java side calls them, each verdict read back from the tables by SQL.
      */
     @Nested
-    class Rules {
+    class Rules extends DirectCalls {
         private static final Instant T0 = Instant.parse("2030-01-07T10:00:00Z"); // a Monday
         private static final Instant NOW = Instant.parse("2030-01-06T08:00:00Z");
         private static final Instant WEEK = Instant.parse("2030-01-07T00:00:00Z");
         private static final long HOLD = Duration.ofMinutes(10).toNanos() / 1000;
         private static final long LONGEST = Duration.ofHours(24).toNanos() / 1000;
 
-        private static TestDatabase db;
-        private String tenant;
-
-        @BeforeAll
-        static void open() {
-            db = TestDatabases.h2();
-        }
-
-        @AfterAll
-        static void close() {
-            if (db != null) {
-                db.close();
-            }
-        }
-
-        @BeforeEach
-        void freshTenant() {
-            tenant = "tenant-" + UUID.randomUUID();
-        }
 
         // ------------------------------------------------------------------ schedule
 
@@ -1494,6 +1456,32 @@ class H2Test {
                 }
                 return rows;
             }
+        }
+    }
+
+    /**
+     * What the nested classes of direct routine calls share: a database of their own (one nested class
+     * at a time), and a fresh tenant per test.
+     */
+    abstract static class DirectCalls {
+        static TestDatabase db;
+        String tenant;
+
+        @BeforeAll
+        static void open() {
+            db = TestDatabases.h2();
+        }
+
+        @AfterAll
+        static void close() {
+            if (db != null) {
+                db.close();
+            }
+        }
+
+        @BeforeEach
+        void freshTenant() {
+            tenant = "tenant-" + UUID.randomUUID();
         }
     }
 }

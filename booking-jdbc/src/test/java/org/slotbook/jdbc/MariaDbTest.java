@@ -133,7 +133,7 @@ class MariaDbTest {
      * clock when p_now is NULL, races, and the plans of the hot statements.
      */
     @Nested
-    class Routines {
+    class Routines extends DirectCalls {
         private static final List<String> COLUMNS = List.of("tag", "booking_id", "request_id", "slot_id", "student_id",
                 "seat", "status", "held_until", "created_at", "updated_at", "res_kind", "res_id", "starts_at", "ends_at",
                 "coach_id", "room_id", "capacity", "ref_id", "amount", "note");
@@ -142,32 +142,12 @@ class MariaDbTest {
         private static final LocalDateTime T0 = LocalDateTime.of(2030, 1, 1, 8, 0);
         private static final LocalDateTime S10 = LocalDateTime.of(2030, 1, 2, 10, 0);
 
-        private static TestDatabase db;
-        private String t;
 
         /** One fact row, columns in contract order. */
         record Fact(String tag, String bookingId, String requestId, String slotId, String studentId, Integer seat,
                     String status, LocalDateTime heldUntil, LocalDateTime createdAt, LocalDateTime updatedAt,
                     String resKind, String resId, LocalDateTime startsAt, LocalDateTime endsAt, String coachId,
                     String roomId, Integer capacity, String refId, Integer amount, String note) {
-        }
-
-        @BeforeAll
-        static void open() {
-            db = TestDatabases.mariadb();
-        }
-
-        @AfterAll
-        static void close() {
-            if (db != null) {
-                db.close();
-            }
-        }
-
-        @BeforeEach
-        void tenant(TestInfo info) {
-            t = info.getTestMethod().orElseThrow().getName().substring(0, 12) + "-" + UUID.randomUUID().toString()
-                    .substring(0, 8);
         }
 
         // ------------------------------------------------------------------ schedule
@@ -779,33 +759,13 @@ class MariaDbTest {
      * promotion, and two races (one student against his limit, cancels against new holds on a waitlisted slot).
      */
     @Nested
-    class Rules {
+    class Rules extends DirectCalls {
         private static final long LONGEST = 24L * 3600 * 1_000_000; // 24 h in microseconds
         private static final long HOLD = 10L * 60 * 1_000_000; // 10 min
         private static final LocalDateTime T0 = LocalDateTime.of(2030, 1, 1, 8, 0);
         private static final LocalDateTime S10 = LocalDateTime.of(2030, 1, 2, 10, 0);
         private static final LocalDateTime WEEK = LocalDateTime.of(2029, 12, 31, 0, 0);
 
-        private static TestDatabase db;
-        private String t;
-
-        @BeforeAll
-        static void open() {
-            db = TestDatabases.mariadb();
-        }
-
-        @AfterAll
-        static void close() {
-            if (db != null) {
-                db.close();
-            }
-        }
-
-        @BeforeEach
-        void tenant(TestInfo info) {
-            t = info.getTestMethod().orElseThrow().getName().substring(0, 12) + "-" + UUID.randomUUID().toString()
-                    .substring(0, 8);
-        }
 
         @Test
         void aBufferPadsTheCoachAndRoomAndTheStudentOnlyWhenAsked() throws Exception {
@@ -1057,6 +1017,33 @@ class MariaDbTest {
                     return rs.getLong(1);
                 }
             }
+        }
+    }
+
+    /**
+     * What the nested classes of direct procedure calls share: a database of their own (one nested class
+     * at a time), and a fresh tenant per test.
+     */
+    abstract static class DirectCalls {
+        static TestDatabase db;
+        String t;
+
+        @BeforeAll
+        static void open() {
+            db = TestDatabases.mariadb();
+        }
+
+        @AfterAll
+        static void close() {
+            if (db != null) {
+                db.close();
+            }
+        }
+
+        @BeforeEach
+        void tenant(TestInfo info) {
+            t = info.getTestMethod().orElseThrow().getName().substring(0, 12) + "-" + UUID.randomUUID().toString()
+                    .substring(0, 8);
         }
     }
 }
