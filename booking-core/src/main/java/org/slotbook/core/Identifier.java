@@ -4,8 +4,7 @@ package org.slotbook.core;
  * The identifiers of the model: {@link TenantId}, {@link SlotId}, {@link CoachId}, {@link RoomId},
  * {@link StudentId}, {@link BookingId}, {@link RequestId}, {@link PackageId} and {@link SeriesId}.
  * Each is a record over one checked text (see {@code of(String)} of each), shown as that text by
- * {@code toString()}, and ordered by it, character by character, as the databases order their
- * {@code COLLATE "C"} and binary-collated id columns.
+ * {@code toString()}, and ordered by it as {@link String#compareTo} orders text.
  *
  * @param <T> the identifier's own type: ids of different kinds never compare
  */

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.HoldPolicy;
@@ -34,6 +35,8 @@ public final class Reconciler {
     private final ConcurrentHashMap<String, CompletableFuture<Void>> rebuilding = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Long> rebuiltAtNanos = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Long> rebuildStartedAtNanos = new ConcurrentHashMap<>();
+    /** When the latest rebuild of any slot began (at first, when this was built): most holds need no more. */
+    private final AtomicLong latestRebuildStartNanos = new AtomicLong(System.nanoTime());
     private final ConcurrentHashMap<String, String> resyncing = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Long> resyncedAtNanos = new ConcurrentHashMap<>();
 
@@ -127,7 +130,9 @@ public final class Reconciler {
                 return; // another thread rebuilt it between our check and our claim
             }
             guard.rebuilds.increment();
-            put(rebuildStartedAtNanos, key, System.nanoTime());
+            long startedAt = System.nanoTime();
+            put(rebuildStartedAtNanos, key, startedAt);
+            latestRebuildStartNanos.accumulateAndGet(startedAt, (last, now) -> now - last > 0 ? now : last);
             reconcile(tenantId, slotId);
         } finally {
             put(rebuiltAtNanos, key, System.nanoTime());
@@ -168,6 +173,11 @@ public final class Reconciler {
      * have come after the rebuild read the store.
      */
     boolean rebuiltSince(TenantId tenantId, SlotId slotId, long askedAt) {
+        // a rebuild's start is recorded before it reads the store, so a hold that committed after that
+        // read sees it here; with none since askedAt and none running, no key is built
+        if (rebuilding.isEmpty() && latestRebuildStartNanos.get() - askedAt <= 0) {
+            return false;
+        }
         String key = key(tenantId, slotId);
         Long started = rebuildStartedAtNanos.get(key);
         return (started != null && started - askedAt > 0) || rebuilding.containsKey(key);
