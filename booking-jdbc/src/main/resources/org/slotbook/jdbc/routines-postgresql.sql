@@ -699,12 +699,16 @@ DECLARE
     v_paid        BOOLEAN;
     v_full        BOOLEAN;
     v_claimed     BOOLEAN := FALSE;
-    v_tags        VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_ids         VARCHAR[] := ARRAY[]::VARCHAR[];
+    -- the arrays start NULL (no default to evaluate at each call): appending to NULL makes a
+    -- one-element array, and array_length of NULL is NULL
+    v_tags        VARCHAR[];
+    v_ids         VARCHAR[];
     v_conflicts   ${prefix}fact[];
-    v_dead_ids    VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_dead_slots  VARCHAR[] := ARRAY[]::VARCHAR[];
-    v_dead_seats  INTEGER[] := ARRAY[]::INTEGER[];
+    v_dead_ids    VARCHAR[];
+    v_dead_slots  VARCHAR[];
+    v_dead_seats  INTEGER[];
+    v_replayed    BOOLEAN;
+    v_occupied    BOOLEAN;
     r             RECORD;
 BEGIN
     IF p_status IS NULL OR p_status NOT IN ('HELD', 'CONFIRMED') THEN
@@ -774,9 +778,14 @@ BEGIN
     PERFORM ${prefix}lock_student(p_tenant, p_student);
 
     -- 6. a replay of this request (any status, any slot: the caller refuses a mismatch); probed first,
-    -- as in step 4, since a new request has none
-    IF EXISTS (SELECT 1 FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request)
-            OR EXISTS (SELECT 1 FROM ${prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request) THEN
+    -- as in step 4, since a new request has none. The same statement probes step 7's occupations.
+    SELECT EXISTS (SELECT 1 FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request)
+               OR EXISTS (SELECT 1 FROM ${prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request),
+           EXISTS (SELECT 1 FROM ${prefix}occupancy o
+                   WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+                     AND o.active AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest)
+        INTO v_replayed, v_occupied;
+    IF v_replayed THEN
         RETURN QUERY SELECT * FROM ${prefix}replay(p_tenant, p_request);
         IF FOUND THEN
             RETURN;
@@ -786,12 +795,11 @@ BEGIN
     -- 7, 8. the student's active occupations overlapping the slot's student time [v_start,
     -- v_student_end), with their bookings (read by primary key: OFFSET 0 keeps the lookup a separate,
     -- keyed scan). The live booking of this slot answers ALREADY; else each other live one is a CONFLICT
-    -- row; each dead hold (this slot's too) is retired in step 10. Probed first: a student with no
-    -- occupation there (most requests) skips opening the loop's cursor. Occupations of a student are
-    -- written only under his lock, held since step 5, so the probe and the loop see the same rows.
-    IF EXISTS (SELECT 1 FROM ${prefix}occupancy o
-               WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
-                 AND o.active AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest) THEN
+    -- row; each dead hold (this slot's too) is retired in step 10. Probed in step 6's statement: a
+    -- student with no occupation there (most requests) skips opening the loop's cursor. Occupations of a
+    -- student are written only under his lock, held since step 5, so the probe and the loop see the same
+    -- rows.
+    IF v_occupied THEN
     FOR r IN SELECT o.booking_id, o.slot_id, o.resource_kind, o.resource_id, o.starts_at, o.ends_at,
                     d.request_id, d.student_id, d.seat, d.status, d.held_until, d.created_at, d.updated_at,
                     d.package_id, d.credits, d.attendance

@@ -49,24 +49,47 @@ ALTER TABLE ${prefix}slot ADD COLUMN IF NOT EXISTS series_id VARCHAR(64) COLLATE
 CREATE INDEX IF NOT EXISTS ${prefix}slot_series_ix
     ON ${prefix}slot (tenant_id, series_id, starts_at) WHERE series_id IS NOT NULL;
 
+-- The statuses a hold writes are domains: PostgreSQL keeps a domain's check compiled in its type
+-- cache, whereas it reads every CHECK constraint of a table back from its stored form at each
+-- statement that writes the table. The tables below use them from this version on; tables created
+-- before keep their CHECK constraints of the same values.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+                   WHERE t.typname = '${prefix}seat_status' AND n.nspname = current_schema()) THEN
+        CREATE DOMAIN ${prefix}seat_status AS VARCHAR(16)
+            CONSTRAINT ${prefix}seat_status_ck CHECK (VALUE::TEXT = ANY ('{FREE,HELD,CONFIRMED,CLOSED}'::TEXT[]));
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+                   WHERE t.typname = '${prefix}booking_status' AND n.nspname = current_schema()) THEN
+        CREATE DOMAIN ${prefix}booking_status AS VARCHAR(16)
+            CONSTRAINT ${prefix}booking_status_ck CHECK (VALUE::TEXT = ANY ('{HELD,CONFIRMED,CANCELLED,EXPIRED}'::TEXT[]));
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+                   WHERE t.typname = '${prefix}attendance' AND n.nspname = current_schema()) THEN
+        CREATE DOMAIN ${prefix}attendance AS VARCHAR(16)
+            CONSTRAINT ${prefix}attendance_ck CHECK (VALUE::TEXT = ANY ('{NONE,CHECKED_IN,NO_SHOW}'::TEXT[]));
+    END IF;
+END
+$$;
+
 -- One row per seat. A seat is FREE, HELD (until held_until), CONFIRMED, or CLOSED (slot cancelled).
 -- The owner (booking, student) lives on the row, so taking a free or expired seat is one statement.
--- The checks of the tables a hold writes (slot_seat, booking) list their values as one array
--- constant rather than IN (...): PostgreSQL reads every check of a table back from its stored form at
--- each statement that writes the table, and the array constant is about half the size to read.
+-- The statuses are the domains above. The checks left on the tables a hold writes (slot_seat, booking)
+-- list values as one array constant rather than IN (...): it is about half the size to read back.
 CREATE TABLE IF NOT EXISTS ${prefix}slot_seat (
     tenant_id   VARCHAR(64) COLLATE "C" NOT NULL,
     slot_id     VARCHAR(64) COLLATE "C" NOT NULL,
     seq         INTEGER     NOT NULL,
-    status      VARCHAR(16) NOT NULL,
+    status      ${prefix}seat_status NOT NULL,
     booking_id  VARCHAR(64) COLLATE "C",
     student_id  VARCHAR(64) COLLATE "C",
     held_until  TIMESTAMPTZ,
     CONSTRAINT ${prefix}slot_seat_pk PRIMARY KEY (tenant_id, slot_id, seq),
-    CONSTRAINT ${prefix}slot_seat_status_ck CHECK (status::TEXT = ANY ('{FREE,HELD,CONFIRMED,CLOSED}'::TEXT[])),
+    -- a FREE or CLOSED seat has no owner; a HELD or CONFIRMED one has a booking, a student and a deadline
     CONSTRAINT ${prefix}slot_seat_owner_ck CHECK (
-        CASE WHEN status::TEXT = ANY ('{FREE,CLOSED}'::TEXT[]) THEN booking_id IS NULL AND student_id IS NULL
-             ELSE booking_id IS NOT NULL AND student_id IS NOT NULL AND held_until IS NOT NULL END)
+        (booking_id IS NULL) = (status::TEXT = ANY ('{FREE,CLOSED}'::TEXT[]))
+        AND (student_id IS NULL) = (booking_id IS NULL) AND (held_until IS NOT NULL OR booking_id IS NULL))
 );
 -- One seat per student and slot. Partial, so that no claim (which looks for seats without a
 -- student) can be planned over it, even before the table has statistics.
@@ -86,18 +109,16 @@ CREATE TABLE IF NOT EXISTS ${prefix}booking (
     slot_id     VARCHAR(64) COLLATE "C" NOT NULL,
     student_id  VARCHAR(64) COLLATE "C" NOT NULL,
     seat        INTEGER     NOT NULL,
-    status      VARCHAR(16) NOT NULL,
+    status      ${prefix}booking_status NOT NULL,
     held_until  TIMESTAMPTZ NOT NULL,
     created_at  TIMESTAMPTZ NOT NULL,
     updated_at  TIMESTAMPTZ NOT NULL,
     late_cancel BOOLEAN     NOT NULL DEFAULT FALSE,
     package_id  VARCHAR(64) COLLATE "C",
     credits     INTEGER     NOT NULL DEFAULT 0,
-    attendance  VARCHAR(16) NOT NULL DEFAULT 'NONE',
+    attendance  ${prefix}attendance NOT NULL DEFAULT 'NONE',
     CONSTRAINT ${prefix}booking_pk PRIMARY KEY (tenant_id, booking_id),
-    CONSTRAINT ${prefix}booking_credits_ck CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0),
-    CONSTRAINT ${prefix}booking_attendance_ck CHECK (attendance::TEXT = ANY ('{NONE,CHECKED_IN,NO_SHOW}'::TEXT[])),
-    CONSTRAINT ${prefix}booking_status_ck CHECK (status::TEXT = ANY ('{HELD,CONFIRMED,CANCELLED,EXPIRED}'::TEXT[]))
+    CONSTRAINT ${prefix}booking_credits_ck CHECK ((credits > 0) = (package_id IS NOT NULL) AND credits >= 0)
 );
 -- Schemas created before the booking rules: whether a cancel came after the cutoff.
 ALTER TABLE ${prefix}booking ADD COLUMN IF NOT EXISTS late_cancel BOOLEAN NOT NULL DEFAULT FALSE;

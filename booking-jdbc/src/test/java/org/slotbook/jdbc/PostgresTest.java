@@ -160,6 +160,72 @@ class PostgresTest {
         }
 
         @Test
+        void theStatusesAreDomainsThatRefuseAnyOtherValueAndAnEarlierSchemaKeepsItsChecks() throws SQLException {
+            String prefix = TestDatabases.freshPrefix();
+            String earlier = TestDatabases.freshPrefix();
+            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+                JdbcSchema.create(db.dataSource(), prefix);
+                JdbcSchema.create(db.dataSource(), prefix); // idempotent
+                assertThat(count("SELECT COUNT(*) FROM pg_type WHERE typtype = 'd' AND typname IN (?, ?, ?)",
+                        prefix + "seat_status", prefix + "booking_status", prefix + "attendance")).isEqualTo(3);
+                // the tables keep one check each: the seat's owner, the booking's credits
+                for (String table : List.of("slot_seat", "booking")) {
+                    assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE contype = 'c' AND conrelid = to_regclass(?)",
+                            prefix + table)).as(table).isEqualTo(1);
+                }
+                String seat = "INSERT INTO " + prefix + "slot_seat (tenant_id, slot_id, seq, status, booking_id, student_id,"
+                        + " held_until) VALUES ('t', 's', %d, '%s', %s, %s, %s)";
+                st.execute(String.format(seat, 1, "FREE", "NULL", "NULL", "NULL"));
+                st.execute(String.format(seat, 2, "HELD", "'b'", "'u'", "now()"));
+                st.execute(String.format(seat, 3, "CLOSED", "NULL", "NULL", "NULL"));
+                for (String bad : List.of(String.format(seat, 4, "TAKEN", "NULL", "NULL", "NULL"),
+                        String.format(seat, 5, "HELD", "NULL", "NULL", "NULL"),
+                        String.format(seat, 6, "FREE", "'b'", "'u'", "now()"),
+                        String.format(seat, 7, "HELD", "'b'", "NULL", "now()"),
+                        String.format(seat, 8, "CONFIRMED", "'b'", "'u'", "NULL"))) {
+                    assertThatThrownBy(() -> st.execute(bad)).as(bad).isInstanceOfSatisfying(SQLException.class,
+                            e -> assertThat(e.getSQLState()).isEqualTo("23514"));
+                }
+                String booking = "INSERT INTO " + prefix + "booking (tenant_id, booking_id, request_id, slot_id, student_id,"
+                        + " seat, status, held_until, created_at, updated_at, attendance) VALUES ('t', '%s', '%s', 's', 'u',"
+                        + " 1, '%s', now(), now(), now(), '%s')";
+                st.execute(String.format(booking, "b1", "r1", "CONFIRMED", "CHECKED_IN"));
+                for (String bad : List.of(String.format(booking, "b2", "r2", "PENDING", "NONE"),
+                        String.format(booking, "b3", "r3", "HELD", "LATE"))) {
+                    assertThatThrownBy(() -> st.execute(bad)).as(bad).isInstanceOfSatisfying(SQLException.class,
+                            e -> assertThat(e.getSQLState()).isEqualTo("23514"));
+                }
+                assertThat(count("SELECT COUNT(*) FROM " + prefix + "slot_seat")).isEqualTo(3);
+                assertThat(count("SELECT COUNT(*) FROM " + prefix + "booking")).isEqualTo(1);
+
+                // tables created before the domains: VARCHAR statuses with CHECK constraints, kept as they are
+                st.execute("CREATE TABLE " + earlier + "slot_seat (tenant_id VARCHAR(64) COLLATE \"C\" NOT NULL,"
+                        + " slot_id VARCHAR(64) COLLATE \"C\" NOT NULL, seq INTEGER NOT NULL, status VARCHAR(16) NOT NULL,"
+                        + " booking_id VARCHAR(64) COLLATE \"C\", student_id VARCHAR(64) COLLATE \"C\", held_until TIMESTAMPTZ,"
+                        + " CONSTRAINT " + earlier + "slot_seat_pk PRIMARY KEY (tenant_id, slot_id, seq),"
+                        + " CONSTRAINT " + earlier + "slot_seat_status_ck CHECK (status IN ('FREE', 'HELD', 'CONFIRMED', 'CLOSED')))");
+                JdbcSchema.create(db.dataSource(), earlier);
+                JdbcSchema.create(db.dataSource(), earlier);
+                assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE conname = ?", earlier + "slot_seat_status_ck"))
+                        .isEqualTo(1);
+                st.execute("SELECT tag FROM " + earlier + "schedule('t', 's', 'c', 'r', now() + interval '1 day',"
+                        + " now() + interval '25 hours', 2, 86400000000, NULL, NULL, 0, NULL, NULL, NULL, NULL, FALSE, NULL, 0, NULL)");
+                try (ResultSet rs = st.executeQuery("SELECT tag FROM " + earlier + "hold('t', 'b1', 'r1', 's', 'u1', 'HELD',"
+                        + " NULL, 600000000, 86400000000, FALSE, FALSE, 0, 0, 0, 'AT_CONFIRM')")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("HELD");
+                }
+                assertThatThrownBy(() -> st.execute("UPDATE " + earlier + "slot_seat SET status = 'TAKEN' WHERE seq = 2"))
+                        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23514"));
+            } finally {
+                JdbcSchema.drop(db.dataSource(), prefix);
+                JdbcSchema.drop(db.dataSource(), earlier);
+            }
+            assertThat(count("SELECT COUNT(*) FROM pg_type WHERE typname LIKE ? OR typname LIKE ?", prefix + "%",
+                    earlier + "%")).as("domains and types dropped with the schema").isZero();
+        }
+
+        @Test
         void theExclusionConstraintRefusesAnOverlapTheLockPathWasToldToMiss() {
             JdbcSchema.createExclusionBackstop(db.dataSource(), db.prefix());
             assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE conname = ?", db.table("occupancy_no_overlap")))

@@ -17,8 +17,9 @@ import org.slotbook.jdbc.JdbcDialect;
 /**
  * The tables and routines a dialect's shipped scripts create under one prefix, read from the scripts
  * themselves (every {@code CREATE TABLE}, {@code CREATE FUNCTION}, {@code PROCEDURE} or
- * {@code ALIAS}, and {@code CREATE TYPE} of a {@code ${prefix}} name, a type also inside a block), so
- * a table, routine or type added to a script is dropped with the others without being listed twice.
+ * {@code ALIAS}, and {@code CREATE TYPE} or {@code CREATE DOMAIN} of a {@code ${prefix}} name, a type or
+ * domain also inside a block), so a table, routine, type or domain added to a script is dropped with the
+ * others without being listed twice.
  */
 public final class SchemaObjects {
     private static final Pattern TABLE =
@@ -27,6 +28,7 @@ public final class SchemaObjects {
             "(?is)CREATE\\s+(?:OR\\s+REPLACE\\s+)?(FUNCTION|PROCEDURE|ALIAS)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?"
                     + "\\$\\{prefix}(\\w+).*");
     private static final Pattern TYPE = Pattern.compile("(?is)\\bCREATE\\s+TYPE\\s+\\$\\{prefix}(\\w+)");
+    private static final Pattern DOMAIN = Pattern.compile("(?is)\\bCREATE\\s+DOMAIN\\s+\\$\\{prefix}(\\w+)");
 
     private final JdbcDialect dialect;
     private final List<String> tables;
@@ -34,12 +36,16 @@ public final class SchemaObjects {
     private final Map<String, String> routines;
     /** The types the routines answer (PostgreSQL), in the order the scripts create them. */
     private final List<String> types;
+    /** The domains of table columns (PostgreSQL), in the order the scripts create them. */
+    private final List<String> domains;
 
-    private SchemaObjects(JdbcDialect dialect, List<String> tables, Map<String, String> routines, List<String> types) {
+    private SchemaObjects(JdbcDialect dialect, List<String> tables, Map<String, String> routines, List<String> types,
+                          List<String> domains) {
         this.dialect = dialect;
         this.tables = tables;
         this.routines = routines;
         this.types = types;
+        this.domains = domains;
     }
 
     /** What {@code schema-<dialect>.sql} and {@code routines-<dialect>.sql} create under {@code prefix}. */
@@ -48,6 +54,7 @@ public final class SchemaObjects {
         Set<String> tables = new LinkedHashSet<>();
         Map<String, String> routines = new LinkedHashMap<>();
         Set<String> types = new LinkedHashSet<>();
+        Set<String> domains = new LinkedHashSet<>();
         for (String resource : List.of(dialect.schemaResource(), dialect.routinesResource())) {
             for (String sql : SqlScript.statements(SqlScript.raw(resource))) {
                 Matcher table = TABLE.matcher(sql);
@@ -62,9 +69,13 @@ public final class SchemaObjects {
                 while (type.find()) {
                     types.add(prefix + type.group(1).toLowerCase(java.util.Locale.ROOT));
                 }
+                Matcher domain = DOMAIN.matcher(sql);
+                while (domain.find()) {
+                    domains.add(prefix + domain.group(1).toLowerCase(java.util.Locale.ROOT));
+                }
             }
         }
-        return new SchemaObjects(dialect, List.copyOf(tables), routines, List.copyOf(types));
+        return new SchemaObjects(dialect, List.copyOf(tables), routines, List.copyOf(types), List.copyOf(domains));
     }
 
     /** The tables, in the order the schema script creates them. */
@@ -79,7 +90,7 @@ public final class SchemaObjects {
 
     /**
      * The statements that drop every routine, then every type, then every table (in reverse order of
-     * creation), each one skipped by the database when its object is already gone. On PostgreSQL a function is
+     * creation), then the domains of their columns, each one skipped by the database when its object is already gone. On PostgreSQL a function is
      * dropped by its signature, every overload of the name in the current schema, which is why the
      * connection is asked.
      */
@@ -101,6 +112,9 @@ public final class SchemaObjects {
         }
         for (int i = tables.size() - 1; i >= 0; i--) {
             drops.add("DROP TABLE IF EXISTS " + tables.get(i));
+        }
+        for (String domain : domains) {
+            drops.add("DROP DOMAIN IF EXISTS " + domain);
         }
         return drops;
     }

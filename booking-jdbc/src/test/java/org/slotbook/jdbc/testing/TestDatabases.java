@@ -127,6 +127,20 @@ public final class TestDatabases {
             for (String table : TABLES) {
                 statement.execute("DROP TABLE IF EXISTS " + prefix + table);
             }
+            if (dialect == JdbcDialect.POSTGRESQL) {
+                // the domains of the tables' columns
+                List<String> domains = new java.util.ArrayList<>();
+                try (java.sql.ResultSet rs = statement.executeQuery("SELECT t.typname FROM pg_type t WHERE t.typtype = 'd'"
+                        + " AND t.typnamespace = current_schema()::regnamespace AND LEFT(t.typname, " + prefix.length()
+                        + ") = '" + prefix + "'")) {
+                    while (rs.next()) {
+                        domains.add(rs.getString(1));
+                    }
+                }
+                for (String domain : domains) {
+                    statement.execute("DROP DOMAIN IF EXISTS " + domain);
+                }
+            }
         } catch (Exception e) {
             System.err.println("[slotbook-test] could not drop tables " + prefix + "*: " + e);
         }
