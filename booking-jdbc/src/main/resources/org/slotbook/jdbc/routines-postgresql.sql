@@ -724,12 +724,12 @@ BEGIN
            s.cost,
            -- 4 (read here, decided below): full by committed seats, when neither the gate holds a seat
            -- for this request nor the waitlist is asked for
+           -- (one probe of slot_seat_takeable_ix: a FREE seat, or a HELD one whose deadline passed)
            (NOT COALESCE(p_gate_held, FALSE) AND NOT COALESCE(p_waitlist, FALSE)
             AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat f
-                            WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status = 'FREE')
-            AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat h
-                            WHERE h.tenant_id = p_tenant AND h.slot_id = p_slot AND h.status = 'HELD'
-                              AND h.held_until <= v_now))
+                            WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status IN ('FREE', 'HELD')
+                              AND (CASE WHEN f.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE f.held_until END)
+                                  <= v_now))
         INTO v_start, v_end, v_slot_status, v_opens_at, v_closes_at, v_week_start, v_week_end, v_student_end,
              v_cost, v_full
         FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
@@ -891,8 +891,12 @@ BEGIN
                              WHERE x.tenant_id = p_tenant AND x.slot_id = p_slot AND x.status = 'WAITING');
         IF NOT v_waiting THEN
             SELECT s.seq, s.booking_id INTO v_seq, v_displaced FROM ${prefix}slot_seat s
-                WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'HELD' AND s.held_until <= v_now
-                ORDER BY s.held_until LIMIT 1 FOR UPDATE SKIP LOCKED;
+                WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status IN ('FREE', 'HELD')
+                  AND (CASE WHEN s.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE s.held_until END)
+                      > '-infinity'::TIMESTAMPTZ
+                  AND (CASE WHEN s.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE s.held_until END) <= v_now
+                ORDER BY (CASE WHEN s.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE s.held_until END)
+                LIMIT 1 FOR UPDATE SKIP LOCKED;
         END IF;
         IF v_seq IS NULL THEN
             SELECT s.seq INTO v_seq FROM ${prefix}slot_seat s
@@ -901,8 +905,12 @@ BEGIN
         END IF;
         IF v_seq IS NULL AND NOT v_waiting THEN
             SELECT s.seq, s.booking_id INTO v_seq, v_displaced FROM ${prefix}slot_seat s
-                WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'HELD' AND s.held_until <= v_now
-                ORDER BY s.held_until LIMIT 1 FOR UPDATE;
+                WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status IN ('FREE', 'HELD')
+                  AND (CASE WHEN s.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE s.held_until END)
+                      > '-infinity'::TIMESTAMPTZ
+                  AND (CASE WHEN s.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE s.held_until END) <= v_now
+                ORDER BY (CASE WHEN s.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE s.held_until END)
+                LIMIT 1 FOR UPDATE;
         END IF;
     END IF;
 

@@ -86,10 +86,9 @@ CREATE TABLE IF NOT EXISTS ${prefix}slot_seat (
     student_id  VARCHAR(64) COLLATE "C",
     held_until  TIMESTAMPTZ,
     CONSTRAINT ${prefix}slot_seat_pk PRIMARY KEY (tenant_id, slot_id, seq),
-    -- a FREE or CLOSED seat has no owner; a HELD or CONFIRMED one has a booking, a student and a deadline
     CONSTRAINT ${prefix}slot_seat_owner_ck CHECK (
-        (booking_id IS NULL) = (status::TEXT = ANY ('{FREE,CLOSED}'::TEXT[]))
-        AND (student_id IS NULL) = (booking_id IS NULL) AND (held_until IS NOT NULL OR booking_id IS NULL))
+        CASE WHEN status::TEXT = ANY ('{FREE,CLOSED}'::TEXT[]) THEN booking_id IS NULL AND student_id IS NULL
+             ELSE booking_id IS NOT NULL AND student_id IS NOT NULL AND held_until IS NOT NULL END)
 );
 -- One seat per student and slot. Partial, so that no claim (which looks for seats without a
 -- student) can be planned over it, even before the table has statistics.
@@ -98,9 +97,16 @@ CREATE UNIQUE INDEX IF NOT EXISTS ${prefix}slot_seat_student_uk
 -- Free seats only: the claim reads the first entry of this index.
 CREATE INDEX IF NOT EXISTS ${prefix}slot_seat_free_ix
     ON ${prefix}slot_seat (tenant_id, slot_id, seq) WHERE status = 'FREE';
--- Held seats by deadline: a claim takes over the oldest expired hold when no seat is free.
-CREATE INDEX IF NOT EXISTS ${prefix}slot_seat_held_ix
-    ON ${prefix}slot_seat (tenant_id, slot_id, held_until) WHERE status = 'HELD';
+-- The seats a hold can take, keyed by when they became takeable: a FREE seat at -infinity, a HELD one
+-- at its deadline. Whether a slot is full by its committed seats is one probe of this index (is there
+-- an entry at or before now?), and a claim takes over the oldest expired hold (the first entry after
+-- -infinity) when no seat is free.
+CREATE INDEX IF NOT EXISTS ${prefix}slot_seat_takeable_ix
+    ON ${prefix}slot_seat (tenant_id, slot_id,
+                           (CASE WHEN status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE held_until END))
+    WHERE status IN ('FREE', 'HELD');
+-- Schemas created before: held seats by deadline, which the index above serves now.
+DROP INDEX IF EXISTS ${prefix}slot_seat_held_ix;
 
 CREATE TABLE IF NOT EXISTS ${prefix}booking (
     tenant_id   VARCHAR(64) COLLATE "C" NOT NULL,

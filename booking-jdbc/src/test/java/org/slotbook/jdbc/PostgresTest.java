@@ -1131,9 +1131,14 @@ class PostgresTest {
                 expectIndex(c, f + "slot_seat_free_ix", "SELECT s.seq FROM " + f + "slot_seat s WHERE s.tenant_id = $1"
                         + " AND s.slot_id = $2 AND s.status = 'FREE' ORDER BY s.seq LIMIT 1 FOR UPDATE SKIP LOCKED",
                         "varchar", "varchar");
-                expectIndex(c, f + "slot_seat_held_ix", "SELECT s.seq, s.booking_id FROM " + f + "slot_seat s"
-                        + " WHERE s.tenant_id = $1 AND s.slot_id = $2 AND s.status = 'HELD' AND s.held_until <= $3"
-                        + " ORDER BY s.held_until LIMIT 1 FOR UPDATE SKIP LOCKED", "varchar", "varchar", "timestamptz");
+                String takeable = "(CASE WHEN s.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE s.held_until END)";
+                expectIndex(c, f + "slot_seat_takeable_ix", "SELECT s.seq, s.booking_id FROM " + f + "slot_seat s"
+                        + " WHERE s.tenant_id = $1 AND s.slot_id = $2 AND s.status IN ('FREE', 'HELD')"
+                        + " AND " + takeable + " > '-infinity'::TIMESTAMPTZ AND " + takeable + " <= $3"
+                        + " ORDER BY " + takeable + " LIMIT 1 FOR UPDATE SKIP LOCKED", "varchar", "varchar", "timestamptz");
+                expectIndex(c, f + "slot_seat_takeable_ix", "SELECT NOT EXISTS (SELECT 1 FROM " + f + "slot_seat s"
+                        + " WHERE s.tenant_id = $1 AND s.slot_id = $2 AND s.status IN ('FREE', 'HELD')"
+                        + " AND " + takeable + " <= $3)", "varchar", "varchar", "timestamptz");
                 expectIndex(c, f + "slot_seat_free_ix", "SELECT EXISTS (SELECT 1 FROM " + f + "slot_seat x"
                         + " WHERE x.tenant_id = $1 AND x.slot_id = $2 AND x.status = 'FREE')", "varchar", "varchar");
                 expectIndex(c, f + "slot_seat_pk", "SELECT s.status, s.booking_id FROM " + f + "slot_seat s"
