@@ -3,6 +3,7 @@ package org.slotbook.jdbc.testing;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.UUID;
@@ -112,37 +113,34 @@ public final class TestDatabases {
             }
             if (dialect == JdbcDialect.POSTGRESQL) {
                 // the types the routines answered
-                List<String> types = new java.util.ArrayList<>();
-                try (java.sql.ResultSet rs = statement.executeQuery("SELECT c.relname FROM pg_class c WHERE c.relkind = 'c'"
+                dropEach(statement, "DROP TYPE IF EXISTS ", "SELECT c.relname FROM pg_class c WHERE c.relkind = 'c'"
                         + " AND c.relnamespace = current_schema()::regnamespace AND LEFT(c.relname, " + prefix.length()
-                        + ") = '" + prefix + "'")) {
-                    while (rs.next()) {
-                        types.add(rs.getString(1));
-                    }
-                }
-                for (String type : types) {
-                    statement.execute("DROP TYPE IF EXISTS " + type);
-                }
+                        + ") = '" + prefix + "'");
             }
             for (String table : TABLES) {
                 statement.execute("DROP TABLE IF EXISTS " + prefix + table);
             }
             if (dialect == JdbcDialect.POSTGRESQL) {
                 // the domains of the tables' columns
-                List<String> domains = new java.util.ArrayList<>();
-                try (java.sql.ResultSet rs = statement.executeQuery("SELECT t.typname FROM pg_type t WHERE t.typtype = 'd'"
+                dropEach(statement, "DROP DOMAIN IF EXISTS ", "SELECT t.typname FROM pg_type t WHERE t.typtype = 'd'"
                         + " AND t.typnamespace = current_schema()::regnamespace AND LEFT(t.typname, " + prefix.length()
-                        + ") = '" + prefix + "'")) {
-                    while (rs.next()) {
-                        domains.add(rs.getString(1));
-                    }
-                }
-                for (String domain : domains) {
-                    statement.execute("DROP DOMAIN IF EXISTS " + domain);
-                }
+                        + ") = '" + prefix + "'");
             }
         } catch (Exception e) {
             System.err.println("[slotbook-test] could not drop tables " + prefix + "*: " + e);
+        }
+    }
+
+    /** Runs {@code drop} followed by each name the {@code names} query answers. */
+    private static void dropEach(Statement statement, String drop, String names) throws SQLException {
+        List<String> found = new java.util.ArrayList<>();
+        try (java.sql.ResultSet rs = statement.executeQuery(names)) {
+            while (rs.next()) {
+                found.add(rs.getString(1));
+            }
+        }
+        for (String name : found) {
+            statement.execute(drop + name);
         }
     }
 
