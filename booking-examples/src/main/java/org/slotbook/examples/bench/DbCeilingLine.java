@@ -24,7 +24,8 @@ public final class DbCeilingLine {
                 + " slot_id INTEGER NOT NULL, seq INTEGER NOT NULL, owner VARCHAR(40), PRIMARY KEY (run_id, slot_id, seq))");
     }
 
-    static Result run(BenchDb db, Workload w, Suite suite) throws Exception {
+    /** The line's seats inserted, ready to be measured in turns. */
+    static Turns prepare(BenchDb db, Workload w, Suite suite) throws Exception {
         String table = db.table(TABLE);
         String runId = w.runId();
         DataSource ds = db.backends().dataSource();
@@ -42,25 +43,40 @@ public final class DbCeilingLine {
         };
         int[] pick = w.picks(runId.hashCode());
         Profiler profiler = suite.profiler(db, postgres && w.name().equals("spread"));
-        Measured m = LoadDriver.threads(w.threads()).requests(w.requests(), (thread, i) -> {
-            try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-                String owner = "student-" + i;
-                if (postgres) {
-                    ps.setString(1, runId);
-                    ps.setInt(2, pick[i]);
-                    ps.setString(3, owner);
-                    ps.setString(4, runId);
-                    ps.setInt(5, pick[i]);
-                } else {
-                    ps.setString(1, owner);
-                    ps.setString(2, runId);
-                    ps.setInt(3, pick[i]);
+        Suite.pause(profiler); // counted during this line's turns only
+        return new Turns() {
+            @Override
+            public Measured run(int from, int to) throws Exception {
+                Suite.resume(profiler);
+                try {
+                    return LoadDriver.threads(w.threads()).requests(from, to, (thread, i) -> {
+                        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+                            String owner = "student-" + i;
+                            if (postgres) {
+                                ps.setString(1, runId);
+                                ps.setInt(2, pick[i]);
+                                ps.setString(3, owner);
+                                ps.setString(4, runId);
+                                ps.setInt(5, pick[i]);
+                            } else {
+                                ps.setString(1, owner);
+                                ps.setString(2, runId);
+                                ps.setInt(3, pick[i]);
+                            }
+                            return ps.executeUpdate() == 1;
+                        }
+                    });
+                } finally {
+                    Suite.pause(profiler);
                 }
-                return ps.executeUpdate() == 1;
             }
-        });
-        suite.keepProfile(profiler, w.name() + ", " + NAME + " (" + db.name() + ")");
-        return m.result(w.name(), NAME, db.name(), w.threads(), null, null, "");
+
+            @Override
+            public Result finish(Measured all) {
+                suite.keepProfile(profiler, w.name() + ", " + NAME + " (" + db.name() + ")");
+                return all.result(w.name(), NAME, db.name(), w.threads(), null, null, "");
+            }
+        };
     }
 
     /** Every seat of every slot of the workload, free, in batches of 100 slots. */

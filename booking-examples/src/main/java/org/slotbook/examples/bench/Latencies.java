@@ -21,6 +21,17 @@ public final class Latencies {
         max.accumulateAndGet(nanos, Math::max);
     }
 
+    /** Adds every latency {@code other} recorded. */
+    void addAll(Latencies other) {
+        for (int i = 0; i < BUCKETS; i++) {
+            long n = other.counts.get(i);
+            if (n != 0) {
+                counts.addAndGet(i, n);
+            }
+        }
+        max.accumulateAndGet(other.max.get(), Math::max);
+    }
+
     /** The {@code p}-th percentile (0-100) in milliseconds; 0 when nothing was recorded. */
     public double percentileMillis(double p) {
         long total = 0;

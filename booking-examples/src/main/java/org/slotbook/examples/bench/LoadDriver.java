@@ -81,10 +81,18 @@ public final class LoadDriver {
 
     /** Runs requests {@code 0 .. requests-1}, each once, spread over the threads as they come free. */
     public Measured requests(int requests, Request request) throws InterruptedException {
-        AtomicInteger next = new AtomicInteger();
+        return requests(0, requests, request);
+    }
+
+    /** Runs requests {@code from .. to-1}, each once, spread over the threads as they come free. */
+    public Measured requests(int from, int to, Request request) throws InterruptedException {
+        if (from < 0 || to < from) {
+            throw new IllegalArgumentException("requests must run from 0 <= from <= to, got " + from + " to " + to);
+        }
+        AtomicInteger next = new AtomicInteger(from);
         return run(thread -> () -> {
             int i = next.getAndIncrement();
-            return i < requests ? () -> request.run(thread, i) : null;
+            return i < to ? () -> request.run(thread, i) : null;
         }, 0, countFrom -> { });
     }
 

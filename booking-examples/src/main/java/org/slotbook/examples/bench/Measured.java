@@ -37,6 +37,24 @@ public final class Measured {
         this.nanos = elapsedNanos;
     }
 
+    /** A run made of turns: what {@code turns} counted, their measured times added up. */
+    static Measured sum(java.util.List<Measured> turns) {
+        Measured all = new Measured();
+        long total = 0;
+        for (Measured turn : turns) {
+            all.latencies.addAll(turn.latencies);
+            all.decisions.add(turn.decisions());
+            all.holds.add(turn.holds());
+            all.errors.add(turn.errors());
+            if (turn.firstError() != null) {
+                all.firstError.compareAndSet(null, turn.firstError());
+            }
+            total += turn.nanos;
+        }
+        all.nanos = total;
+        return all;
+    }
+
     /** Requests that answered (did not throw). */
     public long decisions() {
         return decisions.sum();

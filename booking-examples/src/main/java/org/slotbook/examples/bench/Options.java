@@ -10,7 +10,7 @@ import org.slotbook.core.SlotSpec;
 /** The run's settings, parsed from the command line. {@code only} holds line names from {@link #LINES}. */
 public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolean noRedis, Set<String> only,
                       int students, int seats, int slots, int requests, int mixSeconds, int threads,
-                      int capacityHolds, int capacitySeats, boolean warmup, boolean profile) {
+                      int capacityHolds, int capacitySeats, int turns, boolean warmup, boolean profile) {
     /** The workloads of the lines {@code --only} can name per backend. */
     static final List<String> WORKLOADS = List.of("hot", "spread", "mix");
     /** The backends of the lines {@code --only} can name per workload. */
@@ -36,7 +36,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
             "       Bench waitlist [flags]   a waitlisted hot slot (WaitlistBench; an unknown flag prints its flags)",
             "       Bench shards [flags]     the flash sale over one and two shards (ShardBench)",
             "             [--students N] [--seats N] [--slots N] [--requests N] [--mix-seconds N] [--threads N]",
-            "             [--capacity-holds N] [--capacity-seats N] [--no-warmup] [--no-profile]",
+            "             [--capacity-holds N] [--capacity-seats N] [--turns N] [--no-warmup] [--no-profile]",
             "  --jdbc URL         PostgreSQL (jdbc:postgresql:...): the naive line, its single-statement ceiling,",
             "                     Slotbook DB-only, and the ledger behind the gate. Without it H2 in memory takes",
             "                     that place (the naive line and the gate then run on H2).",
@@ -61,6 +61,9 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
             "  --threads N        client threads, also the connection pool size (default 32)",
             "  --capacity-holds N capacity: holds on each of the two slots (default 200)",
             "  --capacity-seats N capacity: seats of the large slot (default 100000; the small one has 10)",
+            "  --turns N          hot and spread: each line's requests run in N turns, the lines of a workload",
+            "                     taking turns one after the other, so that a busy spell of the machine falls on",
+            "                     every line alike (default 5; 1 runs each line whole, one after the other)",
             "  --no-warmup        measure without a warm-up pass first",
             "  --no-profile       do not sample threads and pg_stat_activity during the measurements");
 
@@ -76,6 +79,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
         int threads = 32;
         int capacityHolds = 200;
         int capacitySeats = SlotSpec.MAX_CAPACITY;
+        int turns = 5;
         boolean warmup = true;
         boolean profile = true;
         for (int i = 0; i < args.length; i++) {
@@ -92,6 +96,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
                 case "--capacity-holds" -> capacityHolds = Flags.number(args, ++i, flag, 1, 1_000_000);
                 case "--capacity-seats" -> capacitySeats = Flags.number(args, ++i, flag, CapacityLine.SMALL_SEATS,
                         SlotSpec.MAX_CAPACITY);
+                case "--turns" -> turns = Flags.number(args, ++i, flag, 1, 1_000);
                 case "--no-warmup" -> warmup = false;
                 case "--no-profile" -> profile = false;
                 default -> i = servers.read(args, i);
@@ -113,7 +118,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
         }
         Set<String> only = onlyText == null ? null : only(onlyText, jdbc != null, mariadb != null, !noRedis);
         return new Options(jdbc, mariadb, redis, noRedis, only, students, seats, slots, requests, mixSeconds,
-                threads, capacityHolds, capacitySeats, warmup, profile);
+                threads, capacityHolds, capacitySeats, turns, warmup, profile);
     }
 
     /** The lines named by {@code --only}, groups expanded; names needing a server not given are refused. */
@@ -153,6 +158,6 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
     Options warmupSizes() {
         return new Options(jdbcUrl, mariadbUrl, redisUrl, noRedis, only, Math.min(students, 2_000), seats,
                 Math.min(slots, 100), Math.min(requests, 2_000), Math.min(mixSeconds, 3), threads,
-                Math.min(capacityHolds, 100), Math.min(capacitySeats, 1_000), false, false);
+                Math.min(capacityHolds, 100), Math.min(capacitySeats, 1_000), Math.min(turns, 2), false, false);
     }
 }

@@ -21,6 +21,8 @@ final class Profiler {
     private final Map<String, Long> server = new LinkedHashMap<>();
     private final Thread thread;
     private volatile boolean running = true;
+    /** Whether the samples count now: a line measured in turns pauses its profiler between them. */
+    private volatile boolean sampling = true;
     private long clientSamples;
     private long serverSamples;
 
@@ -47,9 +49,11 @@ final class Profiler {
                 activity.setString(1, Backends.APPLICATION_NAME);
             }
             while (running) {
-                sampleThreads();
-                if (activity != null) {
-                    sampleServer(activity);
+                if (sampling) {
+                    sampleThreads();
+                    if (activity != null) {
+                        sampleServer(activity);
+                    }
                 }
                 Thread.sleep(20);
             }
@@ -140,6 +144,15 @@ final class Profiler {
                 serverSamples++;
             }
         }
+    }
+
+    /** Stops counting samples until {@link #resume}. */
+    void pause() {
+        sampling = false;
+    }
+
+    void resume() {
+        sampling = true;
     }
 
     String stop(String what) {

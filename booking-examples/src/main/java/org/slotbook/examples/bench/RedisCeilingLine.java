@@ -46,7 +46,8 @@ public final class RedisCeilingLine {
         return SlotId.of("s" + i);
     }
 
-    Result run(Workload w) throws Exception {
+    /** The workload's slots initialized in the gate's keys, ready to be measured in turns. */
+    Turns prepare(Workload w) {
         String prefix = keyPrefix(w);
         RedisSeatReservation gate = RedisSeatReservation.builder(redis).keyPrefix(prefix).build();
         List<List<String>> keys = new ArrayList<>(w.slots());
@@ -55,11 +56,20 @@ public final class RedisCeilingLine {
             keys.add(gate.keys(TENANT, slot(i)));
         }
         int[] pick = w.picks(prefix.hashCode());
-        // loaded again right before the loop: another client may have flushed the script cache
-        String sha = redis.scriptLoad(GateScripts.HOLD.body());
-        Measured m = LoadDriver.threads(w.threads()).requests(w.requests(), (thread, i) -> "H".equals(
-                redis.evalsha(sha, keys.get(pick[i]), gate.holdArgs(StudentId.of("student-" + i),
-                        RequestId.of("r" + i), KEEP))));
-        return m.result(w.name(), NAME, BACKEND, w.threads(), null, null, "");
+        return new Turns() {
+            @Override
+            public Measured run(int from, int to) throws Exception {
+                // loaded again right before each turn: another client may have flushed the script cache
+                String sha = redis.scriptLoad(GateScripts.HOLD.body());
+                return LoadDriver.threads(w.threads()).requests(from, to, (thread, i) -> "H".equals(
+                        redis.evalsha(sha, keys.get(pick[i]), gate.holdArgs(StudentId.of("student-" + i),
+                                RequestId.of("r" + i), KEEP))));
+            }
+
+            @Override
+            public Result finish(Measured all) {
+                return all.result(w.name(), NAME, BACKEND, w.threads(), null, null, "");
+            }
+        };
     }
 }

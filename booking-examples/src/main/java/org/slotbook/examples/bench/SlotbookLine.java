@@ -31,27 +31,45 @@ public final class SlotbookLine {
     }
 
     /**
+     * The workload's slots scheduled for {@code tenant}, ready to be measured in turns.
+     *
      * @param line    {@link #DB_ONLY} or {@link #GATED}
      * @param db      the database the engine's store runs on
      * @param profile whether to profile the line (when the run profiles at all)
      */
-    static Result run(String line, BenchDb db, BookingEngine engine, Workload w, TenantId tenant, boolean profile,
-                      Suite suite) throws Exception {
+    static Turns prepare(String line, BenchDb db, BookingEngine engine, Workload w, TenantId tenant, boolean profile,
+                         Suite suite) throws Exception {
         SlotId[] ids = schedule(engine, tenant, w.slots(), w.seats(), w.threads());
         int[] pick = w.picks(tenant.value().hashCode());
         Profiler profiler = suite.profiler(db, profile);
+        Suite.pause(profiler); // counted during this line's turns only
         long gateFullBefore = engine.metrics().gateFull();
-        Measured m = LoadDriver.threads(w.threads()).requests(w.requests(), (thread, i) -> {
-            // request ids as a host passes them in: unique per tenant, no random source (UUID) contended
-            HoldResult r = engine.hold(tenant,
-                    HoldRequest.of(RequestId.of("request-" + i), ids[pick[i]], StudentId.of("student-" + i)));
-            return r instanceof Held h && !h.replayed();
-        });
-        suite.keepProfile(profiler, w.name() + ", " + line + " (" + db.name() + ")");
-        BenchDb.Violations found = db.violations(tenant);
-        long gateFull = engine.metrics().gateFull() - gateFullBefore;
-        String note = gateFull > 0 ? gateFull + " answered full by the gate alone" : "";
-        return m.result(w.name(), line, db.name(), w.threads(), found.oversold(), found.doubleBooked(), note);
+        return new Turns() {
+            @Override
+            public Measured run(int from, int to) throws Exception {
+                Suite.resume(profiler);
+                try {
+                    return LoadDriver.threads(w.threads()).requests(from, to, (thread, i) -> {
+                        // request ids as a host passes them in: unique per tenant, no random source (UUID)
+                        HoldResult r = engine.hold(tenant, HoldRequest.of(RequestId.of("request-" + i), ids[pick[i]],
+                                StudentId.of("student-" + i)));
+                        return r instanceof Held h && !h.replayed();
+                    });
+                } finally {
+                    Suite.pause(profiler);
+                }
+            }
+
+            @Override
+            public Result finish(Measured all) throws Exception {
+                suite.keepProfile(profiler, w.name() + ", " + line + " (" + db.name() + ")");
+                BenchDb.Violations found = db.violations(tenant);
+                long gateFull = engine.metrics().gateFull() - gateFullBefore;
+                String note = gateFull > 0 ? gateFull + " answered full by the gate alone" : "";
+                return all.result(w.name(), line, db.name(), w.threads(), found.oversold(), found.doubleBooked(),
+                        note);
+            }
+        };
     }
 
     /** Schedules {@code slots} slots of {@code seats} seats at the same time, each with its own coach and room. */

@@ -67,8 +67,8 @@ public final class Suite {
              Backends h2 = main.store().dialect() == JdbcDialect.H2 ? null
                      : Backends.open(null, null, true, out, pool, policy)) {
             Suite suite = new Suite(options, main, mariadb, h2, policy, out);
-            out.printf(Locale.ROOT, "Bench: %d threads; ledger %s; MariaDB %s; H2 line %s; gate %s%n",
-                    options.threads(), main.ledgerName(), mariadb == null ? "(none)" : mariadb.ledgerName(),
+            out.printf(Locale.ROOT, "Bench: %d threads, hot and spread lines in %d turns; ledger %s; MariaDB %s;"
+                            + " H2 line %s; gate %s%n", options.threads(), options.turns(), main.ledgerName(), mariadb == null ? "(none)" : mariadb.ledgerName(),
                     h2 == null ? "(same database)" : h2.ledgerName(), main.gateName());
             out.printf(Locale.ROOT, "lines: %s%n", options.only() == null ? "all" : String.join(",",
                     Options.LINES.stream().filter(options.only()::contains).toList()));
@@ -111,24 +111,40 @@ public final class Suite {
                         + sizes.seats() + " seats, slots picked at random");
             }
             boolean gateLine = gated != null && sizes.runs(name + "-gate");
+            // every line of the workload prepared, in the order the table lists them
+            List<Turns> lines = new ArrayList<>();
             for (BenchDb db : dbs) {
                 boolean dbOnly = sizes.runs(name + "-" + db.key());
                 boolean naive = db == mainDb && sizes.runs("naive");
                 if (dbOnly || naive || (db == mainDb && gateLine)) {
-                    add(DbCeilingLine.run(db, w, this));
+                    lines.add(DbCeilingLine.prepare(db, w, this));
                 }
                 if (naive) {
-                    add(NaiveLine.run(db, w));
+                    lines.add(NaiveLine.prepare(db, w));
                 }
                 if (dbOnly) {
-                    add(SlotbookLine.run(SlotbookLine.DB_ONLY, db, db.dbOnly(), w, tenant(tag, db.key() + "-" + name),
-                            db == mainDb && !w.hot(), this));
+                    lines.add(SlotbookLine.prepare(SlotbookLine.DB_ONLY, db, db.dbOnly(), w,
+                            tenant(tag, db.key() + "-" + name), db == mainDb && !w.hot(), this));
                 }
             }
             if (gateLine) {
-                add(redisCeiling.run(w));
-                add(SlotbookLine.run(SlotbookLine.GATED, mainDb, gated, w, tenant(tag, "gate-" + name), w.hot(),
-                        this));
+                lines.add(redisCeiling.prepare(w));
+                lines.add(SlotbookLine.prepare(SlotbookLine.GATED, mainDb, gated, w, tenant(tag, "gate-" + name),
+                        w.hot(), this));
+            }
+            // then measured in turns: each line runs the next share of its requests, one line after the other
+            List<List<Measured>> counted = new ArrayList<>();
+            lines.forEach(line -> counted.add(new ArrayList<>()));
+            int turns = Math.min(sizes.turns(), Math.max(1, w.requests()));
+            for (int turn = 0; turn < turns; turn++) {
+                int from = (int) ((long) w.requests() * turn / turns);
+                int to = (int) ((long) w.requests() * (turn + 1) / turns);
+                for (int l = 0; l < lines.size(); l++) {
+                    counted.get(l).add(lines.get(l).run(from, to));
+                }
+            }
+            for (int l = 0; l < lines.size(); l++) {
+                add(lines.get(l).finish(Measured.sum(counted.get(l))));
             }
         }
 
@@ -182,6 +198,20 @@ public final class Suite {
     /** A profiler of the worker threads (and PostgreSQL's sessions), when {@code wanted} and the run profiles. */
     @Nullable Profiler profiler(BenchDb db, boolean wanted) {
         return wanted && profiling ? Profiler.start(db.backends()) : null;
+    }
+
+    /** Counts the profiler's samples again (a line's turn begins), if there is one. */
+    static void resume(@Nullable Profiler profiler) {
+        if (profiler != null) {
+            profiler.resume();
+        }
+    }
+
+    /** Stops counting the profiler's samples (a line's turn ended), if there is one. */
+    static void pause(@Nullable Profiler profiler) {
+        if (profiler != null) {
+            profiler.pause();
+        }
     }
 
     /** Stops the profiler, if any, and keeps and prints what it found. */
