@@ -43,32 +43,26 @@ public final class DbCeilingLine {
         };
         int[] pick = w.picks(runId.hashCode());
         Profiler profiler = suite.profiler(db, postgres && w.name().equals("spread"));
-        Suite.pause(profiler); // counted during this line's turns only
         return new Turns() {
             @Override
             public Measured run(int from, int to) throws Exception {
-                Suite.resume(profiler);
-                try {
-                    return LoadDriver.threads(w.threads()).requests(from, to, (thread, i) -> {
-                        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-                            String owner = "student-" + i;
-                            if (postgres) {
-                                ps.setString(1, runId);
-                                ps.setInt(2, pick[i]);
-                                ps.setString(3, owner);
-                                ps.setString(4, runId);
-                                ps.setInt(5, pick[i]);
-                            } else {
-                                ps.setString(1, owner);
-                                ps.setString(2, runId);
-                                ps.setInt(3, pick[i]);
-                            }
-                            return ps.executeUpdate() == 1;
+                return Suite.turn(profiler, w, from, to, (thread, i) -> {
+                    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+                        String owner = "student-" + i;
+                        if (postgres) {
+                            ps.setString(1, runId);
+                            ps.setInt(2, pick[i]);
+                            ps.setString(3, owner);
+                            ps.setString(4, runId);
+                            ps.setInt(5, pick[i]);
+                        } else {
+                            ps.setString(1, owner);
+                            ps.setString(2, runId);
+                            ps.setInt(3, pick[i]);
                         }
-                    });
-                } finally {
-                    Suite.pause(profiler);
-                }
+                        return ps.executeUpdate() == 1;
+                    }
+                });
             }
 
             @Override

@@ -42,22 +42,16 @@ public final class SlotbookLine {
         SlotId[] ids = schedule(engine, tenant, w.slots(), w.seats(), w.threads());
         int[] pick = w.picks(tenant.value().hashCode());
         Profiler profiler = suite.profiler(db, profile);
-        Suite.pause(profiler); // counted during this line's turns only
         long gateFullBefore = engine.metrics().gateFull();
         return new Turns() {
             @Override
             public Measured run(int from, int to) throws Exception {
-                Suite.resume(profiler);
-                try {
-                    return LoadDriver.threads(w.threads()).requests(from, to, (thread, i) -> {
-                        // request ids as a host passes them in: unique per tenant, no random source (UUID)
-                        HoldResult r = engine.hold(tenant, HoldRequest.of(RequestId.of("request-" + i), ids[pick[i]],
-                                StudentId.of("student-" + i)));
-                        return r instanceof Held h && !h.replayed();
-                    });
-                } finally {
-                    Suite.pause(profiler);
-                }
+                return Suite.turn(profiler, w, from, to, (thread, i) -> {
+                    // request ids as a host passes them in: unique per tenant, no random source (UUID)
+                    HoldResult r = engine.hold(tenant, HoldRequest.of(RequestId.of("request-" + i), ids[pick[i]],
+                            StudentId.of("student-" + i)));
+                    return r instanceof Held h && !h.replayed();
+                });
             }
 
             @Override

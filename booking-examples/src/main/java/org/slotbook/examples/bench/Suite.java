@@ -195,22 +195,31 @@ public final class Suite {
         return out;
     }
 
-    /** A profiler of the worker threads (and PostgreSQL's sessions), when {@code wanted} and the run profiles. */
+    /**
+     * A profiler of the worker threads (and PostgreSQL's sessions), when {@code wanted} and the run
+     * profiles; it counts samples only during the turns run through {@link #turn}.
+     */
     @Nullable Profiler profiler(BenchDb db, boolean wanted) {
-        return wanted && profiling ? Profiler.start(db.backends()) : null;
+        if (!wanted || !profiling) {
+            return null;
+        }
+        Profiler profiler = Profiler.start(db.backends());
+        profiler.pause();
+        return profiler;
     }
 
-    /** Counts the profiler's samples again (a line's turn begins), if there is one. */
-    static void resume(@Nullable Profiler profiler) {
+    /** One turn of a line: requests {@code from} to {@code to} on the workload's threads, profiled meanwhile. */
+    static Measured turn(@Nullable Profiler profiler, Workload w, int from, int to, LoadDriver.Request request)
+            throws InterruptedException {
         if (profiler != null) {
             profiler.resume();
         }
-    }
-
-    /** Stops counting the profiler's samples (a line's turn ended), if there is one. */
-    static void pause(@Nullable Profiler profiler) {
-        if (profiler != null) {
-            profiler.pause();
+        try {
+            return LoadDriver.threads(w.threads()).requests(from, to, request);
+        } finally {
+            if (profiler != null) {
+                profiler.pause();
+            }
         }
     }
 
