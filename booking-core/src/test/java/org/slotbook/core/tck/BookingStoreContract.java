@@ -609,6 +609,27 @@ public abstract class BookingStoreContract {
     }
 
     @Test
+    void concurrentTakeOversOfExpiredSeatsGiveEachSeatToOneStudent() {
+        Slot slot = slot(3);
+        List<Booking> first = List.of(held(slot, Fixtures.student()), held(slot, Fixtures.student()),
+                held(slot, Fixtures.student()));
+        Instant deadline = first.get(0).heldUntil();
+
+        List<StoreOutcome<HoldResult>> outcomes = Concurrent.run(12, i -> hold(slot, Fixtures.student(), deadline));
+
+        List<Booking> taken = outcomes.stream().filter(o -> o.result() instanceof Held)
+                .map(BookingStoreContract::granted).toList();
+        assertThat(outcomes).filteredOn(o -> !(o.result() instanceof Held))
+                .allSatisfy(o -> assertThat(o.result()).isEqualTo(new Full(slot.slotId())));
+        assertThat(taken).as("every expired seat taken over once").hasSize(3)
+                .extracting(Booking::seat).doesNotHaveDuplicates();
+        // read back from the store: the three new holds live, each first hold expired once
+        assertThat(live(slot, deadline)).containsExactlyInAnyOrderElementsOf(taken);
+        assertThat(first).allSatisfy(b -> assertThat(find(b.bookingId()).status()).isEqualTo(BookingStatus.EXPIRED));
+        assertThat(availability(slot, deadline).remaining()).isZero();
+    }
+
+    @Test
     void aGateHeldHoldGetsTheSameAnswers() {
         // free seat
         Slot slot = slot(1);
