@@ -1,6 +1,7 @@
 package org.slotbook.examples.bench;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -38,7 +39,7 @@ public final class Measured {
     }
 
     /** A run made of turns: what {@code turns} counted, their measured times added up. */
-    static Measured sum(java.util.List<Measured> turns) {
+    static Measured sum(List<Measured> turns) {
         Measured all = new Measured();
         long total = 0;
         for (Measured turn : turns) {

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,7 @@ class RedisCeilingLineTest {
                 Instant before = Instant.now();
                 // in two turns of 25 and 35 requests, counted as one line
                 Turns turns = line.prepare(spread);
-                Result result = turns.finish(Measured.sum(java.util.List.of(turns.run(0, 25), turns.run(25, 60))));
+                Result result = turns.finish(Measured.sum(List.of(turns.run(0, 25), turns.run(25, 60))));
                 assertThat(result.line()).isEqualTo(RedisCeilingLine.NAME);
                 assertThat(result.errors()).as("%s", result.note()).isZero();
                 assertThat(result.decisions()).isEqualTo(60);
