@@ -30,11 +30,14 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
 
 /**
- * Seat decisions per second on one Redis, three ways side by side in the same run, on a full slot and
+ * Seat decisions per second on one Redis, four ways side by side in the same run, on a full slot and
  * on an open slot, at 16 and 50 client threads:
  * <ul>
  *   <li><b>gate</b>: {@link SeatReservation#tryHold} of {@link RedisSeatReservation} (one
- *       {@code EVALSHA} of {@code hold.lua} through a Jedis {@code RedisClient} pool);</li>
+ *       {@code EVALSHA} of {@code hold.lua} through a Jedis {@code RedisClient} pool), with its default
+ *       settings: the holds of concurrent threads share pipelines;</li>
+ *   <li><b>gate alone</b>: the same with {@code pipelineLanes(0)}, each hold on a pooled connection
+ *       of its own;</li>
  *   <li><b>raw</b>: a plain loop of Jedis {@code evalsha} of a minimal 4-command hold script
  *       ({@code TIME}, {@code ZSCORE}, {@code ZCOUNT}, {@code ZADD}, capacity passed as an argument: it
  *       refuses a student who holds already and a full slot, like a real hold) on the same client, on
@@ -49,9 +52,9 @@ import redis.clients.jedis.RedisClient;
  *     -Dexec.args="redis://127.0.0.1:6379 5"
  * </pre>
  *
- * The three of a row are measured side by side: after one second of warm-up each, they take turns of
+ * The four of a row are measured side by side: after one second of warm-up each, they take turns of
  * one second until each has had its seconds, so a load that comes and goes on the machine falls on
- * all three alike. On the open slot the gate and the raw script grow alike: each client thread holds
+ * all four alike. On the open slot the gates and the raw script grow alike: each client thread holds
  * on a slot (a sorted set) of its own, and moves to a fresh one before it holds 100,000 seats.
  *
  * <p>Arguments: the Redis URL (default {@code redis://127.0.0.1:6379}) and the seconds measured per
@@ -95,6 +98,7 @@ public final class GateBench {
                         .socketTimeoutMillis(1000).build())
                 .poolConfig(pool).build()) {
             RedisSeatReservation gate = RedisSeatReservation.builder(redis).keyPrefix(prefix).build();
+            RedisSeatReservation alone = RedisSeatReservation.builder(redis).keyPrefix(prefix).pipelineLanes(0).build();
             Instant keep = Instant.now().plus(Duration.ofHours(1));
             String minimalSha = redis.scriptLoad(MINIMAL_HOLD);
             String ttlMillis = Long.toString(TTL.toMillis());
@@ -120,6 +124,9 @@ public final class GateBench {
                 double[] fullRates = sideBySide(threads, seconds,
                         new Variant("gate full", (t, i) -> gate.tryHold(TENANT, full, StudentId.of("s" + t + "-" + i),
                                 RequestId.of("r" + t + "-" + i), TTL).outcome() == GateOutcome.FULL),
+                        new Variant("gate alone full", (t, i) -> alone.tryHold(TENANT, full,
+                                StudentId.of("s" + t + "-" + i), RequestId.of("r" + t + "-" + i), TTL).outcome()
+                                == GateOutcome.FULL),
                         new Variant("raw full", (t, i) -> "F".equals(redis.evalsha(minimalSha, List.of(rawFull),
                                 List.of("s" + t + "-" + i, ttlMillis, "1")))),
                         new Variant("redisson full", (t, i) ->
@@ -131,6 +138,7 @@ public final class GateBench {
                 int capacity = SlotSpec.MAX_CAPACITY;
                 String capacityArg = Integer.toString(capacity);
                 SlotId[] open = new SlotId[threads];
+                SlotId[] aloneOpen = new SlotId[threads];
                 String[] rawOpen = new String[threads];
                 List<String> rawOpenKeys = Collections.synchronizedList(new ArrayList<>());
                 RPermitExpirableSemaphore semOpen = redisson.getPermitExpirableSemaphore(
@@ -145,6 +153,14 @@ public final class GateBench {
                             }
                             return gate.tryHold(TENANT, open[t], StudentId.of("s" + i), RequestId.of("r" + i), TTL)
                                     .outcome() == GateOutcome.HELD;
+                        }),
+                        new Variant("gate alone open", (t, i) -> {
+                            if (i % (capacity - 1) == 0) {
+                                aloneOpen[t] = SlotId.of("alone-open-" + threads + "-" + t + "-" + i / (capacity - 1));
+                                alone.initialize(TENANT, aloneOpen[t], capacity, keep);
+                            }
+                            return alone.tryHold(TENANT, aloneOpen[t], StudentId.of("s" + i), RequestId.of("r" + i),
+                                    TTL).outcome() == GateOutcome.HELD;
                         }),
                         new Variant("raw open", (t, i) -> {
                             if (i % (capacity - 1) == 0) {
@@ -164,9 +180,10 @@ public final class GateBench {
             }
 
             System.out.println();
-            System.out.println("| slot | client threads | gate tryHold/s | raw EVALSHA 4-command hold/s "
-                    + "| Redisson RPermitExpirableSemaphore.tryAcquire/s | gate / raw | gate / Redisson |");
-            System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+            System.out.println("| slot | client threads | gate tryHold/s | gate, pipelineLanes(0) tryHold/s "
+                    + "| raw EVALSHA 4-command hold/s | Redisson RPermitExpirableSemaphore.tryAcquire/s | gate / raw "
+                    + "| gate / Redisson |");
+            System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
             for (String[] r : rows) {
                 System.out.println("| " + String.join(" | ", r) + " |");
             }
@@ -181,7 +198,7 @@ public final class GateBench {
         boolean run(int thread, int iteration) throws Exception;
     }
 
-    /** One of the three ways of a row, with each client thread's count of calls so far. */
+    /** One of the four ways of a row, with each client thread's count of calls so far. */
     private static final class Variant {
         final String name;
         final Call call;
@@ -197,10 +214,11 @@ public final class GateBench {
 
     private static String[] row(String slot, int threads, double[] rates) {
         double gate = rates[0];
-        double raw = rates[1];
-        double redisson = rates[2];
+        double alone = rates[1];
+        double raw = rates[2];
+        double redisson = rates[3];
         return new String[] {slot, Integer.toString(threads), String.format(Locale.ROOT, "%,.0f", gate),
-                String.format(Locale.ROOT, "%,.0f", raw), String.format(Locale.ROOT, "%,.0f", redisson),
+                String.format(Locale.ROOT, "%,.0f", alone), String.format(Locale.ROOT, "%,.0f", raw), String.format(Locale.ROOT, "%,.0f", redisson),
                 String.format(Locale.ROOT, "%.0f%%", 100 * gate / raw),
                 String.format(Locale.ROOT, "%.0f%%", 100 * gate / redisson)};
     }
@@ -225,7 +243,7 @@ public final class GateBench {
         double[] rates = new double[variants.length];
         for (int i = 0; i < variants.length; i++) {
             rates[i] = variants[i].decisions / variants[i].seconds;
-            System.out.printf(Locale.ROOT, "%-14s %2d threads: %,.0f/s%n", variants[i].name, threads, rates[i]);
+            System.out.printf(Locale.ROOT, "%-16s %2d threads: %,.0f/s%n", variants[i].name, threads, rates[i]);
         }
         return rates;
     }

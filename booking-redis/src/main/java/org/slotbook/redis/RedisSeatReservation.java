@@ -80,12 +80,21 @@ import redis.clients.jedis.UnifiedJedis;
  * keys and the ttl encoded once) and decodes only the first byte of the reply, plus the request id
  * of a duplicate.
  *
+ * <h2>Concurrent holds</h2>
+ * On a standalone client, {@code tryHold} calls of many threads share round trips: calls that arrive
+ * while a pipeline of their lane is on the wire queue, and go out together (at most 64) in the next
+ * one, on one pooled connection; a lone call goes out at once. {@link Builder#pipelineLanes} sets how
+ * many pipelines may be on the wire at once (default 2; 0 sends each call on its own connection).
+ * Cluster clients send each call on its own. The other scripts are always sent on their own.
+ *
  * <h2>Faults</h2>
  * {@link #tryHold} never throws for an infrastructure fault: it answers
  * {@link GateDecision#UNAVAILABLE} (the engine goes on with the database alone), counts it
  * ({@link #unavailableCount()}) and logs a warning at most once per interval. How quickly it answers
- * is the client's connect and socket timeouts (and a pool's maximum wait): keep them short. The
- * other methods throw {@link BookingStoreException}.
+ * is the client's connect and socket timeouts (and a pool's maximum wait): keep them short. A hold
+ * queued behind a pipeline may wait for that one first, so its worst case is about two timeouts; a
+ * failed pipeline answers {@code UNAVAILABLE} to every hold in it. The other methods throw
+ * {@link BookingStoreException}.
  */
 public final class RedisSeatReservation implements SeatReservation {
     private static final Logger LOG = LoggerFactory.getLogger(RedisSeatReservation.class);
@@ -104,7 +113,7 @@ public final class RedisSeatReservation implements SeatReservation {
     private final AtomicLong unloggedSinceLast = new AtomicLong();
 
     private RedisSeatReservation(Builder builder) {
-        this.redis = builder.runner;
+        this.redis = new JedisScriptRunner(builder.jedis, builder.pipelineLanes);
         this.slotKeys = new SlotKeys(builder.keyPrefix, KEY_CACHE_SLOTS);
         this.reclaimBatchArg = Integer.toString(builder.reclaimBatch).getBytes(StandardCharsets.US_ASCII);
         this.logIntervalNanos = builder.unavailableLogInterval.toNanos();
@@ -122,7 +131,7 @@ public final class RedisSeatReservation implements SeatReservation {
      */
     public static Builder builder(UnifiedJedis jedis) {
         Checks.notNull("jedis", jedis);
-        return new Builder(new JedisScriptRunner(jedis));
+        return new Builder(jedis);
     }
 
     /** How many times {@link #tryHold} answered {@link GateDecision#UNAVAILABLE} since this gate was built. */
@@ -427,13 +436,14 @@ public final class RedisSeatReservation implements SeatReservation {
 
     /** Settings of a {@link RedisSeatReservation}; every setting has a default. */
     public static final class Builder {
-        private final ScriptRunner runner;
+        private final UnifiedJedis jedis;
         private String keyPrefix = "slotbook:";
         private int reclaimBatch = 16;
+        private int pipelineLanes = 2;
         private Duration unavailableLogInterval = Duration.ofSeconds(10);
 
-        private Builder(ScriptRunner runner) {
-            this.runner = runner;
+        private Builder(UnifiedJedis jedis) {
+            this.jedis = jedis;
         }
 
         /** Prefix of every key (default {@code slotbook:}); must not contain braces. */
@@ -445,6 +455,18 @@ public final class RedisSeatReservation implements SeatReservation {
         /** How many expired holders one {@code tryHold} reclaims at most (default 16, 1 to 10,000). */
         public Builder reclaimBatch(int reclaimBatch) {
             this.reclaimBatch = Checks.between("reclaimBatch", reclaimBatch, 1, 10_000);
+            return this;
+        }
+
+        /**
+         * How many pipelines of concurrent {@code tryHold} calls may be on the wire at once (default 2,
+         * 0 to 64). Calls that arrive while a lane's pipeline is on the wire wait for it and go out
+         * together in the next one (at most 64 calls), on one pooled connection: one write and one read
+         * for many holds instead of a round trip each. A lone call goes out at once. 0 sends every call
+         * on its own pooled connection. Cluster clients always send each call on its own.
+         */
+        public Builder pipelineLanes(int pipelineLanes) {
+            this.pipelineLanes = Checks.between("pipelineLanes", pipelineLanes, 0, 64);
             return this;
         }
 

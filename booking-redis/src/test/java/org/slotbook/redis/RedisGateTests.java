@@ -6,10 +6,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
@@ -290,6 +302,107 @@ abstract class RedisGateTests {
         assertThat(gate.release(tenant, slot, StudentId.of("b"), b)).isTrue();
         flushScripts();
         assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(1);
+    }
+
+    /**
+     * Holds from many threads at once, on the default pipelined client path (2 lanes), one lane and
+     * none: every caller gets the answer to its own call (a repeated hold names that caller's own
+     * request), and read back from Redis, each slot keeps exactly the students answered HELD, never
+     * more than its seats.
+     */
+    @ParameterizedTest(name = "pipeline lanes {0}")
+    @ValueSource(ints = {2, 1, 0})
+    void concurrentHoldsEachGetTheirOwnAnswerAndNeverOverfillASlot(int lanes) throws Exception {
+        RedisSeatReservation lanesGate = RedisSeatReservation.builder(jedis()).keyPrefix(prefix)
+                .pipelineLanes(lanes).build();
+        int slots = 12;
+        int seats = 4;
+        int threads = 40;
+        int perThread = 6;
+        long seed = ThreadLocalRandom.current().nextLong();
+        System.out.println("concurrentHoldsEachGetTheirOwnAnswerAndNeverOverfillASlot seed " + seed);
+        for (int s = 0; s < slots; s++) {
+            lanesGate.initialize(tenant, SlotId.of("c" + lanes + "-" + s), seats, keep());
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        Map<SlotId, Set<String>> held = new ConcurrentHashMap<>();
+        List<Future<List<String>>> wrong = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                wrong.add(pool.submit(() -> {
+                    java.util.Random random = new java.util.Random(seed + thread);
+                    List<String> mistakes = new ArrayList<>();
+                    start.await();
+                    for (int i = 0; i < perThread; i++) {
+                        SlotId slot = SlotId.of("c" + lanes + "-" + random.nextInt(slots));
+                        StudentId student = StudentId.of("s" + thread + "-" + i);
+                        RequestId request = RequestId.random();
+                        GateDecision first = lanesGate.tryHold(tenant, slot, student, request, TTL);
+                        if (first == GateDecision.HELD) {
+                            held.computeIfAbsent(slot, k -> ConcurrentHashMap.newKeySet()).add(student.value());
+                            GateDecision again = lanesGate.tryHold(tenant, slot, student, RequestId.random(), TTL);
+                            if (!again.equals(GateDecision.duplicate(request))) {
+                                mistakes.add(student + " held under " + request + ", then answered " + again);
+                            }
+                        } else if (first != GateDecision.FULL) {
+                            mistakes.add(student + " on " + slot + " answered " + first);
+                        }
+                    }
+                    return mistakes;
+                }));
+            }
+            start.countDown();
+            for (Future<List<String>> mistakes : wrong) {
+                assertThat(mistakes.get(60, TimeUnit.SECONDS)).isEmpty();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(lanesGate.unavailableCount()).isZero();
+        for (int s = 0; s < slots; s++) {
+            SlotId slot = SlotId.of("c" + lanes + "-" + s);
+            GateView view = lanesGate.inspect(tenant, slot).orElseThrow();
+            Set<String> stored = new HashSet<>();
+            view.holders().forEach(h -> stored.add(h.studentId().value()));
+            assertThat(stored).as("holders of %s read back", slot).isEqualTo(held.getOrDefault(slot, Set.of()));
+            assertThat(stored.size()).isLessThanOrEqualTo(seats);
+            assertStoredHolders(jedis(), lanesGate, tenant, slot, view);
+        }
+        // 240 holds on 48 seats: every seat taken
+        assertThat(held.values().stream().mapToInt(Set::size).sum()).isEqualTo(slots * seats);
+    }
+
+    /** Holds that go out in one pipeline to a server that forgot the script are each sent again, not lost. */
+    @Test
+    void concurrentHoldsRightAfterAScriptFlushAreAllAnswered() throws Exception {
+        SlotId slot = SlotId.of("flush-many");
+        int threads = 32;
+        gate.initialize(tenant, slot, threads, keep());
+        flushScripts();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<GateDecision>> answers = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                String student = "f" + t;
+                answers.add(pool.submit(() -> {
+                    start.await();
+                    return hold(slot, student);
+                }));
+            }
+            start.countDown();
+            for (Future<GateDecision> answer : answers) {
+                assertThat(answer.get(60, TimeUnit.SECONDS)).isEqualTo(GateDecision.HELD);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(gate.unavailableCount()).isZero();
+        GateView view = gate.inspect(tenant, slot).orElseThrow();
+        assertThat(view.holders()).hasSize(threads);
+        assertThat(view.remaining()).isZero();
     }
 
     @Test

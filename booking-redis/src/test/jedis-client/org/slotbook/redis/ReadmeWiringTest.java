@@ -42,6 +42,7 @@ class ReadmeWiringTest {
         SeatReservation gate = RedisSeatReservation.builder(redis)
                 .keyPrefix("slotbook:")                // default
                 .reclaimBatch(16)                      // default: expired holders reclaimed per hold, at most
+                .pipelineLanes(2)                      // default: concurrent holds share round trips
                 .build();
         BookingEngine engine = BookingEngine.builder()
                 .store(store)

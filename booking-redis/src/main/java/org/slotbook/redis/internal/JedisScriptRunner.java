@@ -1,18 +1,50 @@
 package org.slotbook.redis.internal;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.util.List;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * {@link ScriptRunner} over Jedis' {@link UnifiedJedis}: standalone, pooled and cluster clients alike.
  * Routing in a cluster is the client's: it sends the call to the node that owns the first key's slot.
+ *
+ * <p>With {@code lanes > 0}, concurrent {@link #runBinary} calls share round trips through a
+ * {@link CallCombiner}: the calls queued while a batch is on the wire go out as one pipeline on one
+ * pooled connection. This needs a client whose {@code pipelined()} answers a pipeline on one
+ * connection (a standalone client: {@code RedisClient}, {@code JedisPooled}); on any other client
+ * ({@code RedisClusterClient}, {@code JedisCluster}) each call is sent on its own, as with
+ * {@code lanes = 0}.
  */
 public final class JedisScriptRunner implements ScriptRunner {
+    /** UnifiedJedis.pipelined(): its declared return type differs between Jedis 6 and 8, so it is called reflectively. */
+    private static final Method PIPELINED;
+
+    static {
+        try {
+            PIPELINED = UnifiedJedis.class.getMethod("pipelined");
+        } catch (NoSuchMethodException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final UnifiedJedis jedis;
+    private final CallCombiner combiner;
+    /** False once the client answered a pipeline that is not on one connection: each call then goes alone. */
+    private volatile boolean pipelines = true;
 
     public JedisScriptRunner(UnifiedJedis jedis) {
+        this(jedis, 0);
+    }
+
+    /** @param lanes how many pipelines of {@link #runBinary} calls may be on the wire at once; 0: none */
+    public JedisScriptRunner(UnifiedJedis jedis, int lanes) {
         this.jedis = jedis;
+        this.combiner = lanes == 0 ? null : new CallCombiner(this::send, lanes);
     }
 
     @Override
@@ -31,6 +63,13 @@ public final class JedisScriptRunner implements ScriptRunner {
 
     @Override
     public Object runBinary(LuaScript script, int keyCount, byte[]... keysAndArgs) {
+        if (combiner == null || !pipelines) {
+            return runAlone(script, keyCount, keysAndArgs);
+        }
+        return combiner.run(script, keyCount, keysAndArgs);
+    }
+
+    private Object runAlone(LuaScript script, int keyCount, byte[]... keysAndArgs) {
         try {
             return jedis.evalsha(script.shaBytes(), keyCount, keysAndArgs);
         } catch (JedisDataException e) {
@@ -41,6 +80,76 @@ public final class JedisScriptRunner implements ScriptRunner {
         }
     }
 
+    /** A batch of the combiner: one call alone, more as one pipeline; a call the server did not know is sent again alone. */
+    private void send(CallCombiner.Call[] calls, int count) {
+        if (count == 1 || !pipelines) {
+            for (int i = 0; i < count; i++) {
+                sendAlone(calls[i]);
+            }
+            return;
+        }
+        AbstractPipeline pipeline = pipeline();
+        if (!(pipeline instanceof Pipeline)) {
+            pipeline.close();
+            pipelines = false;
+            for (int i = 0; i < count; i++) {
+                sendAlone(calls[i]);
+            }
+            return;
+        }
+        @SuppressWarnings("unchecked")
+        Response<Object>[] responses = new Response[count];
+        try (pipeline) {
+            for (int i = 0; i < count; i++) {
+                CallCombiner.Call call = calls[i];
+                responses[i] = pipeline.evalsha(call.script().shaBytes(), call.keyCount(), call.keysAndArgs());
+            }
+            pipeline.sync();
+        } catch (RuntimeException e) {
+            for (int i = 0; i < count; i++) {
+                calls[i].fail(e);
+            }
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            try {
+                calls[i].complete(responses[i].get());
+            } catch (JedisDataException e) {
+                if (isNoScript(e)) {
+                    sendAlone(calls[i]);
+                } else {
+                    calls[i].fail(e);
+                }
+            } catch (RuntimeException e) {
+                calls[i].fail(e);
+            }
+        }
+    }
+
+    private void sendAlone(CallCombiner.Call call) {
+        try {
+            call.complete(runAlone(call.script(), call.keyCount(), call.keysAndArgs()));
+        } catch (RuntimeException e) {
+            call.fail(e);
+        }
+    }
+
+    private AbstractPipeline pipeline() {
+        try {
+            return (AbstractPipeline) PIPELINED.invoke(jedis);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     static boolean isNoScript(JedisDataException e) {
         String message = e.getMessage();
         return message != null && message.startsWith("NOSCRIPT");
@@ -48,6 +157,7 @@ public final class JedisScriptRunner implements ScriptRunner {
 
     @Override
     public String toString() {
-        return "JedisScriptRunner[" + jedis.getClass().getSimpleName() + "]";
+        return "JedisScriptRunner[" + jedis.getClass().getSimpleName()
+                + (combiner == null ? "" : ", " + combiner.lanes() + " pipeline lane(s)") + "]";
     }
 }

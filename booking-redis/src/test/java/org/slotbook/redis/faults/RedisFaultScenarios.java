@@ -11,9 +11,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Test;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingEngine;
@@ -64,14 +67,25 @@ public abstract class RedisFaultScenarios extends RedisFaultSuite {
         int capacity = 200;
         SlotId slot = schedule("kill", capacity);
         AtomicInteger faults = new AtomicInteger();
-        // dead from the 120th answer to the 240th, while seats are still being sold
-        MixedSale sale = mixedSale(slot, students, done -> {
+        // dead from the 120th answer to the 240th, while seats are still being sold; the second half of
+        // the students waits until the server is up again (else the sale, answered by the database
+        // alone while the server starts, may end before any hold meets the empty gate)
+        CountDownLatch restarted = new CountDownLatch(1);
+        MixedSale sale = mixedSale(slot, students, i -> {
+            if (i >= students / 2) {
+                await(restarted);
+            }
+        }, done -> {
             if (done == 120) {
                 redis.kill();
                 faults.incrementAndGet();
             } else if (done == 240) {
-                redis.start(); // empty: no persistence
-                faults.incrementAndGet();
+                try {
+                    redis.start(); // empty: no persistence
+                    faults.incrementAndGet();
+                } finally {
+                    restarted.countDown();
+                }
             }
         });
         Violations v = new Violations();
@@ -90,7 +104,7 @@ public abstract class RedisFaultScenarios extends RedisFaultSuite {
         List<String> keys = SlotKeys.keys(gate.keyPrefix(), tenant, slot);
         AtomicInteger faults = new AtomicInteger();
         List<Integer> at = List.of(80, 160, 240, 400); // the first three while seats are still being sold
-        MixedSale sale = mixedSale(slot, students, done -> {
+        MixedSale sale = mixedSale(slot, students, i -> { }, done -> {
             int fault = at.indexOf(done) + 1;
             if (fault == 0) {
                 return;
@@ -291,9 +305,10 @@ public abstract class RedisFaultScenarios extends RedisFaultSuite {
      * A mixed sale: every student holds; of those who get a seat every third confirms and every tenth
      * cancels afterwards. What each client was told last is remembered per booking.
      */
-    private MixedSale mixedSale(SlotId slot, int students, Concurrent.Progress fault) {
+    private MixedSale mixedSale(SlotId slot, int students, IntConsumer beforeHold, Concurrent.Progress fault) {
         MixedSale sale = new MixedSale();
         sale.run = Concurrent.load(saleClients(), students, i -> {
+            beforeHold.accept(i);
             StudentId student = StudentId.of("s" + i);
             HoldResult r = engine.hold(tenant, HoldRequest.of(RequestId.of("r" + i), slot, student));
             sale.operations.increment();
@@ -322,6 +337,17 @@ public abstract class RedisFaultScenarios extends RedisFaultSuite {
             }
         }, fault);
         return sale;
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(60, TimeUnit.SECONDS)) {
+                throw new AssertionError("waited 60 s for the fault to be injected");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     private static final class MixedSale {

@@ -1,0 +1,181 @@
+package org.slotbook.redis.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+
+/** The combiner alone, over a sender that answers each call with its own argument. */
+class CallCombinerTest {
+    private static final LuaScript SCRIPT = GateScripts.HOLD;
+
+    /** Answers each call with its first argument, after {@code pauseNanos}; records the batch sizes. */
+    private static final class EchoSender implements CallCombiner.Sender {
+        final Queue<Integer> batches = new ConcurrentLinkedQueue<>();
+        final AtomicInteger concurrent = new AtomicInteger();
+        final AtomicInteger mostConcurrent = new AtomicInteger();
+        final long pauseNanos;
+
+        EchoSender(long pauseNanos) {
+            this.pauseNanos = pauseNanos;
+        }
+
+        @Override
+        public void send(CallCombiner.Call[] calls, int count) {
+            int now = concurrent.incrementAndGet();
+            mostConcurrent.accumulateAndGet(now, Math::max);
+            try {
+                batches.add(count);
+                if (pauseNanos > 0) {
+                    LockSupport.parkNanos(pauseNanos);
+                }
+                for (int i = 0; i < count; i++) {
+                    calls[i].complete(new String(calls[i].keysAndArgs()[0], StandardCharsets.UTF_8));
+                }
+            } finally {
+                concurrent.decrementAndGet();
+            }
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aLoneCallerSendsEachCallAtOnceInABatchOfItsOwn() {
+        EchoSender sender = new EchoSender(0);
+        CallCombiner combiner = new CallCombiner(sender, 2);
+        for (int i = 0; i < 100; i++) {
+            assertThat(combiner.run(SCRIPT, 0, bytes("call-" + i))).isEqualTo("call-" + i);
+        }
+        assertThat(sender.batches).hasSize(100).containsOnly(1);
+    }
+
+    @Test
+    void concurrentCallersShareBatchesAndEachGetsItsOwnReply() throws Exception {
+        int threads = 48;
+        int perThread = 200;
+        EchoSender sender = new EchoSender(TimeUnit.MICROSECONDS.toNanos(200));
+        CallCombiner combiner = new CallCombiner(sender, 2);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                results.add(pool.submit(() -> {
+                    start.await();
+                    int right = 0;
+                    for (int i = 0; i < perThread; i++) {
+                        String arg = thread + ":" + i;
+                        if (arg.equals(combiner.run(SCRIPT, 0, bytes(arg)))) {
+                            right++;
+                        }
+                    }
+                    return right;
+                }));
+            }
+            start.countDown();
+            for (Future<Integer> result : results) {
+                assertThat(result.get(60, TimeUnit.SECONDS)).isEqualTo(perThread);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        int sent = sender.batches.stream().mapToInt(Integer::intValue).sum();
+        assertThat(sent).isEqualTo(threads * perThread);
+        assertThat(sender.batches).allMatch(n -> n >= 1 && n <= CallCombiner.MAX_BATCH);
+        // calls queued behind a batch on the wire went out together, and never more batches at once
+        // than lanes
+        assertThat(sender.batches.size()).isLessThan(threads * perThread / 4);
+        assertThat(sender.mostConcurrent.get()).isBetween(1, 2);
+    }
+
+    @Test
+    void aFailedBatchFailsEveryCallInItAndTheNextCallsGoThrough() throws Exception {
+        RuntimeException down = new IllegalStateException("connection reset");
+        AtomicInteger batch = new AtomicInteger();
+        CallCombiner combiner = new CallCombiner((calls, count) -> {
+            if (batch.incrementAndGet() == 1) {
+                throw down;
+            }
+            for (int i = 0; i < count; i++) {
+                calls[i].complete("ok");
+            }
+        }, 1);
+        assertThatThrownBy(() -> combiner.run(SCRIPT, 0, bytes("a"))).isSameAs(down);
+        assertThat(combiner.run(SCRIPT, 0, bytes("b"))).isEqualTo("ok");
+    }
+
+    @Test
+    void aCallTheSenderLeavesUnansweredFailsInsteadOfWaitingForever() {
+        CallCombiner combiner = new CallCombiner((calls, count) -> { }, 1);
+        assertThatThrownBy(() -> combiner.run(SCRIPT, 0, bytes("a")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("unanswered");
+    }
+
+    @Test
+    void aCallFailedByItsSenderThrowsThatFailure() {
+        RuntimeException script = new IllegalArgumentException("ERR script error");
+        CallCombiner combiner = new CallCombiner((calls, count) -> calls[0].fail(script), 1);
+        assertThatThrownBy(() -> combiner.run(SCRIPT, 0, bytes("a"))).isSameAs(script);
+    }
+
+    @Test
+    void anInterruptedCallerStillGetsItsReplyAndKeepsItsInterrupt() throws Exception {
+        CountDownLatch inBatch = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CallCombiner combiner = new CallCombiner((calls, count) -> {
+            if (inBatch.getCount() > 0) {
+                inBatch.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            for (int i = 0; i < count; i++) {
+                calls[i].complete(new String(calls[i].keysAndArgs()[0], StandardCharsets.UTF_8));
+            }
+        }, 1);
+        Thread leader = new Thread(() -> combiner.run(SCRIPT, 0, bytes("leader")));
+        leader.start();
+        assertThat(inBatch.await(10, TimeUnit.SECONDS)).isTrue();
+        Object[] reply = new Object[1];
+        boolean[] interrupted = new boolean[1];
+        Thread follower = new Thread(() -> {
+            reply[0] = combiner.run(SCRIPT, 0, bytes("follower"));
+            interrupted[0] = Thread.currentThread().isInterrupted();
+        });
+        follower.start();
+        Thread.sleep(50);
+        follower.interrupt();
+        Thread.sleep(50);
+        assertThat(follower.isAlive()).as("waits for its reply despite the interrupt").isTrue();
+        release.countDown();
+        follower.join(10_000);
+        leader.join(10_000);
+        assertThat(reply[0]).isEqualTo("follower");
+        assertThat(interrupted[0]).isTrue();
+    }
+
+    @Test
+    void badSettingsAreRefused() {
+        assertThatThrownBy(() -> new CallCombiner((calls, count) -> { }, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lanes").hasMessageContaining("0");
+    }
+}
