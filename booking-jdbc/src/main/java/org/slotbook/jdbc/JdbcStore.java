@@ -59,28 +59,15 @@ public final class JdbcStore extends ForwardingStore {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource must not be null");
         }
-        return new Builder(Jdbi.create(dataSource));
+        return new Builder(Jdbi.create(dataSource), dataSource);
     }
 
     public static Builder builder(Jdbi jdbi) {
         if (jdbi == null) {
             throw new IllegalArgumentException("jdbi must not be null");
         }
-        return new Builder(jdbi);
+        return new Builder(jdbi, null);
     }
-
-
-
-
-
-
-
-
-
-
-
-
-    /** One statement per page: {@code SELECT DISTINCT tenant_id FROM <prefix>slot}, along the slot primary key. */
 
     public JdbcDialect dialect() {
         return core.dialect();
@@ -98,12 +85,14 @@ public final class JdbcStore extends ForwardingStore {
     /** Configures a {@link JdbcStore}. */
     public static final class Builder {
         private final Jdbi jdbi;
+        private final @Nullable DataSource dataSource;
         private String tablePrefix = Tables.DEFAULT_PREFIX;
         private @Nullable JdbcDialect dialect;
         private int maxRetries = DEFAULT_MAX_RETRIES;
 
-        private Builder(Jdbi jdbi) {
+        private Builder(Jdbi jdbi, @Nullable DataSource dataSource) {
             this.jdbi = jdbi;
+            this.dataSource = dataSource;
         }
 
         /** Prefix of every table name: empty or up to 24 characters of a-z, 0-9 and _. Default {@code slotbook_}. */
@@ -135,7 +124,7 @@ public final class JdbcStore extends ForwardingStore {
          */
         public JdbcStore build() {
             JdbcDialect resolved = dialect != null ? dialect : detect(jdbi);
-            return new JdbcStore(new StoreCore(jdbi, resolved, new Tables(tablePrefix), maxRetries));
+            return new JdbcStore(new StoreCore(jdbi, dataSource, resolved, new Tables(tablePrefix), maxRetries));
         }
 
         private static JdbcDialect detect(Jdbi jdbi) {

@@ -30,6 +30,7 @@ import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.Cancelled;
 import org.slotbook.core.CoachId;
 import org.slotbook.core.Conflict;
+import org.slotbook.core.Full;
 import org.slotbook.core.Held;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.HoldResult;
@@ -207,6 +208,27 @@ abstract class JdbcStoreTests {
         assertThat(count("SELECT COUNT(DISTINCT seat) FROM " + db.table("booking")
                 + " WHERE tenant_id = ? AND status = 'HELD'", t.value())).isEqualTo(10);
         assertThat(activeOccupations(t, ResourceKind.STUDENT)).isEqualTo(10);
+    }
+
+    /**
+     * A store built on the host's Jdbi takes its connections through Jdbi handles (one built on a
+     * DataSource takes them from the DataSource directly): the same race, read back from the tables.
+     */
+    @Test
+    void aStoreBuiltOnAJdbiDecidesAsOneBuiltOnItsDataSource() throws Exception {
+        JdbcStore onJdbi = JdbcStore.builder(Jdbi.create(db.dataSource())).tablePrefix(db.prefix()).build();
+        TenantId t = tenant();
+        Slot s = slot(t, "jdbi", 5);
+        assertThat(onJdbi.schedule(t, s, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        List<HoldResult> results = Concurrent.run(30, i -> onJdbi.hold(t, new HoldCommand(BookingId.random(),
+                HoldRequest.of(RequestId.random(), s.slotId(), StudentId.of("student-" + i)), BookingStatus.HELD,
+                T0.minusSeconds(60), HOUR, LONGEST, false)).result());
+        assertThat(results).filteredOn(r -> r instanceof Held).hasSize(5);
+        assertThat(results).filteredOn(r -> r instanceof Full).hasSize(25);
+        assertBalanced(t, s.slotId(), 5);
+        assertThat(activeOccupations(t, ResourceKind.STUDENT)).isEqualTo(5);
+        Booking first = ((Held) results.stream().filter(r -> r instanceof Held).findFirst().orElseThrow()).booking();
+        assertThat(store.findBooking(t, first.bookingId())).contains(first);
     }
 
     @Test

@@ -9,9 +9,11 @@ import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingStoreException;
@@ -33,14 +35,21 @@ public final class StoreCore {
     private static final long MAX_BACKOFF_NANOS = 200_000_000L;
 
     private final Jdbi jdbi;
+    /** The host's DataSource when the store was built on one: connections are taken from it directly. */
+    private final @Nullable DataSource dataSource;
     private final SqlDialect sql;
     private final Tables tables;
     private final int maxRetries;
     /** Physical connections already seen at READ COMMITTED (PostgreSQL, whose isolation query is a round trip). */
     private final Map<Object, Boolean> readCommitted = Collections.synchronizedMap(new WeakHashMap<>());
 
-    public StoreCore(Jdbi jdbi, JdbcDialect dialect, Tables tables, int maxRetries) {
+    /**
+     * @param dataSource the DataSource {@code jdbi} was created on, when the host gave one: a call then
+     *                   takes its connection from it without a Jdbi handle around it; null: from {@code jdbi}
+     */
+    public StoreCore(Jdbi jdbi, @Nullable DataSource dataSource, JdbcDialect dialect, Tables tables, int maxRetries) {
         this.jdbi = jdbi;
+        this.dataSource = dataSource;
         this.tables = tables;
         this.sql = SqlDialect.of(dialect, tables);
         this.maxRetries = maxRetries;
@@ -116,15 +125,24 @@ public final class StoreCore {
 
     private <T> T attempt(String what, String statement, Binder binder, Reader<T> reader, Progress progress)
             throws SQLException {
+        if (dataSource != null) {
+            try (Connection connection = connect(what)) {
+                return call(connection, statement, binder, reader, progress);
+            }
+        }
         try (Handle handle = open(what)) {
-            Connection connection = handle.getConnection();
-            prepare(connection);
-            try (PreparedStatement ps = connection.prepareStatement(statement)) {
-                binder.bind(ps);
-                progress.sent = true;
-                try (ResultSet rows = ps.executeQuery()) {
-                    return reader.read(rows);
-                }
+            return call(handle.getConnection(), statement, binder, reader, progress);
+        }
+    }
+
+    private <T> T call(Connection connection, String statement, Binder binder, Reader<T> reader, Progress progress)
+            throws SQLException {
+        prepare(connection);
+        try (PreparedStatement ps = connection.prepareStatement(statement)) {
+            binder.bind(ps);
+            progress.sent = true;
+            try (ResultSet rows = ps.executeQuery()) {
+                return reader.read(rows);
             }
         }
     }
@@ -134,9 +152,22 @@ public final class StoreCore {
         try {
             return jdbi.open();
         } catch (JdbiException e) {
-            throw new BookingStoreException("could not " + what + ": could not open a database connection: "
-                    + SqlErrors.describe(e), e, true, false);
+            throw cannotConnect(what, e);
         }
+    }
+
+    /** As {@link #open}, from the host's DataSource. */
+    private Connection connect(String what) {
+        try {
+            return dataSource.getConnection();
+        } catch (SQLException | RuntimeException e) {
+            throw cannotConnect(what, e);
+        }
+    }
+
+    private static BookingStoreException cannotConnect(String what, Exception e) {
+        return new BookingStoreException("could not " + what + ": could not open a database connection: "
+                + SqlErrors.describe(e), e, true, false);
     }
 
     /**
