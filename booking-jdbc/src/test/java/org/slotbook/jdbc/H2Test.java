@@ -200,6 +200,39 @@ class H2Test {
             assertThat(count("slot_seat", " AND status = 'HELD'")).isEqualTo(1);
         }
 
+        /**
+         * The aliases are declared DETERMINISTIC, only so that H2 compiles a statement that calls one
+         * once instead of at every execution. H2 never reuses the result of a table function (its
+         * data modification id is unknown), so the same statement run again with the same arguments
+         * runs the routine again: a second identical hold is answered as a replay, and a hold for
+         * another request with otherwise the same arguments takes another seat.
+         */
+        @Test
+        void aDeterministicAliasStillRunsItsRoutineAtEveryExecution() throws SQLException {
+            schedule("s1", "c1", "r1", T0, T0.plusSeconds(3600), 3);
+            String upper = db.prefix().toUpperCase(java.util.Locale.ROOT);
+            assertThat(rows("SELECT routine_name, is_deterministic FROM information_schema.routines"
+                    + " WHERE routine_schema = SCHEMA() AND routine_name IN (?, ?)", upper + "HOLD", upper + "CONFIRM"))
+                    .hasSize(2).extracting(r -> r.get(1)).containsOnly("YES");
+            try (Connection c = db.dataSource().getConnection();
+                 PreparedStatement ps = c.prepareStatement("SELECT tag, seat FROM " + db.prefix()
+                         + "hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE tag IN ('HELD', 'REPLAY')")) {
+                List<String> answers = new ArrayList<>();
+                for (String[] call : new String[][] {{"b1", "q1", "st1"}, {"b1", "q1", "st1"}, {"b2", "q2", "st2"}}) {
+                    bind(ps, db.prefix(), tenant, call[0], call[1], "s1", call[2], "HELD", at(NOW), HOLD, LONGEST, false,
+                            false, 0, 0, 0L, "AT_BOOKING");
+                    try (ResultSet rs = ps.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        answers.add(rs.getString(1) + " " + rs.getInt(2));
+                        assertThat(rs.next()).isFalse();
+                    }
+                }
+                assertThat(answers).containsExactly("HELD 1", "REPLAY 1", "HELD 2");
+            }
+            assertThat(count("booking", "")).isEqualTo(2);
+            assertThat(count("slot_seat", " AND status = 'HELD'")).isEqualTo(2);
+        }
+
         // ------------------------------------------------------------------ schedule
 
         @Test

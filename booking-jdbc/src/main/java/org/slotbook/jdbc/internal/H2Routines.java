@@ -24,7 +24,7 @@ import org.h2.tools.SimpleResultSet;
  * The one-call routines of the store on H2 ({@code docs}: the one-call contract), as Java
  * static methods that {@code schema-h2.sql} registers per table prefix:
  * <pre>{@code
- * CREATE ALIAS IF NOT EXISTS ${prefix}hold FOR 'org.slotbook.jdbc.internal.H2Routines.hold'
+ * CREATE ALIAS IF NOT EXISTS ${prefix}hold DETERMINISTIC FOR 'org.slotbook.jdbc.internal.H2Routines.hold'
  * SELECT * FROM ${prefix}hold('${prefix}', ?, ?, ...)  -- as the store calls it; CALL works too, parsed twice
  * }</pre>
  * H2 passes its nested connection first (the caller's session and transaction); the table prefix
