@@ -102,6 +102,7 @@ public final class RedisSeatReservation implements SeatReservation {
     private static final int KEY_CACHE_SLOTS = 4096;
 
     private final ScriptRunner redis;
+    private final int pipelineLanes;
     private final SlotKeys slotKeys;
     private static final byte[] NO_KEY = new byte[0];
 
@@ -114,6 +115,7 @@ public final class RedisSeatReservation implements SeatReservation {
 
     private RedisSeatReservation(Builder builder) {
         this.redis = new JedisScriptRunner(builder.jedis, builder.pipelineLanes);
+        this.pipelineLanes = builder.pipelineLanes;
         this.slotKeys = new SlotKeys(builder.keyPrefix, KEY_CACHE_SLOTS);
         this.reclaimBatchArg = Integer.toString(builder.reclaimBatch).getBytes(StandardCharsets.US_ASCII);
         this.logIntervalNanos = builder.unavailableLogInterval.toNanos();
@@ -137,6 +139,11 @@ public final class RedisSeatReservation implements SeatReservation {
     /** How many times {@link #tryHold} answered {@link GateDecision#UNAVAILABLE} since this gate was built. */
     public long unavailableCount() {
         return unavailable.sum();
+    }
+
+    /** How many pipelines of concurrent holds this gate lets on the wire at once (0: none; see the builder). */
+    public int pipelineLanes() {
+        return pipelineLanes;
     }
 
     /** The key prefix of every key this gate writes. */

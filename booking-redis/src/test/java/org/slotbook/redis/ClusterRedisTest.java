@@ -10,6 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,6 +40,7 @@ import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
@@ -133,6 +138,59 @@ class ClusterRedisTest {
                 // the same keys, seen through the other client
                 assertThat(gate.tryHold(tenant, slot, StudentId.of("a"), RequestId.of("r2"),
                         Duration.ofMinutes(5))).isEqualTo(GateDecision.duplicate(RequestId.of("r1")));
+            }
+        }
+
+        /**
+         * A plain UnifiedJedis over a cluster provider routes single calls by key, but its
+         * {@code pipelined()} is one node's connection: holds pipelined to the wrong node are
+         * redirected, sent again on their own, and the gate sends single calls from then on. Every
+         * hold gets its answer; read back from the cluster, each slot keeps the students answered HELD.
+         */
+        @Test
+        void aUnifiedJedisOverAClusterProviderAnswersEveryConcurrentHold() throws Exception {
+            int slots = 12;
+            int threads = 24;
+            try (UnifiedJedis plain = new UnifiedJedis(new ClusterConnectionProvider(cluster.seeds(),
+                    TestRedis.clientConfig()), 2, Duration.ofMillis(500))) {
+                RedisSeatReservation viaPlain = RedisSeatReservation.builder(plain).keyPrefix(prefix).build();
+                Set<Integer> masters = new HashSet<>();
+                for (int s = 0; s < slots; s++) {
+                    SlotId slot = SlotId.of("plain-" + s);
+                    viaPlain.initialize(tenant, slot, threads, keep());
+                    masters.add(cluster.masterOf(SlotKeys.keys(prefix, tenant, slot).get(0)));
+                }
+                assertThat(masters).hasSize(TestCluster.MASTERS);
+                ExecutorService pool = Executors.newFixedThreadPool(threads);
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<List<GateDecision>>> answers = new ArrayList<>();
+                try {
+                    for (int t = 0; t < threads; t++) {
+                        int thread = t;
+                        answers.add(pool.submit(() -> {
+                            start.await();
+                            List<GateDecision> mine = new ArrayList<>();
+                            for (int s = 0; s < slots; s++) {
+                                mine.add(viaPlain.tryHold(tenant, SlotId.of("plain-" + s),
+                                        StudentId.of("st-" + thread), RequestId.random(), Duration.ofMinutes(5)));
+                            }
+                            return mine;
+                        }));
+                    }
+                    start.countDown();
+                    for (Future<List<GateDecision>> answer : answers) {
+                        assertThat(answer.get(60, TimeUnit.SECONDS)).containsOnly(GateDecision.HELD);
+                    }
+                } finally {
+                    pool.shutdownNow();
+                }
+                assertThat(viaPlain.unavailableCount()).isZero();
+                for (int s = 0; s < slots; s++) {
+                    SlotId slot = SlotId.of("plain-" + s);
+                    GateView view = gate.inspect(tenant, slot).orElseThrow();
+                    assertThat(view.holders()).hasSize(threads);
+                    RedisGateTests.assertStoredHolders(client, gate, tenant, slot, view);
+                }
             }
         }
 

@@ -64,13 +64,16 @@ public record SlotbookProperties(
      * @param keyPrefix Prefix of every gate key
      * @param timeout Connect and read timeout of a gate call: how long a hold waits for a sick Redis
      * @param poolSize Connections of the gate's own pool
+     * @param pipelineLanes How many pipelines of concurrent holds may be on the wire at once (0 to 64;
+     *     0: each hold on a connection of its own)
      */
     public record Redis(
             @DefaultValue("true") boolean enabled,
             @Nullable String url,
             @DefaultValue("slotbook:") String keyPrefix,
             @DefaultValue("200ms") Duration timeout,
-            @DefaultValue("32") int poolSize) {
+            @DefaultValue("32") int poolSize,
+            @DefaultValue("2") int pipelineLanes) {
     }
 
     /**

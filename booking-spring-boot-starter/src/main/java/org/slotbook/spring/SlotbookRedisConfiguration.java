@@ -92,7 +92,12 @@ class SlotbookRedisConfiguration {
     @Bean
     @ConditionalOnMissingBean(SeatReservation.class)
     RedisSeatReservation slotbookGate(UnifiedJedis slotbookJedis, SlotbookProperties properties) {
-        return RedisSeatReservation.builder(slotbookJedis).keyPrefix(properties.redis().keyPrefix()).build();
+        int lanes = properties.redis().pipelineLanes();
+        if (lanes < 0 || lanes > 64) {
+            throw new IllegalArgumentException("slotbook.redis.pipeline-lanes must be between 0 and 64, got " + lanes);
+        }
+        return RedisSeatReservation.builder(slotbookJedis).keyPrefix(properties.redis().keyPrefix())
+                .pipelineLanes(lanes).build();
     }
 
     /** {@code slotbook.redis.url} is set, or Spring Boot has Redis connection details. */

@@ -167,6 +167,21 @@ class SlotbookAutoConfigurationTest {
     }
 
     @Test
+    void theGateTakesItsPipelineLanesFromTheProperties() {
+        String url = System.getenv().getOrDefault("SLOTBOOK_TEST_REDIS_URL", "redis://127.0.0.1:6379");
+        String prefix = "slotbook.redis.key-prefix=acl-" + UUID.randomUUID() + ":";
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.url=" + url, prefix)
+                .run(context -> assertThat(context.getBean(RedisSeatReservation.class).pipelineLanes()).isEqualTo(2));
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.url=" + url, prefix,
+                "slotbook.redis.pipeline-lanes=0")
+                .run(context -> assertThat(context.getBean(RedisSeatReservation.class).pipelineLanes()).isZero());
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.url=" + url, prefix,
+                "slotbook.redis.pipeline-lanes=65").run(context -> assertThat(context).hasFailed()
+                        .getFailure().rootCause()
+                        .hasMessage("slotbook.redis.pipeline-lanes must be between 0 and 64, got 65"));
+    }
+
+    @Test
     void bindsTheEngineToAMeterRegistry() {
         runner.withPropertyValues("slotbook.flyway.enabled=true")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {

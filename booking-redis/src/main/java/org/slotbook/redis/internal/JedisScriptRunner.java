@@ -8,6 +8,7 @@ import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
  * {@link ScriptRunner} over Jedis' {@link UnifiedJedis}: standalone, pooled and cluster clients alike.
@@ -17,8 +18,10 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * {@link CallCombiner}: the calls queued while a batch is on the wire go out as one pipeline on one
  * pooled connection. This needs a client whose {@code pipelined()} answers a pipeline on one
  * connection (a standalone client: {@code RedisClient}, {@code JedisPooled}); on any other client
- * ({@code RedisClusterClient}, {@code JedisCluster}) each call is sent on its own, as with
- * {@code lanes = 0}.
+ * ({@code RedisClusterClient}, {@code JedisCluster}, a client that cannot pipeline) each call is sent
+ * on its own, as with {@code lanes = 0}, from the first batch on. A {@code UnifiedJedis} over a cluster
+ * provider answers a pipeline on one node: the calls that node redirects are sent again on their own,
+ * and so is every call after them.
  */
 public final class JedisScriptRunner implements ScriptRunner {
     /** UnifiedJedis.pipelined(): its declared return type differs between Jedis 6 and 8, so it is called reflectively. */
@@ -88,9 +91,11 @@ public final class JedisScriptRunner implements ScriptRunner {
             }
             return;
         }
-        AbstractPipeline pipeline = pipeline();
+        AbstractPipeline pipeline = pipelineOrNull();
         if (!(pipeline instanceof Pipeline)) {
-            pipeline.close();
+            if (pipeline != null) {
+                pipeline.close();
+            }
             pipelines = false;
             for (int i = 0; i < count; i++) {
                 sendAlone(calls[i]);
@@ -115,7 +120,12 @@ public final class JedisScriptRunner implements ScriptRunner {
             try {
                 calls[i].complete(responses[i].get());
             } catch (JedisDataException e) {
-                if (isNoScript(e)) {
+                if (isRedirect(e)) {
+                    // a client that routes single calls by key (a UnifiedJedis over a cluster provider)
+                    // pipelined to one node: the call did not run there; single calls from now on
+                    pipelines = false;
+                    sendAlone(calls[i]);
+                } else if (isNoScript(e)) {
                     sendAlone(calls[i]);
                 } else {
                     calls[i].fail(e);
@@ -134,6 +144,16 @@ public final class JedisScriptRunner implements ScriptRunner {
         }
     }
 
+    /** A pipeline of the client; null for a client that cannot pipeline at all. */
+    private AbstractPipeline pipelineOrNull() {
+        try {
+            return pipeline();
+        } catch (IllegalStateException e) {
+            // "It is not allowed to create Pipeline from ...": a client without a connection provider
+            return null;
+        }
+    }
+
     private AbstractPipeline pipeline() {
         try {
             return (AbstractPipeline) PIPELINED.invoke(jedis);
@@ -148,6 +168,13 @@ public final class JedisScriptRunner implements ScriptRunner {
         } catch (IllegalAccessException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** A cluster redirection: the call was not run on the node that answered. */
+    static boolean isRedirect(JedisDataException e) {
+        String message = e.getMessage();
+        return e instanceof JedisRedirectionException
+                || message != null && (message.startsWith("MOVED ") || message.startsWith("ASK "));
     }
 
     static boolean isNoScript(JedisDataException e) {
