@@ -20,6 +20,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class CallCombiner {
     /** The most calls one batch sends. */
     public static final int MAX_BATCH = 64;
+    /** How long a waiting caller sleeps at most before it looks at its call and the lane again. */
+    private static final long RECHECK_NANOS = 10_000_000L;
 
     /** Sends a batch; must {@link Call#complete} or {@link Call#fail} each of {@code calls[0..count)}. */
     @FunctionalInterface
@@ -127,14 +129,16 @@ public final class CallCombiner {
                     }
                 } finally {
                     lane.lock.unlock();
-                }
-                // whoever is first in the queue now leads the next batch
-                Call next = lane.queue.peek();
-                if (next != null && next.caller != self) {
-                    LockSupport.unpark(next.caller);
+                    // whoever is first in the queue now leads the next batch
+                    Call next = lane.queue.peek();
+                    if (next != null && next.caller != self) {
+                        LockSupport.unpark(next.caller);
+                    }
                 }
             } else {
-                LockSupport.park(lane);
+                // woken by the leader that answers this call or hands over the lane; the timeout only
+                // bounds how long a lost wake-up could keep a caller waiting
+                LockSupport.parkNanos(lane, RECHECK_NANOS);
                 if (Thread.interrupted()) {
                     interrupted = true;
                 }

@@ -173,6 +173,54 @@ class CallCombinerTest {
         assertThat(interrupted[0]).isTrue();
     }
 
+    /** A leader whose sender throws an Error still hands the lane to the callers queued behind it. */
+    @Test
+    void anErrorInABatchFailsItsCallsAndTheQueueBehindItIsStillServed() throws Exception {
+        CountDownLatch inBatch = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger batches = new AtomicInteger();
+        CallCombiner combiner = new CallCombiner((calls, count) -> {
+            if (batches.incrementAndGet() == 1) {
+                inBatch.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new StackOverflowError("sender broke");
+            }
+            for (int i = 0; i < count; i++) {
+                calls[i].complete("ok");
+            }
+        }, 1);
+        Throwable[] leaderSaw = new Throwable[1];
+        Thread leader = new Thread(() -> {
+            try {
+                combiner.run(SCRIPT, 0, bytes("leader"));
+            } catch (Throwable t) {
+                leaderSaw[0] = t;
+            }
+        });
+        leader.start();
+        assertThat(inBatch.await(10, TimeUnit.SECONDS)).isTrue();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Object>> queued = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                queued.add(pool.submit(() -> combiner.run(SCRIPT, 0, bytes("queued"))));
+            }
+            Thread.sleep(50);
+            release.countDown();
+            for (Future<Object> f : queued) {
+                assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo("ok");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        leader.join(10_000);
+        assertThat(leaderSaw[0]).isInstanceOf(StackOverflowError.class);
+    }
+
     @Test
     void badSettingsAreRefused() {
         assertThatThrownBy(() -> new CallCombiner((calls, count) -> { }, 0))
