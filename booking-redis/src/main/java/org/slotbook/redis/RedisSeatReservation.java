@@ -85,7 +85,8 @@ import redis.clients.jedis.UnifiedJedis;
  * while a pipeline of their lane is on the wire queue, and go out together (at most 64) in the next
  * one, on one pooled connection; a lone call goes out at once. {@link Builder#pipelineLanes} sets how
  * many pipelines may be on the wire at once (default 2; 0 sends each call on its own connection).
- * Cluster clients send each call on its own. The other scripts are always sent on their own.
+ * Cluster clients send each call on its own. {@code confirm} and {@code release} share the pipelines
+ * too; the other scripts (initialize, reconcile, close, inspect) are always sent on their own.
  *
  * <h2>Faults</h2>
  * {@link #tryHold} never throws for an infrastructure fault: it answers
@@ -105,6 +106,7 @@ public final class RedisSeatReservation implements SeatReservation {
     private final int pipelineLanes;
     private final SlotKeys slotKeys;
     private static final byte[] NO_KEY = new byte[0];
+    private static final byte[] PINNED_ARG = GateScripts.PINNED.getBytes(StandardCharsets.US_ASCII);
 
     private final byte[] reclaimBatchArg;
     private volatile @Nullable TtlArg lastTtl;
@@ -262,20 +264,24 @@ public final class RedisSeatReservation implements SeatReservation {
 
     @Override
     public void confirm(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
-        List<String> keys = keys(tenantId, slotId);
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("slotId", slotId);
         Checks.notNull("studentId", studentId);
         Checks.notNull("requestId", requestId);
-        run(GateScripts.CONFIRM, "confirm", tenantId, slotId, keys,
-                List.of(studentId.value(), requestId.value(), GateScripts.PINNED));
+        SlotKeys.Keys keys = slotKeys.keysOf(tenantId, slotId);
+        runBinary(GateScripts.CONFIRM, "confirm", tenantId, slotId, keys.holders(), keys.meta(), utf8(studentId.value()),
+                utf8(requestId.value()), PINNED_ARG);
     }
 
     @Override
     public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
-        List<String> keys = keys(tenantId, slotId);
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("slotId", slotId);
         Checks.notNull("studentId", studentId);
         Checks.notNull("requestId", requestId);
-        Object reply = run(GateScripts.RELEASE, "release", tenantId, slotId, keys,
-                List.of(studentId.value(), requestId.value()));
+        SlotKeys.Keys keys = slotKeys.keysOf(tenantId, slotId);
+        Object reply = runBinary(GateScripts.RELEASE, "release", tenantId, slotId, keys.holders(), keys.meta(),
+                utf8(studentId.value()), utf8(requestId.value()));
         return reply instanceof Long removed ? removed == 1L : "1".equals(text(reply));
     }
 
@@ -373,6 +379,24 @@ public final class RedisSeatReservation implements SeatReservation {
         Instant expiresAt = expiry >= GateScripts.PINNED_SCORE ? null : Instant.ofEpochMilli(expiry);
         Instant takenAt = Instant.ofEpochMilli(Long.parseLong(record.substring(first + 1, second)));
         return new GateHolder(StudentId.of(student), RequestId.of(record.substring(second + 1)), takenAt, expiresAt);
+    }
+
+    /**
+     * A script of the booking path (confirm, release) with its two keys and arguments as bytes: on a
+     * standalone client it shares pipelines with the holds of other threads.
+     */
+    private Object runBinary(LuaScript script, String operation, TenantId tenantId, SlotId slotId,
+                             byte[]... keysAndArgs) {
+        try {
+            return redis.runBinary(script, 2, keysAndArgs);
+        } catch (RuntimeException e) {
+            throw new BookingStoreException("Redis gate: " + operation + " failed for tenant " + tenantId
+                    + ", slot " + slotId + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     private Object run(LuaScript script, String operation, TenantId tenantId, SlotId slotId, List<String> keys,

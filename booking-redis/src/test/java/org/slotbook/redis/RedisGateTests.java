@@ -374,6 +374,72 @@ abstract class RedisGateTests {
         assertThat(held.values().stream().mapToInt(Set::size).sum()).isEqualTo(slots * seats);
     }
 
+    /**
+     * Confirms and releases from many threads at once, pipelined with one another (lanes 2) or not
+     * (lanes 0): each acts on its own holder. Read back from Redis, a confirmed holder is pinned, a
+     * released one is gone, and a second release of a request finds nothing.
+     */
+    @ParameterizedTest(name = "pipeline lanes {0}")
+    @ValueSource(ints = {2, 0})
+    void concurrentConfirmsAndReleasesEachActOnTheirOwnHolder(int lanes) throws Exception {
+        RedisSeatReservation lanesGate = RedisSeatReservation.builder(jedis()).keyPrefix(prefix)
+                .pipelineLanes(lanes).build();
+        int slots = 4;
+        int threads = 32;
+        for (int s = 0; s < slots; s++) {
+            lanesGate.initialize(tenant, SlotId.of("cr" + lanes + "-" + s), threads, keep());
+        }
+        RequestId[] requests = new RequestId[threads];
+        for (int t = 0; t < threads; t++) {
+            requests[t] = RequestId.random();
+            assertThat(lanesGate.tryHold(tenant, SlotId.of("cr" + lanes + "-" + t % slots), StudentId.of("s" + t),
+                    requests[t], TTL)).isEqualTo(GateDecision.HELD);
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<String>> outcomes = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                outcomes.add(pool.submit(() -> {
+                    start.await();
+                    SlotId slot = SlotId.of("cr" + lanes + "-" + thread % slots);
+                    StudentId student = StudentId.of("s" + thread);
+                    if (thread % 2 == 0) {
+                        lanesGate.confirm(tenant, slot, student, requests[thread]);
+                        return "confirmed";
+                    }
+                    boolean first = lanesGate.release(tenant, slot, student, requests[thread]);
+                    boolean second = lanesGate.release(tenant, slot, student, requests[thread]);
+                    return "released " + first + " " + second;
+                }));
+            }
+            start.countDown();
+            for (int t = 0; t < threads; t++) {
+                assertThat(outcomes.get(t).get(60, TimeUnit.SECONDS))
+                        .isEqualTo(t % 2 == 0 ? "confirmed" : "released true false");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int s = 0; s < slots; s++) {
+            SlotId slot = SlotId.of("cr" + lanes + "-" + s);
+            GateView view = lanesGate.inspect(tenant, slot).orElseThrow();
+            Map<String, GateHolder> holders = new java.util.HashMap<>();
+            view.holders().forEach(h -> holders.put(h.studentId().value(), h));
+            for (int t = s; t < threads; t += slots) {
+                if (t % 2 == 0) {
+                    assertThat(holders.get("s" + t)).as("s%d confirmed", t).isNotNull();
+                    assertThat(holders.get("s" + t).pinned()).isTrue();
+                    assertThat(holders.get("s" + t).requestId()).isEqualTo(requests[t]);
+                } else {
+                    assertThat(holders).as("s%d released", t).doesNotContainKey("s" + t);
+                }
+            }
+            assertStoredHolders(jedis(), lanesGate, tenant, slot, view);
+        }
+    }
+
     /** Holds that go out in one pipeline to a server that forgot the script are each sent again, not lost. */
     @Test
     void concurrentHoldsRightAfterAScriptFlushAreAllAnswered() throws Exception {
