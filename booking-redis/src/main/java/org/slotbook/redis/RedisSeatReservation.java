@@ -101,6 +101,8 @@ public final class RedisSeatReservation implements SeatReservation {
     private static final Logger LOG = LoggerFactory.getLogger(RedisSeatReservation.class);
     /** How many slots' key lists one gate keeps built. */
     private static final int KEY_CACHE_SLOTS = 4096;
+    /** The most pipeline lanes a gate takes ({@link Builder#pipelineLanes}). */
+    public static final int MAX_PIPELINE_LANES = 64;
 
     private final ScriptRunner redis;
     private final int pipelineLanes;
@@ -195,12 +197,8 @@ public final class RedisSeatReservation implements SeatReservation {
     @Override
     public GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId,
                                 Duration ttl) {
-        Checks.notNull("tenantId", tenantId);
-        Checks.notNull("slotId", slotId);
-        Checks.notNull("studentId", studentId);
-        Checks.notNull("requestId", requestId);
+        SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, requestId);
         Checks.positive("ttl", ttl);
-        SlotKeys.Keys keys = slotKeys.keysOf(tenantId, slotId);
         Object reply;
         try {
             reply = redis.runBinary(GateScripts.HOLD, 2,
@@ -264,22 +262,14 @@ public final class RedisSeatReservation implements SeatReservation {
 
     @Override
     public void confirm(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
-        Checks.notNull("tenantId", tenantId);
-        Checks.notNull("slotId", slotId);
-        Checks.notNull("studentId", studentId);
-        Checks.notNull("requestId", requestId);
-        SlotKeys.Keys keys = slotKeys.keysOf(tenantId, slotId);
+        SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, requestId);
         runBinary(GateScripts.CONFIRM, "confirm", tenantId, slotId, keys.holders(), keys.meta(), utf8(studentId.value()),
                 utf8(requestId.value()), PINNED_ARG);
     }
 
     @Override
     public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
-        Checks.notNull("tenantId", tenantId);
-        Checks.notNull("slotId", slotId);
-        Checks.notNull("studentId", studentId);
-        Checks.notNull("requestId", requestId);
-        SlotKeys.Keys keys = slotKeys.keysOf(tenantId, slotId);
+        SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, requestId);
         Object reply = runBinary(GateScripts.RELEASE, "release", tenantId, slotId, keys.holders(), keys.meta(),
                 utf8(studentId.value()), utf8(requestId.value()));
         return reply instanceof Long removed ? removed == 1L : "1".equals(text(reply));
@@ -395,6 +385,15 @@ public final class RedisSeatReservation implements SeatReservation {
         }
     }
 
+    /** The slot's keys as bytes, for a call about one holder (tryHold, confirm, release), its arguments checked. */
+    private SlotKeys.Keys holderKeys(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        Checks.notNull("tenantId", tenantId);
+        Checks.notNull("slotId", slotId);
+        Checks.notNull("studentId", studentId);
+        Checks.notNull("requestId", requestId);
+        return slotKeys.keysOf(tenantId, slotId);
+    }
+
     private static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
@@ -490,14 +489,15 @@ public final class RedisSeatReservation implements SeatReservation {
         }
 
         /**
-         * How many pipelines of concurrent {@code tryHold} calls may be on the wire at once (default 2,
-         * 0 to 64). Calls that arrive while a lane's pipeline is on the wire wait for it and go out
-         * together in the next one (at most 64 calls), on one pooled connection: one write and one read
-         * for many holds instead of a round trip each. A lone call goes out at once. 0 sends every call
-         * on its own pooled connection. Cluster clients always send each call on its own.
+         * How many pipelines of concurrent {@code tryHold}, {@code confirm} and {@code release} calls may
+         * be on the wire at once (default 2, 0 to {@link #MAX_PIPELINE_LANES}). Calls that arrive while a
+         * lane's pipeline is on the wire wait for it and go out together in the next one (at most 64
+         * calls), on one pooled connection: one write and one read for many calls instead of a round trip
+         * each. A lone call goes out at once. 0 sends every call on its own pooled connection. Cluster
+         * clients always send each call on its own.
          */
         public Builder pipelineLanes(int pipelineLanes) {
-            this.pipelineLanes = Checks.between("pipelineLanes", pipelineLanes, 0, 64);
+            this.pipelineLanes = Checks.between("pipelineLanes", pipelineLanes, 0, MAX_PIPELINE_LANES);
             return this;
         }
 

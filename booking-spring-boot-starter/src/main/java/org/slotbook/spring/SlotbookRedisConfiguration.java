@@ -93,8 +93,9 @@ class SlotbookRedisConfiguration {
     @ConditionalOnMissingBean(SeatReservation.class)
     RedisSeatReservation slotbookGate(UnifiedJedis slotbookJedis, SlotbookProperties properties) {
         int lanes = properties.redis().pipelineLanes();
-        if (lanes < 0 || lanes > 64) {
-            throw new IllegalArgumentException("slotbook.redis.pipeline-lanes must be between 0 and 64, got " + lanes);
+        if (lanes < 0 || lanes > RedisSeatReservation.MAX_PIPELINE_LANES) {
+            throw new IllegalArgumentException("slotbook.redis.pipeline-lanes must be between 0 and "
+                    + RedisSeatReservation.MAX_PIPELINE_LANES + ", got " + lanes);
         }
         return RedisSeatReservation.builder(slotbookJedis).keyPrefix(properties.redis().keyPrefix())
                 .pipelineLanes(lanes).build();

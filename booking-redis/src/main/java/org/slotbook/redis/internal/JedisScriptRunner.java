@@ -40,10 +40,6 @@ public final class JedisScriptRunner implements ScriptRunner {
     /** False once the client answered a pipeline that is not on one connection: each call then goes alone. */
     private volatile boolean pipelines = true;
 
-    public JedisScriptRunner(UnifiedJedis jedis) {
-        this(jedis, 0);
-    }
-
     /** @param lanes how many pipelines of {@link #runBinary} calls may be on the wire at once; 0: none */
     public JedisScriptRunner(UnifiedJedis jedis, int lanes) {
         this.jedis = jedis;
