@@ -339,17 +339,6 @@ public abstract class RedisFaultScenarios extends RedisFaultSuite {
         return sale;
     }
 
-    private static void await(CountDownLatch latch) {
-        try {
-            if (!latch.await(60, TimeUnit.SECONDS)) {
-                throw new AssertionError("waited 60 s for the fault to be injected");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
     private static final class MixedSale {
         final Map<Booking, BookingStatus> told = new ConcurrentHashMap<>();
         final LongAdder operations = new LongAdder();

@@ -1,6 +1,8 @@
 package org.slotbook.redis.faults;
 
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.slotbook.core.tck.faults.FaultSuite;
@@ -22,6 +24,18 @@ import redis.clients.jedis.UnifiedJedis;
 public abstract class RedisFaultSuite extends FaultSuite<RedisSeatReservation> {
     /** Client threads of a sale: as many as the pool has connections. */
     protected static final int THREADS = 16;
+
+    /** Waits (at most 60 s) until a fault callback counts {@code latch} down. */
+    protected static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(60, TimeUnit.SECONDS)) {
+                throw new AssertionError("waited 60 s for the fault to be injected");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
 
     protected RedisProcess redis;
     protected UnifiedJedis client;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.slotbook.core.Full;
 import org.slotbook.core.HoldRequest;
@@ -48,11 +49,21 @@ public abstract class RedisOutageScenarios extends RedisFaultSuite {
     void killedMidSaleTheEngineGoesOnWithTheDatabaseAlone() {
         SlotId slot = schedule("kill", 50);
         int students = 10_000;
+        // the threads that answer after the restart began wait until the server is up: else the rest of
+        // the sale, answered by the database alone while the server starts, may end before any hold
+        // meets the empty gate
+        CountDownLatch restarted = new CountDownLatch(1);
         FlashSale.Result sale = sell(slot, students, answered -> {
             if (answered == students / 3) {
                 redis.kill();
             } else if (answered == 2 * students / 3) {
-                redis.start();
+                try {
+                    redis.start();
+                } finally {
+                    restarted.countDown();
+                }
+            } else if (answered > 2 * students / 3) {
+                await(restarted);
             }
         });
         Violations v = new Violations();
