@@ -3,6 +3,7 @@ package org.slotbook.redis.internal;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.List;
+import org.slotbook.core.internal.CallCombiner;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
@@ -36,14 +37,21 @@ public final class JedisScriptRunner implements ScriptRunner {
     }
 
     private final UnifiedJedis jedis;
-    private final CallCombiner combiner;
+    /** The most calls one pipeline sends. */
+    public static final int MAX_PIPELINE = 64;
+
+    /** One call of {@link #runBinary}, as queued on the combiner. */
+    private record ScriptCall(LuaScript script, int keyCount, byte[][] keysAndArgs) {
+    }
+
+    private final CallCombiner<ScriptCall, Object> combiner;
     /** False once the client answered a pipeline that is not on one connection: each call then goes alone. */
     private volatile boolean pipelines = true;
 
     /** @param lanes how many pipelines of {@link #runBinary} calls may be on the wire at once; 0: none */
     public JedisScriptRunner(UnifiedJedis jedis, int lanes) {
         this.jedis = jedis;
-        this.combiner = lanes == 0 ? null : new CallCombiner(this::send, lanes);
+        this.combiner = lanes == 0 ? null : new CallCombiner<>(this::send, lanes, MAX_PIPELINE);
     }
 
     @Override
@@ -65,7 +73,7 @@ public final class JedisScriptRunner implements ScriptRunner {
         if (combiner == null || !pipelines) {
             return runAlone(script, keyCount, keysAndArgs);
         }
-        return combiner.run(script, keyCount, keysAndArgs);
+        return combiner.run(new ScriptCall(script, keyCount, keysAndArgs));
     }
 
     private Object runAlone(LuaScript script, int keyCount, byte[]... keysAndArgs) {
@@ -80,7 +88,7 @@ public final class JedisScriptRunner implements ScriptRunner {
     }
 
     /** A batch of the combiner: one call alone, more as one pipeline; a call the server did not know is sent again alone. */
-    private void send(CallCombiner.Call[] calls, int count) {
+    private void send(CallCombiner.Call<ScriptCall, Object>[] calls, int count) {
         if (count == 1 || !pipelines) {
             for (int i = 0; i < count; i++) {
                 sendAlone(calls[i]);
@@ -102,7 +110,7 @@ public final class JedisScriptRunner implements ScriptRunner {
         Response<Object>[] responses = new Response[count];
         try (pipeline) {
             for (int i = 0; i < count; i++) {
-                CallCombiner.Call call = calls[i];
+                ScriptCall call = calls[i].request();
                 responses[i] = pipeline.evalsha(call.script().shaBytes(), call.keyCount(), call.keysAndArgs());
             }
             pipeline.sync();
@@ -132,9 +140,10 @@ public final class JedisScriptRunner implements ScriptRunner {
         }
     }
 
-    private void sendAlone(CallCombiner.Call call) {
+    private void sendAlone(CallCombiner.Call<ScriptCall, Object> call) {
         try {
-            call.complete(runAlone(call.script(), call.keyCount(), call.keysAndArgs()));
+            ScriptCall request = call.request();
+            call.complete(runAlone(request.script(), request.keyCount(), request.keysAndArgs()));
         } catch (RuntimeException e) {
             call.fail(e);
         }

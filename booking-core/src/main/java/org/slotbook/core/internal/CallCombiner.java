@@ -1,65 +1,56 @@
-package org.slotbook.redis.internal;
+package org.slotbook.core.internal;
 
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Lets concurrent threads share round trips: a caller queues its call on a lane, and whichever caller
- * holds the lane's lock sends every call queued there (up to {@link #MAX_BATCH}) as one batch, hands
- * each caller its own reply, and wakes the next caller in the queue to lead the following batch. A
- * caller alone on its lane sends its own call at once, so a single thread pays one uncontended lock
- * and no hand-off; under load, the calls of many threads travel in one write and come back in one
- * read, instead of one round trip per thread.
+ * Lets concurrent threads share round trips: a caller queues its request on a lane, and whichever
+ * caller holds the lane's lock sends every request queued there (up to the combiner's batch size) as
+ * one batch, hands each caller its own reply, and wakes the next caller in the queue to lead the
+ * following batch. A caller alone on its lane sends its own request at once, so a single thread pays
+ * one uncontended lock and no hand-off; under load, the requests of many threads travel together,
+ * instead of one round trip per thread. At most one batch per lane is in flight, so the lanes also
+ * bound how many connections the callers keep busy at once.
  *
- * <p>A caller waits for its reply without giving up on an interrupt (its call may already be on the
- * wire) and keeps its interrupt status. A batch that fails fails every call in it; a sender that
- * throws fails the calls it left unanswered.
+ * <p>A caller waits for its reply without giving up on an interrupt (its request may already be on
+ * the wire) and keeps its interrupt status. A batch that fails fails every request in it; a sender
+ * that throws fails the requests it left unanswered.
+ *
+ * @param <Q> a request
+ * @param <R> its reply
  */
-public final class CallCombiner {
-    /** The most calls one batch sends. */
-    public static final int MAX_BATCH = 64;
-    /** How long a waiting caller sleeps at most before it looks at its call and the lane again. */
+public final class CallCombiner<Q, R> {
+    /** How long a waiting caller sleeps at most before it looks at its request and the lane again. */
     private static final long RECHECK_NANOS = 10_000_000L;
 
     /** Sends a batch; must {@link Call#complete} or {@link Call#fail} each of {@code calls[0..count)}. */
     @FunctionalInterface
-    public interface Sender {
-        void send(Call[] calls, int count);
+    public interface Sender<Q, R> {
+        void send(Call<Q, R>[] calls, int count);
     }
 
-    /** One queued call: a script, its keys and arguments, and, once answered, its reply or failure. */
-    public static final class Call {
-        private final LuaScript script;
-        private final int keyCount;
-        private final byte[][] keysAndArgs;
+    /** One queued request and, once answered, its reply or failure. */
+    public static final class Call<Q, R> {
+        private final Q request;
         private final Thread caller;
-        private Object reply;
-        private RuntimeException failure;
+        private @Nullable R reply;
+        private @Nullable RuntimeException failure;
         private volatile boolean done;
 
-        Call(LuaScript script, int keyCount, byte[][] keysAndArgs, Thread caller) {
-            this.script = script;
-            this.keyCount = keyCount;
-            this.keysAndArgs = keysAndArgs;
+        Call(Q request, Thread caller) {
+            this.request = request;
             this.caller = caller;
         }
 
-        public LuaScript script() {
-            return script;
-        }
-
-        public int keyCount() {
-            return keyCount;
-        }
-
-        public byte[][] keysAndArgs() {
-            return keysAndArgs;
+        public Q request() {
+            return request;
         }
 
         /** Answers the call with {@code reply}; the first answer counts. */
-        public void complete(Object reply) {
+        public void complete(@Nullable R reply) {
             if (!done) {
                 this.reply = reply;
                 done = true;
@@ -74,11 +65,11 @@ public final class CallCombiner {
             }
         }
 
-        boolean done() {
+        public boolean done() {
             return done;
         }
 
-        Object result() {
+        @Nullable R result() {
             if (failure != null) {
                 throw failure;
             }
@@ -86,20 +77,27 @@ public final class CallCombiner {
         }
     }
 
-    private final Sender sender;
-    private final Lane[] lanes;
+    private final Sender<Q, R> sender;
+    private final Lane<Q, R>[] lanes;
+    private final int maxBatch;
 
     /**
-     * @param lanes how many batches may be on the wire at once (each lane leads one at a time)
+     * @param lanes    how many batches may be in flight at once (each lane leads one at a time)
+     * @param maxBatch the most requests one batch sends
      */
-    public CallCombiner(Sender sender, int lanes) {
+    @SuppressWarnings("unchecked")
+    public CallCombiner(Sender<Q, R> sender, int lanes, int maxBatch) {
         this.sender = Objects.requireNonNull(sender, "sender");
         if (lanes < 1) {
             throw new IllegalArgumentException("lanes must be at least 1, got " + lanes);
         }
+        if (maxBatch < 1) {
+            throw new IllegalArgumentException("maxBatch must be at least 1, got " + maxBatch);
+        }
+        this.maxBatch = maxBatch;
         this.lanes = new Lane[lanes];
         for (int i = 0; i < lanes; i++) {
-            this.lanes[i] = new Lane();
+            this.lanes[i] = new Lane<>(maxBatch);
         }
     }
 
@@ -108,17 +106,22 @@ public final class CallCombiner {
         return lanes.length;
     }
 
+    /** The most requests one batch sends. */
+    public int maxBatch() {
+        return maxBatch;
+    }
+
     /**
-     * Sends the call, alone or in a batch with other threads' calls, and answers its reply.
+     * Sends the request, alone or in a batch with other threads' requests, and answers its reply.
      *
-     * @throws RuntimeException what the sender failed the call with
+     * @throws RuntimeException what the sender failed the request with
      */
-    public Object run(LuaScript script, int keyCount, byte[]... keysAndArgs) {
+    public @Nullable R run(Q request) {
         Thread self = Thread.currentThread();
-        Call call = new Call(script, keyCount, keysAndArgs, self);
+        Call<Q, R> call = new Call<>(request, self);
         @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; getId() is the same number
         long id = self.getId();
-        Lane lane = lanes[(int) Math.floorMod(id, (long) lanes.length)];
+        Lane<Q, R> lane = lanes[(int) Math.floorMod(id, (long) lanes.length)];
         lane.queue.add(call);
         boolean interrupted = false;
         while (!call.done()) {
@@ -130,7 +133,7 @@ public final class CallCombiner {
                 } finally {
                     lane.lock.unlock();
                     // whoever is first in the queue now leads the next batch
-                    Call next = lane.queue.peek();
+                    Call<Q, R> next = lane.queue.peek();
                     if (next != null && next.caller != self) {
                         LockSupport.unpark(next.caller);
                     }
@@ -150,17 +153,22 @@ public final class CallCombiner {
         return call.result();
     }
 
-    private static final class Lane {
+    private static final class Lane<Q, R> {
         final ReentrantLock lock = new ReentrantLock();
-        final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<Call<Q, R>> queue = new ConcurrentLinkedQueue<>();
         /** Only touched by the lock's holder. */
-        final Call[] batch = new Call[MAX_BATCH];
+        final Call<Q, R>[] batch;
+
+        @SuppressWarnings("unchecked")
+        Lane(int maxBatch) {
+            this.batch = new Call[maxBatch];
+        }
 
         /** Sends what is queued, up to one batch; every call taken is answered and its caller woken. */
-        void sendQueued(Sender sender, Thread leader) {
+        void sendQueued(Sender<Q, R> sender, Thread leader) {
             int count = 0;
-            Call queued;
-            while (count < MAX_BATCH && (queued = queue.poll()) != null) {
+            Call<Q, R> queued;
+            while (count < batch.length && (queued = queue.poll()) != null) {
                 batch[count++] = queued;
             }
             if (count == 0) {
@@ -184,7 +192,7 @@ public final class CallCombiner {
 
         private void wake(int count, Thread leader) {
             for (int i = 0; i < count; i++) {
-                Call call = batch[i];
+                Call<Q, R> call = batch[i];
                 batch[i] = null;
                 if (!call.done()) {
                     call.fail(new IllegalStateException("the batch sender left a call unanswered"));

@@ -1,9 +1,8 @@
-package org.slotbook.redis.internal;
+package org.slotbook.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -19,10 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /** The combiner alone, over a sender that answers each call with its own argument. */
 class CallCombinerTest {
-    private static final LuaScript SCRIPT = GateScripts.HOLD;
-
     /** Answers each call with its first argument, after {@code pauseNanos}; records the batch sizes. */
-    private static final class EchoSender implements CallCombiner.Sender {
+    private static final class EchoSender implements CallCombiner.Sender<String, String> {
         final Queue<Integer> batches = new ConcurrentLinkedQueue<>();
         final AtomicInteger concurrent = new AtomicInteger();
         final AtomicInteger mostConcurrent = new AtomicInteger();
@@ -33,7 +30,7 @@ class CallCombinerTest {
         }
 
         @Override
-        public void send(CallCombiner.Call[] calls, int count) {
+        public void send(CallCombiner.Call<String, String>[] calls, int count) {
             int now = concurrent.incrementAndGet();
             mostConcurrent.accumulateAndGet(now, Math::max);
             try {
@@ -42,7 +39,7 @@ class CallCombinerTest {
                     LockSupport.parkNanos(pauseNanos);
                 }
                 for (int i = 0; i < count; i++) {
-                    calls[i].complete(new String(calls[i].keysAndArgs()[0], StandardCharsets.UTF_8));
+                    calls[i].complete(calls[i].request());
                 }
             } finally {
                 concurrent.decrementAndGet();
@@ -50,16 +47,12 @@ class CallCombinerTest {
         }
     }
 
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
-
     @Test
     void aLoneCallerSendsEachCallAtOnceInABatchOfItsOwn() {
         EchoSender sender = new EchoSender(0);
-        CallCombiner combiner = new CallCombiner(sender, 2);
+        CallCombiner combiner = new CallCombiner<>(sender, 2, 64);
         for (int i = 0; i < 100; i++) {
-            assertThat(combiner.run(SCRIPT, 0, bytes("call-" + i))).isEqualTo("call-" + i);
+            assertThat(combiner.run("call-" + i)).isEqualTo("call-" + i);
         }
         assertThat(sender.batches).hasSize(100).containsOnly(1);
     }
@@ -69,7 +62,7 @@ class CallCombinerTest {
         int threads = 48;
         int perThread = 200;
         EchoSender sender = new EchoSender(TimeUnit.MICROSECONDS.toNanos(200));
-        CallCombiner combiner = new CallCombiner(sender, 2);
+        CallCombiner combiner = new CallCombiner<>(sender, 2, 64);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);
         try {
@@ -81,7 +74,7 @@ class CallCombinerTest {
                     int right = 0;
                     for (int i = 0; i < perThread; i++) {
                         String arg = thread + ":" + i;
-                        if (arg.equals(combiner.run(SCRIPT, 0, bytes(arg)))) {
+                        if (arg.equals(combiner.run(arg))) {
                             right++;
                         }
                     }
@@ -97,7 +90,7 @@ class CallCombinerTest {
         }
         int sent = sender.batches.stream().mapToInt(Integer::intValue).sum();
         assertThat(sent).isEqualTo(threads * perThread);
-        assertThat(sender.batches).allMatch(n -> n >= 1 && n <= CallCombiner.MAX_BATCH);
+        assertThat(sender.batches).allMatch(n -> n >= 1 && n <= 64);
         // calls queued behind a batch on the wire went out together, and never more batches at once
         // than lanes
         assertThat(sender.batches.size()).isLessThan(threads * perThread / 4);
@@ -108,22 +101,22 @@ class CallCombinerTest {
     void aFailedBatchFailsEveryCallInItAndTheNextCallsGoThrough() throws Exception {
         RuntimeException down = new IllegalStateException("connection reset");
         AtomicInteger batch = new AtomicInteger();
-        CallCombiner combiner = new CallCombiner((calls, count) -> {
+        CallCombiner<String, String> combiner = new CallCombiner<>((calls, count) -> {
             if (batch.incrementAndGet() == 1) {
                 throw down;
             }
             for (int i = 0; i < count; i++) {
                 calls[i].complete("ok");
             }
-        }, 1);
-        assertThatThrownBy(() -> combiner.run(SCRIPT, 0, bytes("a"))).isSameAs(down);
-        assertThat(combiner.run(SCRIPT, 0, bytes("b"))).isEqualTo("ok");
+        }, 1, 64);
+        assertThatThrownBy(() -> combiner.run("a")).isSameAs(down);
+        assertThat(combiner.run("b")).isEqualTo("ok");
     }
 
     @Test
     void aCallTheSenderLeavesUnansweredFailsInsteadOfWaitingForever() {
-        CallCombiner combiner = new CallCombiner((calls, count) -> { }, 1);
-        assertThatThrownBy(() -> combiner.run(SCRIPT, 0, bytes("a")))
+        CallCombiner<String, String> combiner = new CallCombiner<>((calls, count) -> { }, 1, 64);
+        assertThatThrownBy(() -> combiner.run("a"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("unanswered");
     }
@@ -131,15 +124,15 @@ class CallCombinerTest {
     @Test
     void aCallFailedByItsSenderThrowsThatFailure() {
         RuntimeException script = new IllegalArgumentException("ERR script error");
-        CallCombiner combiner = new CallCombiner((calls, count) -> calls[0].fail(script), 1);
-        assertThatThrownBy(() -> combiner.run(SCRIPT, 0, bytes("a"))).isSameAs(script);
+        CallCombiner<String, String> combiner = new CallCombiner<>((calls, count) -> calls[0].fail(script), 1, 64);
+        assertThatThrownBy(() -> combiner.run("a")).isSameAs(script);
     }
 
     @Test
     void anInterruptedCallerStillGetsItsReplyAndKeepsItsInterrupt() throws Exception {
         CountDownLatch inBatch = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CallCombiner combiner = new CallCombiner((calls, count) -> {
+        CallCombiner<String, String> combiner = new CallCombiner<>((calls, count) -> {
             if (inBatch.getCount() > 0) {
                 inBatch.countDown();
                 try {
@@ -149,16 +142,16 @@ class CallCombinerTest {
                 }
             }
             for (int i = 0; i < count; i++) {
-                calls[i].complete(new String(calls[i].keysAndArgs()[0], StandardCharsets.UTF_8));
+                calls[i].complete(calls[i].request());
             }
-        }, 1);
-        Thread leader = new Thread(() -> combiner.run(SCRIPT, 0, bytes("leader")));
+        }, 1, 64);
+        Thread leader = new Thread(() -> combiner.run("leader"));
         leader.start();
         assertThat(inBatch.await(10, TimeUnit.SECONDS)).isTrue();
-        Object[] reply = new Object[1];
+        String[] reply = new String[1];
         boolean[] interrupted = new boolean[1];
         Thread follower = new Thread(() -> {
-            reply[0] = combiner.run(SCRIPT, 0, bytes("follower"));
+            reply[0] = combiner.run("follower");
             interrupted[0] = Thread.currentThread().isInterrupted();
         });
         follower.start();
@@ -179,7 +172,7 @@ class CallCombinerTest {
         CountDownLatch inBatch = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger batches = new AtomicInteger();
-        CallCombiner combiner = new CallCombiner((calls, count) -> {
+        CallCombiner<String, String> combiner = new CallCombiner<>((calls, count) -> {
             if (batches.incrementAndGet() == 1) {
                 inBatch.countDown();
                 try {
@@ -192,11 +185,11 @@ class CallCombinerTest {
             for (int i = 0; i < count; i++) {
                 calls[i].complete("ok");
             }
-        }, 1);
+        }, 1, 64);
         Throwable[] leaderSaw = new Throwable[1];
         Thread leader = new Thread(() -> {
             try {
-                combiner.run(SCRIPT, 0, bytes("leader"));
+                combiner.run("leader");
             } catch (Throwable t) {
                 leaderSaw[0] = t;
             }
@@ -205,13 +198,13 @@ class CallCombinerTest {
         assertThat(inBatch.await(10, TimeUnit.SECONDS)).isTrue();
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
-            List<Future<Object>> queued = new ArrayList<>();
+            List<Future<String>> queued = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                queued.add(pool.submit(() -> combiner.run(SCRIPT, 0, bytes("queued"))));
+                queued.add(pool.submit(() -> combiner.run("queued")));
             }
             Thread.sleep(50);
             release.countDown();
-            for (Future<Object> f : queued) {
+            for (Future<String> f : queued) {
                 assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo("ok");
             }
         } finally {
@@ -223,7 +216,9 @@ class CallCombinerTest {
 
     @Test
     void badSettingsAreRefused() {
-        assertThatThrownBy(() -> new CallCombiner((calls, count) -> { }, 0))
+        assertThatThrownBy(() -> new CallCombiner<String, String>((calls, count) -> { }, 0, 64))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lanes").hasMessageContaining("0");
+        assertThatThrownBy(() -> new CallCombiner<String, String>((calls, count) -> { }, 1, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxBatch").hasMessageContaining("0");
     }
 }
