@@ -669,11 +669,18 @@ $$;
 -- of what it did on the way: EV_EXPIRED for every dead hold it retired or took over, EV_PROMOTED and
 -- EV_SKIPPED for the waitlists of the seats the retired holds freed. A request id used by another
 -- student, or a seat the student got concurrently, fails with the unique violation (SQLSTATE 23505).
+-- p_no_wait (hold_batch): the hold waits for no lock but the student's, and writes nothing but its
+-- own seat, booking and occupation; where it would do more (a slot with a cost, the waitlist, dead
+-- holds to retire or take over, free seats all locked by other transactions) it answers RETRY, having
+-- written nothing, and the caller asks again without p_no_wait once its batch has committed.
+-- Versions before p_no_wait took 15 parameters.
+DROP FUNCTION IF EXISTS ${prefix}hold(VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT,
+                                      BIGINT, BOOLEAN, BOOLEAN, INTEGER, INTEGER, BIGINT, VARCHAR);
 CREATE OR REPLACE FUNCTION ${prefix}hold(
     p_tenant VARCHAR, p_booking VARCHAR, p_request VARCHAR, p_slot VARCHAR, p_student VARCHAR,
     p_status VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT, p_longest_micros BIGINT, p_gate_held BOOLEAN,
     p_waitlist BOOLEAN, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT,
-    p_credit_policy VARCHAR)
+    p_credit_policy VARCHAR, p_no_wait BOOLEAN DEFAULT FALSE)
 RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
@@ -774,6 +781,12 @@ BEGIN
         RETURN;
     END IF;
 
+    -- no waiting in a batch: a paid seat locks a package, the waitlist the slot row
+    IF p_no_wait AND (v_cost > 0 OR COALESCE(p_waitlist, FALSE)) THEN
+        RETURN NEXT ${prefix}fact_of('RETRY');
+        RETURN;
+    END IF;
+
     -- 5. everything about this student is decided under his lock (created on first use)
     PERFORM ${prefix}lock_student(p_tenant, p_student);
 
@@ -844,6 +857,12 @@ BEGIN
         END IF;
     END IF;
 
+    -- no waiting in a batch: retiring a dead hold locks another slot's rows
+    IF p_no_wait AND array_length(v_dead_ids, 1) > 0 THEN
+        RETURN NEXT ${prefix}fact_of('RETRY');
+        RETURN;
+    END IF;
+
     -- 10. retire the student's dead holds found in steps 7 and 8 (see retire): the one of this slot,
     -- then those overlapping it. Each freed seat goes to its slot's waitlist.
     FOR i IN 1 .. COALESCE(array_length(v_dead_ids, 1), 0) LOOP
@@ -885,6 +904,12 @@ BEGIN
                            ORDER BY f.seq LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING s.seq INTO v_seq;
         v_claimed := v_seq IS NOT NULL;
+        -- no waiting in a batch: no free seat left unlocked (the takeover of a dead hold, the waitlist
+        -- and waiting for the locked seats are for a call of its own)
+        IF NOT v_claimed AND p_no_wait THEN
+            RETURN NEXT ${prefix}fact_of('RETRY');
+            RETURN;
+        END IF;
     END IF;
     IF v_seq IS NULL THEN
         v_waiting := EXISTS (SELECT 1 FROM ${prefix}waiter x
@@ -1548,5 +1573,38 @@ BEGIN
         -- the block's writes are undone; the rows answered stay
         NULL;
     END;
+END;
+$$;
+
+-- Holds of many students of one tenant in one call and one transaction (the holds of concurrent
+-- threads, combined by the store): the n-th element of every array is the n-th hold, answered as hold
+-- answers it with p_waitlist FALSE and p_no_wait TRUE, every row with capacity = n (from 1).
+-- p_now_micros: microseconds since the epoch, NULL for the database clock. The caller orders the holds
+-- by student (and its batches by tenant), so that two batches take the students' locks, the only ones
+-- a batch waits for, in one order. A hold answered RETRY wrote nothing; the caller asks for it again
+-- on its own once this call has committed.
+CREATE OR REPLACE FUNCTION ${prefix}hold_batch(
+    p_tenant VARCHAR, p_bookings VARCHAR[], p_requests VARCHAR[], p_slots VARCHAR[], p_students VARCHAR[],
+    p_statuses VARCHAR[], p_now_micros BIGINT[], p_hold_micros BIGINT[], p_longest_micros BIGINT[],
+    p_gate_held BOOLEAN[], p_max_upcoming INTEGER[], p_max_week INTEGER[], p_waitlist_cutoff_micros BIGINT[],
+    p_credit_policies VARCHAR[])
+RETURNS SETOF ${prefix}fact
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    x ${prefix}fact;
+BEGIN
+    FOR i IN 1 .. COALESCE(array_length(p_bookings, 1), 0) LOOP
+        FOR x IN SELECT * FROM ${prefix}hold(p_tenant, p_bookings[i], p_requests[i], p_slots[i], p_students[i],
+                                             p_statuses[i],
+                                             'epoch'::TIMESTAMPTZ + p_now_micros[i] * INTERVAL '1 microsecond',
+                                             p_hold_micros[i], p_longest_micros[i], p_gate_held[i], FALSE,
+                                             p_max_upcoming[i], p_max_week[i], p_waitlist_cutoff_micros[i],
+                                             p_credit_policies[i], TRUE)
+        LOOP
+            x.capacity := i;
+            RETURN NEXT x;
+        END LOOP;
+    END LOOP;
 END;
 $$;

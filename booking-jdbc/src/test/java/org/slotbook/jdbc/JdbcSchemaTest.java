@@ -96,7 +96,8 @@ class JdbcSchemaTest {
                         "p_charge", "p_refund", "p_forfeit", "p_package_row", "p_release", "p_promote", "p_freed",
                         "p_retire", "p_answered", "p_replay", "p_schedule", "p_hold",
                         "p_confirm", "p_cancel", "p_cancel_slot", "p_expire_due", "p_leave_waitlist",
-                        "p_grant_package", "p_check_in", "p_schedule_series", "p_cancel_series", "p_hold_all");
+                        "p_grant_package", "p_check_in", "p_schedule_series", "p_cancel_series", "p_hold_all",
+                        "p_hold_batch");
     }
 
     @Test

@@ -67,8 +67,12 @@ public class SlotbookAutoConfiguration {
         if (jdbc.validateSchema()) {
             SlotbookSchema.validate(target, dialect, jdbc.tablePrefix());
         }
+        if (jdbc.holdLanes() < 0 || jdbc.holdLanes() > JdbcStore.MAX_HOLD_LANES) {
+            throw new IllegalArgumentException("slotbook.jdbc.hold-lanes must be between 0 and "
+                    + JdbcStore.MAX_HOLD_LANES + ", got " + jdbc.holdLanes());
+        }
         JdbcStore store = JdbcStore.builder(target).dialect(dialect).tablePrefix(jdbc.tablePrefix())
-                .maxRetries(jdbc.maxRetries()).build();
+                .maxRetries(jdbc.maxRetries()).holdLanes(jdbc.holdLanes()).build();
         return new HostTransactionGuard(store);
     }
 

@@ -182,6 +182,15 @@ class SlotbookAutoConfigurationTest {
     }
 
     @Test
+    void holdLanesOutOfRangeFailTheContextNamingTheProperty() {
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.jdbc.hold-lanes=0")
+                .run(context -> assertThat(context).hasNotFailed());
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.jdbc.hold-lanes=65")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessage("slotbook.jdbc.hold-lanes must be between 0 and 64, got 65"));
+    }
+
+    @Test
     void bindsTheEngineToAMeterRegistry() {
         runner.withPropertyValues("slotbook.flyway.enabled=true")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {

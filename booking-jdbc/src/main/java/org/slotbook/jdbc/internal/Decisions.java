@@ -1,5 +1,6 @@
 package org.slotbook.jdbc.internal;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,6 +13,8 @@ import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.time.temporal.TemporalAdjusters;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -76,11 +79,16 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.spi.BookingEvent;
+import org.slotbook.core.internal.CallCombiner;
 import org.slotbook.core.spi.BookingStore;
+import org.slotbook.core.spi.DuplicateBookingException;
 import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.spi.LiveSlot;
 import org.slotbook.core.spi.StoreOutcome;
+import org.slotbook.jdbc.JdbcDialect;
 import org.slotbook.jdbc.internal.Facts.Fact;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@link BookingStore} over JDBC: each decision is one call of its database routine (a PL/pgSQL
@@ -193,6 +201,18 @@ import org.slotbook.jdbc.internal.Facts.Fact;
  * Reads (one statement each, {@link SqlDialect}): packages, credit journal, series slots.
  */
 public final class Decisions implements BookingStore {
+    private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
+    /** The most holds one {@code hold_batch} call carries. */
+    public static final int HOLD_BATCH = 16;
+    /** A batch's holds in the order their locks are taken: by tenant, then student (stable otherwise). */
+    private static final Comparator<CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>> LOCK_ORDER =
+            Comparator.comparing((CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>> c) -> c.request().tenantId().value())
+                    .thenComparing(c -> c.request().cmd().request().studentId().value());
+
+    /** A hold as queued on the combiner. */
+    private record HoldJob(TenantId tenantId, HoldCommand cmd) {
+    }
+
     private final StoreCore core;
     private final SqlDialect sql;
     private final String schedule;
@@ -207,8 +227,15 @@ public final class Decisions implements BookingStore {
     private final String scheduleSeries;
     private final String cancelSeries;
     private final String holdAll;
+    private final String holdBatch;
+    /** Concurrent holds sent together (PostgreSQL, lanes > 0), or null: each hold is a call of its own. */
+    private final @Nullable CallCombiner<HoldJob, StoreOutcome<HoldResult>> holds;
 
-    public Decisions(StoreCore core) {
+    /**
+     * @param holdLanes how many {@code hold_batch} calls of concurrent holds may run at once (PostgreSQL);
+     *                  0, or another dialect: each hold is a call of its own
+     */
+    public Decisions(StoreCore core, int holdLanes) {
         this.core = core;
         this.sql = core.sql();
         this.schedule = sql.call("schedule", 19);
@@ -223,6 +250,14 @@ public final class Decisions implements BookingStore {
         this.scheduleSeries = sql.call("schedule_series", 5);
         this.cancelSeries = sql.call("cancel_series", 4);
         this.holdAll = sql.call("hold_all", 3);
+        this.holdBatch = sql.call("hold_batch", 14);
+        this.holds = holdLanes > 0 && core.dialect() == JdbcDialect.POSTGRESQL
+                ? new CallCombiner<>(this::sendHolds, holdLanes, HOLD_BATCH) : null;
+    }
+
+    /** How many batches of concurrent holds may run at once; 0 when each hold is a call of its own. */
+    public int holdLanes() {
+        return holds == null ? 0 : holds.lanes();
     }
 
     /** Microseconds since the epoch, as text (the record encodings of schedule_series and hold_all). */
@@ -275,10 +310,157 @@ public final class Decisions implements BookingStore {
         };
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>With hold lanes (PostgreSQL), a hold that finds its lane busy queues, and the queued holds go
+     * to the database together as one {@code hold_batch} call (see {@link #sendHolds}); a hold that joins
+     * the waitlist is always a call of its own.
+     */
     @Override
     public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand cmd) {
         notNull("tenantId", tenantId);
         notNull("command", cmd);
+        if (holds == null || cmd.request().waitlist()) {
+            return holdAlone(tenantId, cmd);
+        }
+        return holds.run(new HoldJob(tenantId, cmd));
+    }
+
+    /**
+     * Sends a batch of the combiner: one hold alone; more, by tenant, as {@code hold_batch} calls, the
+     * holds ordered by student so that concurrent batches take the students' locks in one order. A hold
+     * the batch answered RETRY (it would have had to wait for a lock, or do more than take a free seat),
+     * and every hold of a batch the database refused or rolled back, is then sent again on its own. A
+     * batch whose outcome is unknown (the connection broke after it was sent) fails each of its holds
+     * as a hold of its own would fail.
+     */
+    private void sendHolds(CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] calls, int count) {
+        if (count == 1) {
+            answerAlone(calls[0]);
+            return;
+        }
+        CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] sorted = Arrays.copyOf(calls, count);
+        Arrays.sort(sorted, LOCK_ORDER);
+        int from = 0;
+        while (from < count) {
+            TenantId tenantId = sorted[from].request().tenantId();
+            int to = from + 1;
+            while (to < count && sorted[to].request().tenantId().equals(tenantId)) {
+                to++;
+            }
+            if (to - from == 1) {
+                answerAlone(sorted[from]);
+            } else {
+                sendBatch(tenantId, sorted, from, to);
+            }
+            from = to;
+        }
+    }
+
+    private void answerAlone(CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>> call) {
+        try {
+            call.complete(holdAlone(call.request().tenantId(), call.request().cmd()));
+        } catch (RuntimeException e) {
+            call.fail(e);
+        }
+    }
+
+    /** One hold_batch call for the holds {@code calls[from..to)}, all of {@code tenantId}. */
+    private void sendBatch(TenantId tenantId, CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] calls,
+                           int from, int to) {
+        int n = to - from;
+        Facts facts;
+        try {
+            facts = core.run(tenantId, "hold " + n + " seats", holdBatch, ps -> {
+                String[] bookings = new String[n];
+                String[] requests = new String[n];
+                String[] slots = new String[n];
+                String[] students = new String[n];
+                String[] statuses = new String[n];
+                Long[] nows = new Long[n];
+                Long[] holdMicros = new Long[n];
+                Long[] longestMicros = new Long[n];
+                Boolean[] gateHeld = new Boolean[n];
+                Integer[] maxUpcoming = new Integer[n];
+                Integer[] maxWeek = new Integer[n];
+                Long[] cutoffMicros = new Long[n];
+                String[] creditPolicies = new String[n];
+                for (int k = 0; k < n; k++) {
+                    HoldCommand cmd = calls[from + k].request().cmd();
+                    bookings[k] = cmd.bookingId().value();
+                    requests[k] = cmd.request().requestId().value();
+                    slots[k] = cmd.request().slotId().value();
+                    students[k] = cmd.request().studentId().value();
+                    statuses[k] = cmd.status().name();
+                    nows[k] = cmd.now() == null ? null : ChronoUnit.MICROS.between(Instant.EPOCH, cmd.now());
+                    holdMicros[k] = micros(cmd.holdTtl());
+                    longestMicros[k] = micros(cmd.longestSession());
+                    gateHeld[k] = cmd.gateHeld();
+                    maxUpcoming[k] = cmd.rules().maxUpcoming();
+                    maxWeek[k] = cmd.rules().maxPerWeek();
+                    cutoffMicros[k] = micros(cmd.rules().waitlistCutoff());
+                    creditPolicies[k] = cmd.rules().credits().name();
+                }
+                Connection c = ps.getConnection();
+                int i = sql.bindPrefix(ps);
+                ps.setString(i++, tenantId.value());
+                ps.setArray(i++, c.createArrayOf("varchar", bookings));
+                ps.setArray(i++, c.createArrayOf("varchar", requests));
+                ps.setArray(i++, c.createArrayOf("varchar", slots));
+                ps.setArray(i++, c.createArrayOf("varchar", students));
+                ps.setArray(i++, c.createArrayOf("varchar", statuses));
+                ps.setArray(i++, c.createArrayOf("int8", nows));
+                ps.setArray(i++, c.createArrayOf("int8", holdMicros));
+                ps.setArray(i++, c.createArrayOf("int8", longestMicros));
+                ps.setArray(i++, c.createArrayOf("bool", gateHeld));
+                ps.setArray(i++, c.createArrayOf("int4", maxUpcoming));
+                ps.setArray(i++, c.createArrayOf("int4", maxWeek));
+                ps.setArray(i++, c.createArrayOf("int8", cutoffMicros));
+                ps.setArray(i, c.createArrayOf("varchar", creditPolicies));
+            }, rs -> Facts.read(rs, sql, tenantId), true);
+        } catch (BookingStoreException e) {
+            if (e.outcomeUnknown()) {
+                for (int k = from; k < to; k++) {
+                    calls[k].fail(e);
+                }
+                return;
+            }
+            LOG.debug("a batch of {} holds for tenant {} failed, each is sent on its own: {}", n, tenantId,
+                    e.getMessage());
+            for (int k = from; k < to; k++) {
+                answerAlone(calls[k]);
+            }
+            return;
+        } catch (DuplicateBookingException e) {
+            LOG.debug("a batch of {} holds for tenant {} met a unique key, each is sent on its own: {}", n,
+                    tenantId, e.getMessage());
+            for (int k = from; k < to; k++) {
+                answerAlone(calls[k]);
+            }
+            return;
+        }
+        for (int k = 0; k < n; k++) {
+            CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>> call = calls[from + k];
+            try {
+                Facts part = facts.part(k + 1);
+                if ("RETRY".equals(part.answer("hold_batch").tag())) {
+                    answerAlone(call);
+                } else {
+                    call.complete(outcome(part, call.request().cmd()));
+                }
+            } catch (RuntimeException e) {
+                call.fail(e);
+            }
+        }
+    }
+
+    private StoreOutcome<HoldResult> outcome(Facts facts, HoldCommand cmd) {
+        return new StoreOutcome<>(holdResult(facts, cmd), facts.events(), null, facts.skipped());
+    }
+
+    /** One hold, one call of {@code hold}. */
+    private StoreOutcome<HoldResult> holdAlone(TenantId tenantId, HoldCommand cmd) {
         Facts facts = core.run(tenantId, "hold a seat of slot " + cmd.request().slotId(), hold, ps -> {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
@@ -297,7 +479,7 @@ public final class Decisions implements BookingStore {
             ps.setLong(i++, micros(cmd.rules().waitlistCutoff()));
             ps.setString(i, cmd.rules().credits().name());
         }, rs -> Facts.read(rs, sql, tenantId), true);
-        return new StoreOutcome<>(holdResult(facts, cmd), facts.events(), null, facts.skipped());
+        return outcome(facts, cmd);
     }
 
     private HoldResult holdResult(Facts facts, HoldCommand cmd) {
