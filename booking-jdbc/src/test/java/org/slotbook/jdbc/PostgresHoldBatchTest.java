@@ -270,6 +270,80 @@ class PostgresHoldBatchTest {
         assertThat(again).isInstanceOf(Held.class);
     }
 
+    /**
+     * A batch whose connection dies after it was sent fails each of its holds as a lone hold fails:
+     * outcome unknown, retryable; the batch rolled back whole, and each hold succeeds when asked again.
+     */
+    @Test
+    void aBatchWhoseConnectionDiesFailsEachHoldWithOutcomeUnknown() throws Exception {
+        TenantId tenant = TenantId.of("kill-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).holdLanes(1).build();
+        Slot slot = slot(tenant, "kill", 0, 5);
+        assertThat(store.schedule(tenant, slot, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        Instant now = T0.minus(Duration.ofDays(1));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+        try (Connection first = db.dataSource().getConnection(); Connection second = db.dataSource().getConnection()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            lockStudent(first, tenant, "st-first");
+            lockStudent(second, tenant, "st-b");
+            // the lane's call: a hold of its own, waiting for st-first's lock
+            var alone = pool.submit(() -> store.hold(tenant, command(slot, "st-first", now)).result());
+            assertThat(blockedBackend("hold(")).as("the lone hold waits").isPositive();
+            // queued behind it, so they go together once it is answered
+            var b = pool.submit(() -> store.hold(tenant, command(slot, "st-b", now)).result());
+            var c = pool.submit(() -> store.hold(tenant, command(slot, "st-c", now)).result());
+            Thread.sleep(300);
+            first.rollback();
+            assertThat(alone.get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
+            long batch = blockedBackend("hold_batch(");
+            assertThat(batch).as("the batch waits for st-b's lock").isPositive();
+            boolean killed = sql.withHandle(h -> h.createQuery("SELECT pg_terminate_backend(:pid)")
+                    .bind("pid", (int) batch).mapTo(Boolean.class).one());
+            assertThat(killed).isTrue();
+            second.rollback();
+            for (var queued : List.of(b, c)) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> queued.get(30, java.util.concurrent.TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(org.slotbook.core.BookingStoreException.class)
+                        .satisfies(e -> {
+                            var failure = (org.slotbook.core.BookingStoreException) e.getCause();
+                            assertThat(failure.outcomeUnknown()).as("sent, then the connection died: " + failure)
+                                    .isTrue();
+                            assertThat(failure.retryable()).isTrue();
+                        });
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND student_id IN"
+                + " ('st-b', 'st-c')", tenant.value())).as("the batch rolled back").isZero();
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND status = 'HELD'",
+                tenant.value())).isEqualTo(1);
+        assertThat(store.hold(tenant, command(slot, "st-b", now)).result()).isInstanceOf(Held.class);
+        assertThat(store.hold(tenant, command(slot, "st-c", now)).result()).isInstanceOf(Held.class);
+    }
+
+    private void lockStudent(Connection connection, TenantId tenant, String student) throws SQLException {
+        try (Statement st = connection.createStatement()) {
+            st.executeQuery("SELECT " + db.prefix() + "lock_student('" + tenant.value() + "', '" + student + "')")
+                    .close();
+        }
+    }
+
+    /** The server id of the backend waiting for a lock in a call of {@code routine}, waiting up to 5 s for one. */
+    private long blockedBackend(String routine) throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            List<Long> ids = sql.withHandle(h -> h.createQuery("SELECT pid FROM pg_stat_activity WHERE wait_event_type"
+                    + " = 'Lock' AND query LIKE :q AND pid <> pg_backend_pid()")
+                    .bind("q", "%" + db.prefix() + routine + "%").mapTo(Long.class).list());
+            if (!ids.isEmpty()) {
+                return ids.get(0);
+            }
+            Thread.sleep(25);
+        }
+        return -1;
+    }
+
     @Test
     void holdLanesOutOfRangeAreRefusedNamingTheSetting() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> JdbcStore.builder(db.dataSource()).holdLanes(65))

@@ -215,6 +215,28 @@ class CallCombinerTest {
     }
 
     @Test
+    void noBatchCarriesMoreThanTheCombinersBatchSize() throws Exception {
+        int threads = 24;
+        EchoSender sender = new EchoSender(TimeUnit.MICROSECONDS.toNanos(300));
+        CallCombiner<String, String> combiner = new CallCombiner<>(sender, 1, 4);
+        assertThat(combiner.maxBatch()).isEqualTo(4);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<String>> replies = new ArrayList<>();
+            for (int t = 0; t < threads * 20; t++) {
+                String arg = "call-" + t;
+                replies.add(pool.submit(() -> combiner.run(arg)));
+            }
+            for (int t = 0; t < replies.size(); t++) {
+                assertThat(replies.get(t).get(60, TimeUnit.SECONDS)).isEqualTo("call-" + t);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(sender.batches).allMatch(n -> n >= 1 && n <= 4).anyMatch(n -> n > 1);
+    }
+
+    @Test
     void badSettingsAreRefused() {
         assertThatThrownBy(() -> new CallCombiner<String, String>((calls, count) -> { }, 0, 64))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lanes").hasMessageContaining("0");
