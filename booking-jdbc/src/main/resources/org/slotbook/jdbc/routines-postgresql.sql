@@ -1576,15 +1576,14 @@ BEGIN
 END;
 $$;
 
--- Holds of many students of one tenant in one call and one transaction (the holds of concurrent
--- threads, combined by the store): the n-th element of every array is the n-th hold, answered as hold
--- answers it with p_waitlist FALSE and p_no_wait TRUE, every row with capacity = n (from 1).
--- p_now_micros: microseconds since the epoch, NULL for the database clock. The caller orders the holds
--- by student (and its batches by tenant), so that two batches take the students' locks, the only ones
--- a batch waits for, in one order. A hold answered RETRY wrote nothing; the caller asks for it again
--- on its own once this call has committed.
+-- Holds of many students in one call and one transaction (the holds of concurrent threads, combined by
+-- the store): the n-th element of every array is the n-th hold, answered as hold answers it with
+-- p_waitlist FALSE and p_no_wait TRUE, every row with capacity = n (from 1). p_now_micros: microseconds
+-- since the epoch, NULL for the database clock. The caller orders the holds by tenant, then student,
+-- so that two batches take the students' locks, the only ones a batch waits for, in one order. A hold
+-- answered RETRY wrote nothing; the caller asks for it again on its own once this call has committed.
 CREATE OR REPLACE FUNCTION ${prefix}hold_batch(
-    p_tenant VARCHAR, p_bookings VARCHAR[], p_requests VARCHAR[], p_slots VARCHAR[], p_students VARCHAR[],
+    p_tenants VARCHAR[], p_bookings VARCHAR[], p_requests VARCHAR[], p_slots VARCHAR[], p_students VARCHAR[],
     p_statuses VARCHAR[], p_now_micros BIGINT[], p_hold_micros BIGINT[], p_longest_micros BIGINT[],
     p_gate_held BOOLEAN[], p_max_upcoming INTEGER[], p_max_week INTEGER[], p_waitlist_cutoff_micros BIGINT[],
     p_credit_policies VARCHAR[])
@@ -1595,7 +1594,7 @@ DECLARE
     x ${prefix}fact;
 BEGIN
     FOR i IN 1 .. COALESCE(array_length(p_bookings, 1), 0) LOOP
-        FOR x IN SELECT * FROM ${prefix}hold(p_tenant, p_bookings[i], p_requests[i], p_slots[i], p_students[i],
+        FOR x IN SELECT * FROM ${prefix}hold(p_tenants[i], p_bookings[i], p_requests[i], p_slots[i], p_students[i],
                                              p_statuses[i],
                                              'epoch'::TIMESTAMPTZ + p_now_micros[i] * INTERVAL '1 microsecond',
                                              p_hold_micros[i], p_longest_micros[i], p_gate_held[i], FALSE,

@@ -138,67 +138,99 @@ class PostgresHoldBatchTest {
      * the database in fewer calls than there were holds.
      */
     void raceThrough(BatchWatch watch, int lanes) {
+        raceThrough(watch, lanes, 1);
+    }
+
+    /**
+     * As above, over {@code tenantCount} tenants with the same slot ids and student names: a batch mixes
+     * their holds, and each answer and row must stay with its own tenant.
+     */
+    void raceThrough(BatchWatch watch, int lanes, int tenantCount) {
         long seed = new Random().nextLong();
         System.out.println("[slotbook] PostgresHoldBatchTest race seed=" + seed + " lanes=" + lanes
-                + " refuse=" + watch.refuse);
+                + " refuse=" + watch.refuse + " tenants=" + tenantCount);
         Random random = new Random(seed);
-        TenantId tenant = TenantId.of("batch-" + UUID.randomUUID());
+        List<TenantId> tenants = new ArrayList<>();
+        for (int t = 0; t < tenantCount; t++) {
+            tenants.add(TenantId.of("batch-" + UUID.randomUUID()));
+        }
         JdbcStore store = JdbcStore.builder(watch).tablePrefix(db.prefix()).holdLanes(lanes).build();
         assertThat(store.holdLanes()).isEqualTo(lanes);
         int slots = 6;
         int capacity = 5;
-        List<Slot> all = new ArrayList<>();
-        for (int s = 0; s < slots; s++) {
-            Slot slot = slot(tenant, "s" + s, s, capacity);
-            assertThat(store.schedule(tenant, slot, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
-            all.add(slot);
+        Map<TenantId, List<Slot>> all = new java.util.HashMap<>();
+        for (TenantId tenant : tenants) {
+            List<Slot> own = new ArrayList<>();
+            for (int s = 0; s < slots; s++) {
+                Slot slot = slot(tenant, "s" + s, s, capacity);
+                assertThat(store.schedule(tenant, slot, LONGEST, java.time.ZoneOffset.UTC))
+                        .isInstanceOf(Scheduled.class);
+                own.add(slot);
+            }
+            all.put(tenant, own);
         }
         int students = 60;
-        int[] pick = new int[students * 3];
+        int[] pick = new int[students * 3 * tenantCount];
         for (int i = 0; i < pick.length; i++) {
             pick[i] = random.nextInt(slots);
         }
         Instant now = T0.minus(Duration.ofDays(1));
         Map<String, HoldResult> answers = new ConcurrentHashMap<>();
+        Map<String, TenantId> askedBy = new ConcurrentHashMap<>();
         Concurrent.Load load = Concurrent.load(24, pick.length, i -> {
-            Slot slot = all.get(pick[i]);
-            String student = "st-" + (i % students);
+            TenantId tenant = tenants.get(i % tenantCount);
+            Slot slot = all.get(tenant).get(pick[i]);
+            String student = "st-" + ((i / tenantCount) % students);
             HoldCommand cmd = command(slot, student, now);
+            askedBy.put(cmd.bookingId().value(), tenant);
             answers.put(cmd.bookingId().value(), store.hold(tenant, cmd).result());
         }, done -> { });
         assertThat(load.thrownTotal()).as("failures %s", load.samples()).isZero();
 
         // read back: the Held answers are exactly the live bookings, the seats match, nothing oversold
-        int held = 0;
+        Map<TenantId, Integer> held = new java.util.HashMap<>();
         for (Map.Entry<String, HoldResult> e : answers.entrySet()) {
             HoldResult result = e.getValue();
+            TenantId tenant = askedBy.get(e.getKey());
             if (result instanceof Held h) {
-                held++;
+                held.merge(tenant, 1, Integer::sum);
                 assertThat(h.replayed()).isFalse();
+                assertThat(h.booking().tenantId()).isEqualTo(tenant);
+                assertThat(h.booking().bookingId().value()).isEqualTo(e.getKey());
                 assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " b JOIN " + db.table("slot_seat")
                         + " s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id AND s.seq = b.seat"
                         + " AND s.booking_id = b.booking_id WHERE b.tenant_id = ? AND b.booking_id = ?"
                         + " AND b.status = 'HELD' AND s.status = 'HELD' AND b.student_id = ?",
                         tenant.value(), e.getKey(), h.booking().studentId().value())).isEqualTo(1);
             } else {
-                assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND booking_id = ?",
-                        tenant.value(), e.getKey())).as("a booking for the refused %s", result).isZero();
+                assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE booking_id = ?", e.getKey()))
+                        .as("a booking for the refused %s", result).isZero();
             }
         }
-        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant.value()))
-                .isEqualTo(held);
-        assertThat(count("SELECT COUNT(*) FROM (SELECT slot_id FROM " + db.table("booking")
-                + " WHERE tenant_id = ? AND status IN ('HELD', 'CONFIRMED') GROUP BY slot_id HAVING COUNT(*) > ?) x",
-                tenant.value(), capacity)).as("oversold slots").isZero();
-        assertThat(count("SELECT COUNT(*) FROM (SELECT slot_id, student_id FROM " + db.table("booking")
-                + " WHERE tenant_id = ? AND status IN ('HELD', 'CONFIRMED') GROUP BY slot_id, student_id"
-                + " HAVING COUNT(*) > 1) x", tenant.value())).as("students holding a slot twice").isZero();
-        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
-                + " AND resource_kind = 'STUDENT' AND active", tenant.value())).isEqualTo(held);
-        // the slots sell out: 60 students, 3 picks each, 30 seats
-        assertThat(held).isEqualTo(slots * capacity);
+        for (TenantId tenant : tenants) {
+            int own = held.getOrDefault(tenant, 0);
+            assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant.value()))
+                    .isEqualTo(own);
+            assertThat(count("SELECT COUNT(*) FROM (SELECT slot_id FROM " + db.table("booking")
+                    + " WHERE tenant_id = ? AND status IN ('HELD', 'CONFIRMED') GROUP BY slot_id HAVING COUNT(*) > ?) x",
+                    tenant.value(), capacity)).as("oversold slots").isZero();
+            assertThat(count("SELECT COUNT(*) FROM (SELECT slot_id, student_id FROM " + db.table("booking")
+                    + " WHERE tenant_id = ? AND status IN ('HELD', 'CONFIRMED') GROUP BY slot_id, student_id"
+                    + " HAVING COUNT(*) > 1) x", tenant.value())).as("students holding a slot twice").isZero();
+            assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
+                    + " AND resource_kind = 'STUDENT' AND active", tenant.value())).isEqualTo(own);
+            // the slots sell out: 60 students, 3 picks each, 30 seats
+            assertThat(own).isEqualTo(slots * capacity);
+        }
         assertThat(answers.values()).allMatch(r -> r instanceof Held || r instanceof Full
                 || r instanceof org.slotbook.core.AlreadyBooked || r instanceof org.slotbook.core.Conflict);
+    }
+
+    @Test
+    void batchesMixTenantsAndEachAnswerStaysWithItsOwn() {
+        BatchWatch watch = new BatchWatch(db.dataSource(), false);
+        raceThrough(watch, 2, 3);
+        assertThat(watch.batches.get()).as("hold_batch calls").isPositive();
     }
 
     @Test
@@ -241,13 +273,14 @@ class PostgresHoldBatchTest {
                         + "' AND slot_id = 'locked' FOR UPDATE").close();
             }
             caller.setAutoCommit(true);
-            String call = "SELECT tag, capacity FROM " + db.prefix() + "hold_batch(?, ARRAY['b1', 'b2'], ARRAY['r1', 'r2'],"
+            String call = "SELECT tag, capacity FROM " + db.prefix() + "hold_batch(ARRAY[?, ?], ARRAY['b1', 'b2'], ARRAY['r1', 'r2'],"
                     + " ARRAY['locked', 'open'], ARRAY['st-a', 'st-b'], ARRAY['HELD', 'HELD'], ARRAY[NULL, NULL]::BIGINT[],"
                     + " ARRAY[3600000000, 3600000000], ARRAY[86400000000, 86400000000], ARRAY[FALSE, FALSE],"
                     + " ARRAY[0, 0], ARRAY[0, 0], ARRAY[0, 0]::BIGINT[], ARRAY['AT_BOOKING', 'AT_BOOKING'])";
             List<String> rows = new ArrayList<>();
             try (var ps = caller.prepareStatement(call)) {
                 ps.setString(1, tenant.value());
+                ps.setString(2, tenant.value());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         rows.add(rs.getInt(2) + ":" + rs.getString(1));

@@ -328,12 +328,12 @@ public final class Decisions implements BookingStore {
     }
 
     /**
-     * Sends a batch of the combiner: one hold alone; more, by tenant, as {@code hold_batch} calls, the
-     * holds ordered by student so that concurrent batches take the students' locks in one order. A hold
-     * the batch answered RETRY (it would have had to wait for a lock, or do more than take a free seat),
-     * and every hold of a batch the database refused or rolled back, is then sent again on its own. A
-     * batch whose outcome is unknown (the connection broke after it was sent) fails each of its holds
-     * as a hold of its own would fail.
+     * Sends a batch of the combiner: one hold alone; more as one {@code hold_batch} call, the holds
+     * ordered by tenant and student so that concurrent batches take the students' locks in one order.
+     * A hold the batch answered RETRY (it would have had to wait for a lock, or do more than take a free
+     * seat), and every hold of a batch the database refused or rolled back, is then sent again on its
+     * own. A batch whose outcome is unknown (the connection broke after it was sent) fails each of its
+     * holds as a hold of its own would fail.
      */
     private void sendHolds(CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] calls, int count) {
         if (count == 1) {
@@ -342,20 +342,7 @@ public final class Decisions implements BookingStore {
         }
         CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] sorted = Arrays.copyOf(calls, count);
         Arrays.sort(sorted, LOCK_ORDER);
-        int from = 0;
-        while (from < count) {
-            TenantId tenantId = sorted[from].request().tenantId();
-            int to = from + 1;
-            while (to < count && sorted[to].request().tenantId().equals(tenantId)) {
-                to++;
-            }
-            if (to - from == 1) {
-                answerAlone(sorted[from]);
-            } else {
-                sendBatch(tenantId, sorted, from, to);
-            }
-            from = to;
-        }
+        sendBatch(sorted, count);
     }
 
     private void answerAlone(CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>> call) {
@@ -366,13 +353,14 @@ public final class Decisions implements BookingStore {
         }
     }
 
-    /** One hold_batch call for the holds {@code calls[from..to)}, all of {@code tenantId}. */
-    private void sendBatch(TenantId tenantId, CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] calls,
-                           int from, int to) {
-        int n = to - from;
+    /** One hold_batch call for the holds {@code calls[0..n)}. */
+    private void sendBatch(CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] calls, int n) {
+        TenantId first = calls[0].request().tenantId();
+        // the failures of a batch reach the callers of every tenant in it: they name none (null tenant)
         Facts facts;
         try {
-            facts = core.run(tenantId, "hold " + n + " seats", holdBatch, ps -> {
+            facts = core.run(null, "hold " + n + " seats", holdBatch, ps -> {
+                String[] tenants = new String[n];
                 String[] bookings = new String[n];
                 String[] requests = new String[n];
                 String[] slots = new String[n];
@@ -387,7 +375,8 @@ public final class Decisions implements BookingStore {
                 Long[] cutoffMicros = new Long[n];
                 String[] creditPolicies = new String[n];
                 for (int k = 0; k < n; k++) {
-                    HoldCommand cmd = calls[from + k].request().cmd();
+                    tenants[k] = calls[k].request().tenantId().value();
+                    HoldCommand cmd = calls[k].request().cmd();
                     bookings[k] = cmd.bookingId().value();
                     requests[k] = cmd.request().requestId().value();
                     slots[k] = cmd.request().slotId().value();
@@ -404,7 +393,7 @@ public final class Decisions implements BookingStore {
                 }
                 Connection c = ps.getConnection();
                 int i = sql.bindPrefix(ps);
-                ps.setString(i++, tenantId.value());
+                ps.setArray(i++, c.createArrayOf("varchar", tenants));
                 ps.setArray(i++, c.createArrayOf("varchar", bookings));
                 ps.setArray(i++, c.createArrayOf("varchar", requests));
                 ps.setArray(i++, c.createArrayOf("varchar", slots));
@@ -418,32 +407,32 @@ public final class Decisions implements BookingStore {
                 ps.setArray(i++, c.createArrayOf("int4", maxWeek));
                 ps.setArray(i++, c.createArrayOf("int8", cutoffMicros));
                 ps.setArray(i, c.createArrayOf("varchar", creditPolicies));
-            }, rs -> Facts.read(rs, sql, tenantId), true);
+            }, rs -> Facts.read(rs, sql, first), true);
         } catch (BookingStoreException e) {
             if (e.outcomeUnknown()) {
-                for (int k = from; k < to; k++) {
-                    calls[k].fail(e);
+                for (int k = 0; k < n; k++) {
+                    calls[k].fail(new BookingStoreException("could not hold a seat of slot "
+                            + calls[k].request().cmd().request().slotId() + ": " + e.getMessage(), e, e.retryable(),
+                            true));
                 }
                 return;
             }
-            LOG.debug("a batch of {} holds for tenant {} failed, each is sent on its own: {}", n, tenantId,
-                    e.getMessage());
-            for (int k = from; k < to; k++) {
+            LOG.debug("a batch of {} holds failed, each is sent on its own: {}", n, e.getMessage());
+            for (int k = 0; k < n; k++) {
                 answerAlone(calls[k]);
             }
             return;
         } catch (DuplicateBookingException e) {
-            LOG.debug("a batch of {} holds for tenant {} met a unique key, each is sent on its own: {}", n,
-                    tenantId, e.getMessage());
-            for (int k = from; k < to; k++) {
+            LOG.debug("a batch of {} holds met a unique key, each is sent on its own: {}", n, e.getMessage());
+            for (int k = 0; k < n; k++) {
                 answerAlone(calls[k]);
             }
             return;
         }
         for (int k = 0; k < n; k++) {
-            CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>> call = calls[from + k];
+            CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>> call = calls[k];
             try {
-                Facts part = facts.part(k + 1);
+                Facts part = facts.part(k + 1, call.request().tenantId());
                 if ("RETRY".equals(part.answer("hold_batch").tag())) {
                     answerAlone(call);
                 } else {

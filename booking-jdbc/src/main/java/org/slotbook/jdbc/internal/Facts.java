@@ -115,6 +115,11 @@ final class Facts {
         return new Facts(mine, tenantId);
     }
 
+    /** As {@link #part(int)}, the rows read as {@code tenant}'s (hold_batch: the holds of several tenants). */
+    Facts part(int index, TenantId tenant) {
+        return new Facts(part(index).rows, tenant);
+    }
+
     boolean isEmpty() {
         return rows.isEmpty();
     }
