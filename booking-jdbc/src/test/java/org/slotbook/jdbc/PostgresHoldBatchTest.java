@@ -314,7 +314,12 @@ class PostgresHoldBatchTest {
         Slot slot = slot(tenant, "kill", 0, 5);
         assertThat(store.schedule(tenant, slot, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
         Instant now = T0.minus(Duration.ofDays(1));
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+        List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3, r -> {
+            Thread worker = new Thread(r);
+            workers.add(worker);
+            return worker;
+        });
         try (Connection first = db.dataSource().getConnection(); Connection second = db.dataSource().getConnection()) {
             first.setAutoCommit(false);
             second.setAutoCommit(false);
@@ -326,7 +331,7 @@ class PostgresHoldBatchTest {
             // queued behind it, so they go together once it is answered
             var b = pool.submit(() -> store.hold(tenant, command(slot, "st-b", now)).result());
             var c = pool.submit(() -> store.hold(tenant, command(slot, "st-c", now)).result());
-            Thread.sleep(300);
+            assertThat(queuedOnTheLane(workers, 2)).as("two holds queued behind the lone one").isTrue();
             first.rollback();
             assertThat(alone.get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
             long batch = blockedBackend("hold_batch(");
@@ -354,6 +359,21 @@ class PostgresHoldBatchTest {
                 tenant.value())).isEqualTo(1);
         assertThat(store.hold(tenant, command(slot, "st-b", now)).result()).isInstanceOf(Held.class);
         assertThat(store.hold(tenant, command(slot, "st-c", now)).result()).isInstanceOf(Held.class);
+    }
+
+    /** Whether {@code count} of the workers wait in the combiner's queue, waiting up to 10 s for it. */
+    private static boolean queuedOnTheLane(List<Thread> workers, int count) throws InterruptedException {
+        for (int i = 0; i < 400; i++) {
+            long queued = workers.stream().filter(t -> t.getState() == Thread.State.TIMED_WAITING
+                    && java.util.Arrays.stream(t.getStackTrace())
+                            .anyMatch(f -> f.getClassName().endsWith("CallCombiner") && f.getMethodName().equals("run")))
+                    .count();
+            if (queued >= count) {
+                return true;
+            }
+            Thread.sleep(25);
+        }
+        return false;
     }
 
     private void lockStudent(Connection connection, TenantId tenant, String student) throws SQLException {
