@@ -408,22 +408,17 @@ public final class Decisions implements BookingStore {
                 ps.setArray(i++, c.createArrayOf("int8", cutoffMicros));
                 ps.setArray(i, c.createArrayOf("varchar", creditPolicies));
             }, rs -> Facts.read(rs, sql, first), true);
-        } catch (BookingStoreException e) {
-            if (e.outcomeUnknown()) {
+        } catch (BookingStoreException | DuplicateBookingException e) {
+            if (e instanceof BookingStoreException failure && failure.outcomeUnknown()) {
                 for (int k = 0; k < n; k++) {
                     calls[k].fail(new BookingStoreException("could not hold a seat of slot "
-                            + calls[k].request().cmd().request().slotId() + ": " + e.getMessage(), e, e.retryable(),
-                            true));
+                            + calls[k].request().cmd().request().slotId() + ": " + failure.getMessage(), failure,
+                            failure.retryable(), true));
                 }
                 return;
             }
+            // refused or rolled back (a unique key among them): nothing of the batch stands
             LOG.debug("a batch of {} holds failed, each is sent on its own: {}", n, e.getMessage());
-            for (int k = 0; k < n; k++) {
-                answerAlone(calls[k]);
-            }
-            return;
-        } catch (DuplicateBookingException e) {
-            LOG.debug("a batch of {} holds met a unique key, each is sent on its own: {}", n, e.getMessage());
             for (int k = 0; k < n; k++) {
                 answerAlone(calls[k]);
             }
