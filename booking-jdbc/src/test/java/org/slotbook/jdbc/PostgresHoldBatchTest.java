@@ -361,6 +361,141 @@ class PostgresHoldBatchTest {
         assertThat(store.hold(tenant, command(slot, "st-c", now)).result()).isInstanceOf(Held.class);
     }
 
+    /** Counts what the store sends through the connections it borrows, by kind: hold, hold_batch, other. */
+    private static final class CallCount extends ForwardingDataSource {
+        final AtomicInteger holds = new AtomicInteger();
+        final AtomicInteger batches = new AtomicInteger();
+        final AtomicInteger other = new AtomicInteger();
+        final List<String> otherNames = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        CallCount(DataSource delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            Connection connection = delegate.getConnection();
+            InvocationHandler handler = (proxy, method, args) -> {
+                String name = method.getName();
+                if (List.of("commit", "rollback", "setTransactionIsolation", "getTransactionIsolation", "isValid")
+                        .contains(name)
+                        || (name.equals("setAutoCommit") && (Boolean) args[0] != connection.getAutoCommit())) {
+                    other.incrementAndGet();
+                    otherNames.add(name);
+                }
+                Object result;
+                try {
+                    result = method.invoke(connection, args);
+                } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                }
+                if (name.equals("prepareStatement") && result instanceof java.sql.PreparedStatement ps) {
+                    String text = (String) args[0];
+                    AtomicInteger counter = text.contains("hold_batch(") ? batches
+                            : text.contains("hold(") ? holds : other;
+                    if (counter == other) {
+                        otherNames.add(text);
+                    }
+                    InvocationHandler statement = (p2, m2, a2) -> {
+                        if (m2.getName().startsWith("execute")) {
+                            counter.incrementAndGet();
+                        }
+                        try {
+                            return m2.invoke(ps, a2);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    };
+                    return Proxy.newProxyInstance(java.sql.PreparedStatement.class.getClassLoader(),
+                            new Class<?>[] {java.sql.PreparedStatement.class}, statement);
+                }
+                return result;
+            };
+            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                    new Class<?>[] {Connection.class}, handler);
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) throws SQLException {
+            throw new SQLException("not used");
+        }
+
+        int total() {
+            return holds.get() + batches.get() + other.get();
+        }
+    }
+
+    /**
+     * The round trips of combined holds, counted through the connections the store borrows. A lone hold
+     * is one call; two holds queued behind it go as one hold_batch call; the one of them the batch
+     * answers RETRY (its only seat is locked by another transaction) is one more call of its own, sent by
+     * its own caller. So no hold costs more than 2 calls, the budget of a hold, and the three holds cost
+     * 3 calls together (plus the one isolation check of a pooled connection the store had not used).
+     */
+    @Test
+    void aBatchedHoldCostsOneRoundTripAndARetriedOneTwo() throws Exception {
+        TenantId tenant = TenantId.of("trips-" + UUID.randomUUID());
+        CallCount calls = new CallCount(db.dataSource());
+        JdbcStore store = JdbcStore.builder(calls).tablePrefix(db.prefix()).holdLanes(1).build();
+        Slot open = slot(tenant, "open", 0, 5);
+        Slot tight = slot(tenant, "tight", 1, 1);
+        Slot warm = slot(tenant, "warm", 2, 5);
+        for (Slot s : List.of(open, tight, warm)) {
+            assertThat(store.schedule(tenant, s, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        }
+        Instant now = T0.minus(Duration.ofDays(1));
+        // the pool's connections have had their one isolation check
+        for (int i = 0; i < 3; i++) {
+            assertThat(store.hold(tenant, command(warm, "st-warm-" + i, now)).result()).isInstanceOf(Held.class);
+        }
+        List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3, r -> {
+            Thread worker = new Thread(r);
+            workers.add(worker);
+            return worker;
+        });
+        try (Connection student = db.dataSource().getConnection(); Connection seat = db.dataSource().getConnection()) {
+            student.setAutoCommit(false);
+            seat.setAutoCommit(false);
+            lockStudent(student, tenant, "st-first");
+            try (Statement st = seat.createStatement()) {
+                st.executeQuery("SELECT seq FROM " + db.table("slot_seat") + " WHERE tenant_id = '" + tenant.value()
+                        + "' AND slot_id = 'tight' FOR UPDATE").close();
+            }
+            calls.holds.set(0);
+            calls.batches.set(0);
+            calls.other.set(0);
+            calls.otherNames.clear();
+            var alone = pool.submit(() -> store.hold(tenant, command(open, "st-first", now)).result());
+            assertThat(blockedBackend("hold(")).as("the lone hold waits").isPositive();
+            var b = pool.submit(() -> store.hold(tenant, command(open, "st-b", now)).result());
+            var c = pool.submit(() -> store.hold(tenant, command(tight, "st-c", now)).result());
+            assertThat(queuedOnTheLane(workers, 2)).as("two holds queued behind the lone one").isTrue();
+            student.rollback();
+            assertThat(alone.get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
+            // answered while st-c still waits: the batch's leader does not run st-c's retry
+            assertThat(b.get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
+            // st-c was answered RETRY by the batch and now waits, on its own, for the locked seat
+            assertThat(blockedBackend("hold(")).as("the retried hold waits for the seat").isPositive();
+            seat.rollback();
+            assertThat(c.get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
+        } finally {
+            pool.shutdownNow();
+        }
+        System.out.println("[round trips] combined holds: hold " + calls.holds + ", hold_batch " + calls.batches
+                + ", other " + calls.other + " " + calls.otherNames);
+        assertThat(calls.batches.get()).as("hold_batch calls").isEqualTo(1);
+        assertThat(calls.holds.get()).as("hold calls: the lone one and the retried one").isEqualTo(2);
+        // besides the calls, only the first isolation check of a pooled connection the store had not used yet
+        assertThat(calls.otherNames).as("other round trips").allMatch("getTransactionIsolation"::equals);
+        assertThat(calls.total() - calls.other.get()).as("calls of 3 holds").isEqualTo(3);
+        assertThat(calls.total()).as("round trips of 3 holds, at most 2 each").isLessThanOrEqualTo(3 * 2);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND slot_id <> 'warm'"
+                + " AND status = 'HELD'", tenant.value())).isEqualTo(3);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND slot_id = 'tight'"
+                + " AND status = 'HELD' AND student_id = 'st-c'", tenant.value())).isEqualTo(1);
+    }
+
     /** Whether {@code count} of the workers wait in the combiner's queue, waiting up to 10 s for it. */
     private static boolean queuedOnTheLane(List<Thread> workers, int count) throws InterruptedException {
         for (int i = 0; i < 400; i++) {

@@ -324,15 +324,18 @@ public final class Decisions implements BookingStore {
         if (holds == null || cmd.request().waitlist()) {
             return holdAlone(tenantId, cmd);
         }
-        return holds.run(new HoldJob(tenantId, cmd));
+        StoreOutcome<HoldResult> outcome = holds.run(new HoldJob(tenantId, cmd));
+        // null: the batch did not decide this hold (RETRY, or the batch failed as a whole); its own caller
+        // sends it alone, so that the batch's leader is not kept waiting for it
+        return outcome != null ? outcome : holdAlone(tenantId, cmd);
     }
 
     /**
      * Sends a batch of the combiner: one hold alone; more as one {@code hold_batch} call, the holds
      * ordered by tenant and student so that concurrent batches take the students' locks in one order.
      * A hold the batch answered RETRY (it would have had to wait for a lock, or do more than take a free
-     * seat), and every hold of a batch the database refused or rolled back, is then sent again on its
-     * own. A batch whose outcome is unknown (the connection broke after it was sent) fails each of its
+     * seat), and every hold of a batch the database refused or rolled back, is answered null: its own
+     * caller then sends it again on its own (see {@link #hold}), outside the lane. A batch whose outcome is unknown (the connection broke after it was sent) fails each of its
      * holds as a hold of its own would fail.
      */
     private void sendHolds(CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] calls, int count) {
@@ -420,7 +423,7 @@ public final class Decisions implements BookingStore {
             // refused or rolled back (a unique key among them): nothing of the batch stands
             LOG.debug("a batch of {} holds failed, each is sent on its own: {}", n, e.getMessage());
             for (int k = 0; k < n; k++) {
-                answerAlone(calls[k]);
+                calls[k].complete(null);
             }
             return;
         }
@@ -429,7 +432,7 @@ public final class Decisions implements BookingStore {
             try {
                 Facts part = facts.part(k + 1, call.request().tenantId());
                 if ("RETRY".equals(part.answer("hold_batch").tag())) {
-                    answerAlone(call);
+                    call.complete(null);
                 } else {
                     call.complete(outcome(part, call.request().cmd()));
                 }
