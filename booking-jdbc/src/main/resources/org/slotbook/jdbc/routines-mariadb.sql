@@ -708,8 +708,10 @@ BEGIN
 END//
 
 -- Holds (p_status HELD) or books (CONFIRMED) a seat inside the caller's transaction (hold, hold_all);
--- p_terms: the call's promotion terms (terms); o_rows: the answer's rows as a JSON list. A slot with a
--- cost needs a package of the student that can pay it, for a seat and for a waitlist place alike (else
+-- p_terms: the call's promotion terms (terms); o_rows: the answer's rows as a JSON list. With p_plain
+-- (hold), the two commonest answers skip the JSON: a seat taken with nothing else done on the way, unpaid
+-- (o_tag HELD, o_seat, o_held = held until, o_at = now), and FULL (o_tag FULL); o_rows is then NULL and
+-- the caller writes their rows. A slot with a cost needs a package of the student that can pay it, for a seat and for a waitlist place alike (else
 -- INSUFFICIENT_CREDITS, slot_id, seat = cost); under the credit policy AT_BOOKING the new booking draws it.
 CREATE OR REPLACE PROCEDURE ${prefix}hold_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -722,7 +724,12 @@ CREATE OR REPLACE PROCEDURE ${prefix}hold_do(
     p_now DATETIME(6),
     p_gate_held BOOLEAN,
     p_waitlist BOOLEAN,
-    OUT o_rows LONGTEXT)
+    p_plain BOOLEAN,
+    OUT o_rows LONGTEXT,
+    OUT o_tag VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    OUT o_seat INT,
+    OUT o_held DATETIME(6),
+    OUT o_at DATETIME(6))
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
@@ -786,8 +793,11 @@ BEGIN
         END IF;
         IF v_refuse IS NOT NULL THEN
             SELECT booking_id INTO v_bid FROM ${prefix}booking WHERE tenant_id = p_tenant AND request_id = p_request;
-            SET v_answer = COALESCE(${prefix}booking_fact(p_tenant, v_bid, 'REPLAY'),
-                                    ${prefix}waiter_fact(p_tenant, p_request, 'WAITLISTED_REPLAY'));
+            IF v_bid IS NOT NULL THEN
+                SET v_answer = ${prefix}booking_fact(p_tenant, v_bid, 'REPLAY');
+            ELSEIF EXISTS (SELECT 1 FROM ${prefix}waiter WHERE tenant_id = p_tenant AND request_id = p_request) THEN
+                SET v_answer = ${prefix}waiter_fact(p_tenant, p_request, 'WAITLISTED_REPLAY');
+            END IF;
             IF v_answer IS NULL AND v_refuse = 'FULL' THEN
                 SELECT booking_id, status = 'CONFIRMED' OR v_now < held_until INTO v_bid, v_live
                   FROM ${prefix}booking
@@ -796,6 +806,11 @@ BEGIN
                 IF v_live THEN
                     SET v_answer = ${prefix}booking_fact(p_tenant, v_bid, 'ALREADY');
                 END IF;
+            END IF;
+            IF v_answer IS NULL AND v_refuse = 'FULL' AND p_plain THEN
+                -- the caller answers a plain FULL itself, without JSON (o_rows stays NULL)
+                SET o_tag = 'FULL';
+                LEAVE main;
             END IF;
             IF v_answer IS NULL THEN
                 SET v_answer = ${prefix}fact(v_refuse, NULL, IF(v_refuse = 'FULL', NULL, p_slot), NULL,
@@ -814,8 +829,11 @@ BEGIN
         --    its booking, else its waitlist entry
         SELECT booking_id INTO v_bid FROM ${prefix}booking
          WHERE tenant_id = p_tenant AND request_id = p_request LOCK IN SHARE MODE;
-        SET v_answer = COALESCE(${prefix}booking_fact(p_tenant, v_bid, 'REPLAY'),
-                                ${prefix}waiter_fact(p_tenant, p_request, 'WAITLISTED_REPLAY'));
+        IF v_bid IS NOT NULL THEN
+            SET v_answer = ${prefix}booking_fact(p_tenant, v_bid, 'REPLAY');
+        ELSEIF EXISTS (SELECT 1 FROM ${prefix}waiter WHERE tenant_id = p_tenant AND request_id = p_request) THEN
+            SET v_answer = ${prefix}waiter_fact(p_tenant, p_request, 'WAITLISTED_REPLAY');
+        END IF;
         IF v_answer IS NOT NULL THEN
             LEAVE main;
         END IF;
@@ -1049,6 +1067,11 @@ BEGIN
         IF v_cost > 0 AND v_policy = 'AT_BOOKING' THEN
             CALL ${prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'DRAW', v_now);
             SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, 'HELD');
+        ELSEIF p_plain AND v_events IS NULL THEN
+            -- unpaid, nothing else happened: the caller answers the booking as just written (no package,
+            -- no credits, attendance NONE) and its event itself, without JSON (o_rows stays NULL)
+            SET o_tag = 'HELD', o_seat = v_seq, o_held = v_held_until, o_at = v_now;
+            LEAVE main;
         ELSE
             -- unpaid: the booking as just written (no package, no credits, attendance NONE)
             SET v_answer = JSON_ARRAY('HELD', p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until,
@@ -1057,7 +1080,9 @@ BEGIN
         SET v_events = ${prefix}noted(v_events,
                                       JSON_SET(v_answer, '$[0]', IF(p_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD')));
     END main;
-    SET o_rows = ${prefix}answer_rows(v_answer, v_conf, v_events);
+    IF o_tag IS NULL THEN
+        SET o_rows = ${prefix}answer_rows(v_answer, v_conf, v_events);
+    END IF;
 END//
 
 -- hold_do in its own READ COMMITTED transaction. Answers HELD (plus EV_HELD or EV_CONFIRMED), REPLAY,
@@ -1082,14 +1107,34 @@ CREATE OR REPLACE PROCEDURE ${prefix}hold(
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_rows LONGTEXT;
+    DECLARE v_tag VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_seat INT;
+    DECLARE v_held, v_at DATETIME(6);
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
     CALL ${prefix}hold_do(p_tenant, ${prefix}terms(p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
                                                    p_waitlist_cutoff_micros, p_credit_policy),
-                          p_booking, p_request, p_slot, p_student, p_status, p_now, p_gate_held, p_waitlist, v_rows);
+                          p_booking, p_request, p_slot, p_student, p_status, p_now, p_gate_held, p_waitlist, TRUE,
+                          v_rows, v_tag, v_seat, v_held, v_at);
     COMMIT;
-    CALL ${prefix}emit(v_rows);
+    -- the two plain answers as rows of their own (the 20 columns of emit), the others through emit
+    IF v_tag = 'HELD' THEN
+        SELECT 'HELD' AS tag, p_booking AS booking_id, p_request AS request_id, p_slot AS slot_id,
+               p_student AS student_id, v_seat AS seat, p_status AS status, v_held AS held_until, v_at AS created_at,
+               v_at AS updated_at, NULL AS res_kind, NULL AS res_id, NULL AS starts_at, NULL AS ends_at,
+               NULL AS coach_id, NULL AS room_id, NULL AS capacity, NULL AS ref_id, 0 AS amount, 'NONE' AS note
+        UNION ALL
+        SELECT IF(p_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD'), p_booking, p_request, p_slot, p_student, v_seat,
+               p_status, v_held, v_at, v_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 'NONE';
+    ELSEIF v_tag = 'FULL' THEN
+        SELECT 'FULL' AS tag, NULL AS booking_id, NULL AS request_id, NULL AS slot_id, NULL AS student_id,
+               NULL AS seat, NULL AS status, NULL AS held_until, NULL AS created_at, NULL AS updated_at,
+               NULL AS res_kind, NULL AS res_id, NULL AS starts_at, NULL AS ends_at, NULL AS coach_id,
+               NULL AS room_id, NULL AS capacity, NULL AS ref_id, NULL AS amount, NULL AS note;
+    ELSE
+        CALL ${prefix}emit(v_rows);
+    END IF;
 END//
 
 
@@ -1732,6 +1777,10 @@ BEGIN
     DECLARE v_all LONGTEXT DEFAULT '[]';
     DECLARE v_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    -- hold_do's plain answer, never asked for here (p_plain FALSE): every answer comes as JSON rows
+    DECLARE v_plain VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_seat INT;
+    DECLARE v_held, v_at DATETIME(6);
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
     SET v_count = ${prefix}batch_size(p_mode, p_commands);
@@ -1752,7 +1801,8 @@ BEGIN
                               ${prefix}rec_field(v_rec, CHAR(31), 5),
                               ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 6)),
                               ${prefix}rec_field(v_rec, CHAR(31), 9) = '1',
-                              ${prefix}rec_field(v_rec, CHAR(31), 10) = '1', v_part);
+                              ${prefix}rec_field(v_rec, CHAR(31), 10) = '1', FALSE, v_part, v_plain, v_seat,
+                              v_held, v_at);
         -- the answer row comes first
         SET v_tag = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][0]')),
             v_status = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][6]'));
