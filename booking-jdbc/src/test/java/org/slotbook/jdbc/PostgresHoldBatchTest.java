@@ -314,33 +314,22 @@ class PostgresHoldBatchTest {
         Slot slot = slot(tenant, "kill", 0, 5);
         assertThat(store.schedule(tenant, slot, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
         Instant now = T0.minus(Duration.ofDays(1));
-        List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3, r -> {
-            Thread worker = new Thread(r);
-            workers.add(worker);
-            return worker;
-        });
+        Lane lane = new Lane();
         try (Connection first = db.dataSource().getConnection(); Connection second = db.dataSource().getConnection()) {
             first.setAutoCommit(false);
             second.setAutoCommit(false);
             lockStudent(first, tenant, "st-first");
             lockStudent(second, tenant, "st-b");
-            // the lane's call: a hold of its own, waiting for st-first's lock
-            var alone = pool.submit(() -> store.hold(tenant, command(slot, "st-first", now)).result());
-            assertThat(blockedBackend("hold(")).as("the lone hold waits").isPositive();
-            // queued behind it, so they go together once it is answered
-            var b = pool.submit(() -> store.hold(tenant, command(slot, "st-b", now)).result());
-            var c = pool.submit(() -> store.hold(tenant, command(slot, "st-c", now)).result());
-            assertThat(queuedOnTheLane(workers, 2)).as("two holds queued behind the lone one").isTrue();
+            var held = lineUp(lane, store, tenant, List.of(slot, slot, slot), now);
             first.rollback();
-            assertThat(alone.get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
+            assertThat(held.get(0).get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
             long batch = blockedBackend("hold_batch(");
             assertThat(batch).as("the batch waits for st-b's lock").isPositive();
             boolean killed = sql.withHandle(h -> h.createQuery("SELECT pg_terminate_backend(:pid)")
                     .bind("pid", (int) batch).mapTo(Boolean.class).one());
             assertThat(killed).isTrue();
             second.rollback();
-            for (var queued : List.of(b, c)) {
+            for (var queued : held.subList(1, 3)) {
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> queued.get(30, java.util.concurrent.TimeUnit.SECONDS))
                         .hasCauseInstanceOf(org.slotbook.core.BookingStoreException.class)
                         .satisfies(e -> {
@@ -351,7 +340,7 @@ class PostgresHoldBatchTest {
                         });
             }
         } finally {
-            pool.shutdownNow();
+            lane.pool.shutdownNow();
         }
         assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND student_id IN"
                 + " ('st-b', 'st-c')", tenant.value())).as("the batch rolled back").isZero();
@@ -448,12 +437,7 @@ class PostgresHoldBatchTest {
         for (int i = 0; i < 3; i++) {
             assertThat(store.hold(tenant, command(warm, "st-warm-" + i, now)).result()).isInstanceOf(Held.class);
         }
-        List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3, r -> {
-            Thread worker = new Thread(r);
-            workers.add(worker);
-            return worker;
-        });
+        Lane lane = new Lane();
         try (Connection student = db.dataSource().getConnection(); Connection seat = db.dataSource().getConnection()) {
             student.setAutoCommit(false);
             seat.setAutoCommit(false);
@@ -466,21 +450,17 @@ class PostgresHoldBatchTest {
             calls.batches.set(0);
             calls.other.set(0);
             calls.otherNames.clear();
-            var alone = pool.submit(() -> store.hold(tenant, command(open, "st-first", now)).result());
-            assertThat(blockedBackend("hold(")).as("the lone hold waits").isPositive();
-            var b = pool.submit(() -> store.hold(tenant, command(open, "st-b", now)).result());
-            var c = pool.submit(() -> store.hold(tenant, command(tight, "st-c", now)).result());
-            assertThat(queuedOnTheLane(workers, 2)).as("two holds queued behind the lone one").isTrue();
+            var held = lineUp(lane, store, tenant, List.of(open, open, tight), now);
             student.rollback();
-            assertThat(alone.get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
+            assertThat(held.get(0).get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
             // answered while st-c still waits: the batch's leader does not run st-c's retry
-            assertThat(b.get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
+            assertThat(held.get(1).get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
             // st-c was answered RETRY by the batch and now waits, on its own, for the locked seat
             assertThat(blockedBackend("hold(")).as("the retried hold waits for the seat").isPositive();
             seat.rollback();
-            assertThat(c.get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
+            assertThat(held.get(2).get(30, java.util.concurrent.TimeUnit.SECONDS)).isInstanceOf(Held.class);
         } finally {
-            pool.shutdownNow();
+            lane.pool.shutdownNow();
         }
         System.out.println("[round trips] combined holds: hold " + calls.holds + ", hold_batch " + calls.batches
                 + ", other " + calls.other + " " + calls.otherNames);
@@ -494,6 +474,31 @@ class PostgresHoldBatchTest {
                 + " AND status = 'HELD'", tenant.value())).isEqualTo(3);
         assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND slot_id = 'tight'"
                 + " AND status = 'HELD' AND student_id = 'st-c'", tenant.value())).isEqualTo(1);
+    }
+
+    /**
+     * On a store with one lane: a hold of st-first, sent alone, that waits for his lock (which the test
+     * holds), then holds of st-b and st-c queued behind it, so that they go together once it is
+     * answered. {@code slots}: the slots of st-first, st-b and st-c.
+     */
+    private List<java.util.concurrent.Future<HoldResult>> lineUp(Lane lane, JdbcStore store, TenantId tenant,
+            List<Slot> slots, Instant now) throws InterruptedException {
+        var alone = lane.pool.submit(() -> store.hold(tenant, command(slots.get(0), "st-first", now)).result());
+        assertThat(blockedBackend("hold(")).as("the lone hold waits").isPositive();
+        var b = lane.pool.submit(() -> store.hold(tenant, command(slots.get(1), "st-b", now)).result());
+        var c = lane.pool.submit(() -> store.hold(tenant, command(slots.get(2), "st-c", now)).result());
+        assertThat(queuedOnTheLane(lane.workers, 2)).as("two holds queued behind the lone one").isTrue();
+        return List.of(alone, b, c);
+    }
+
+    /** Three worker threads that send holds, each kept in {@code workers} so that a test can read their states. */
+    private static final class Lane {
+        final List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3, r -> {
+            Thread worker = new Thread(r);
+            workers.add(worker);
+            return worker;
+        });
     }
 
     /** Whether {@code count} of the workers wait in the combiner's queue, waiting up to 10 s for it. */
