@@ -31,7 +31,7 @@ import org.slotbook.jdbc.internal.Tables;
 public final class JdbcStore extends ForwardingStore {
     /** Retries after a deadlock or serialization failure, unless the builder says otherwise. */
     public static final int DEFAULT_MAX_RETRIES = 8;
-    /** How many batches of concurrent holds may run at once on PostgreSQL, unless the builder says otherwise. */
+    /** How many batches of concurrent holds may run at once on PostgreSQL and MariaDB, unless the builder says otherwise. */
     public static final int DEFAULT_HOLD_LANES = 4;
     /** The most hold lanes a store may have. */
     public static final int MAX_HOLD_LANES = 64;
@@ -83,7 +83,7 @@ public final class JdbcStore extends ForwardingStore {
 
     /**
      * How many batches of concurrent holds may run at once (see {@link Builder#holdLanes}); 0 when each
-     * hold is a call of its own (the setting was 0, or the database is not PostgreSQL).
+     * hold is a call of its own (the setting was 0, or the database is H2).
      */
     public int holdLanes() {
         return decisions.holdLanes();
@@ -133,15 +133,15 @@ public final class JdbcStore extends ForwardingStore {
         }
 
         /**
-         * PostgreSQL: how many calls of combined holds may run at once (0..64). Default 4.
+         * PostgreSQL and MariaDB: how many calls of combined holds may run at once (0..64). Default 4.
          *
          * <p>A hold that finds its lane idle is sent at once, as a call of its own. Holds that arrive
          * while their lane's call runs wait, and go to the database together in the next call (at most
          * 16): one transaction, one commit and one round trip for all of them, each decided by the
          * same routine and answered as if it had been alone. The lanes bound how many connections the
          * holds keep busy at once; about the database server's cores is a good number, more when its
-         * disk, not its CPU, is the limit. 0 sends every hold on its own. Other databases send every
-         * hold on its own whatever this says.
+         * disk, not its CPU, is the limit. 0 sends every hold on its own. H2, in the same JVM, sends
+         * every hold on its own whatever this says.
          */
         public Builder holdLanes(int lanes) {
             if (lanes < 0 || lanes > MAX_HOLD_LANES) {

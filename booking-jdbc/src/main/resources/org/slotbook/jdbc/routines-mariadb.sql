@@ -711,7 +711,11 @@ END//
 -- p_terms: the call's promotion terms (terms); o_rows: the answer's rows as a JSON list. With p_plain
 -- (hold), the two commonest answers skip the JSON: a seat taken with nothing else done on the way, unpaid
 -- (o_tag HELD, o_seat, o_held = held until, o_at = now), and FULL (o_tag FULL); o_rows is then NULL and
--- the caller writes their rows. A slot with a cost needs a package of the student that can pay it, for a seat and for a waitlist place alike (else
+-- the caller writes their rows. With p_no_wait (hold_batch) the hold waits for no lock but its
+-- student's, and answers o_tag RETRY (o_rows NULL) where it would have to wait or do more than take a
+-- free seat: a slot with a cost, the waitlist, dead holds to retire, no unlocked free seat; the caller
+-- rolls back what it wrote (the student's lock row) and asks again with a call of its own. A slot with a
+-- cost needs a package of the student that can pay it, for a seat and for a waitlist place alike (else
 -- INSUFFICIENT_CREDITS, slot_id, seat = cost); under the credit policy AT_BOOKING the new booking draws it.
 CREATE OR REPLACE PROCEDURE ${prefix}hold_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -725,6 +729,7 @@ CREATE OR REPLACE PROCEDURE ${prefix}hold_do(
     p_gate_held BOOLEAN,
     p_waitlist BOOLEAN,
     p_plain BOOLEAN,
+    p_no_wait BOOLEAN,
     OUT o_rows LONGTEXT,
     OUT o_tag VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     OUT o_seat INT,
@@ -818,6 +823,12 @@ BEGIN
                                              CASE v_refuse WHEN 'NOT_OPEN_YET' THEN v_opens
                                                            WHEN 'BOOKING_CLOSED' THEN v_closes END, NULL);
             END IF;
+            LEAVE main;
+        END IF;
+
+        -- no waiting (hold_batch): a paid seat or the waitlist is decided by a call of its own
+        IF p_no_wait AND (v_cost > 0 OR v_waitlist = 1) THEN
+            SET o_tag = 'RETRY';
             LEAVE main;
         END IF;
 
@@ -918,6 +929,13 @@ BEGIN
             END IF;
         END IF;
 
+        -- no waiting (hold_batch): dead holds to retire are left to a call of its own (here every
+        -- overlapping active occupation left is a dead hold's: a live one answered CONFLICT above)
+        IF p_no_wait AND (v_own_dead IS NOT NULL OR v_overlaps > 0) THEN
+            SET o_tag = 'RETRY';
+            LEAVE main;
+        END IF;
+
         -- 10. retire the student's dead holds: his own of this slot, then those overlapping it (in the
         --     order they were taken, by occupation id; looked for only when step 8 saw active occupations
         --     of his there); each freed seat is offered to its slot's waitlist
@@ -976,6 +994,11 @@ BEGIN
                         SET v_taken = 1;
                     END IF;
                     LEAVE attempt;
+                END IF;
+                -- no waiting (hold_batch): no unlocked free seat is left to a call of its own
+                IF p_no_wait THEN
+                    SET o_tag = 'RETRY';
+                    LEAVE main;
                 END IF;
                 IF v_waiting IS NULL THEN
                     SET v_waiting = EXISTS (SELECT 1 FROM ${prefix}waiter FORCE INDEX (${prefix}waiter_slot_ix)
@@ -1116,7 +1139,7 @@ BEGIN
     CALL ${prefix}hold_do(p_tenant, ${prefix}terms(p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
                                                    p_waitlist_cutoff_micros, p_credit_policy),
                           p_booking, p_request, p_slot, p_student, p_status, p_now, p_gate_held, p_waitlist, TRUE,
-                          v_rows, v_tag, v_seat, v_held, v_at);
+                          FALSE, v_rows, v_tag, v_seat, v_held, v_at);
     COMMIT;
     -- the two plain answers as rows of their own (the 20 columns of emit), the others through emit
     IF v_tag = 'HELD' THEN
@@ -1801,8 +1824,8 @@ BEGIN
                               ${prefix}rec_field(v_rec, CHAR(31), 5),
                               ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 6)),
                               ${prefix}rec_field(v_rec, CHAR(31), 9) = '1',
-                              ${prefix}rec_field(v_rec, CHAR(31), 10) = '1', FALSE, v_part, v_plain, v_seat,
-                              v_held, v_at);
+                              ${prefix}rec_field(v_rec, CHAR(31), 10) = '1', FALSE, FALSE, v_part, v_plain,
+                              v_seat, v_held, v_at);
         -- the answer row comes first
         SET v_tag = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][0]')),
             v_status = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][6]'));
@@ -1822,6 +1845,74 @@ BEGIN
         COMMIT;
     END IF;
     CALL ${prefix}emit(v_all);
+END//
+
+-- The holds of concurrent callers, of any tenants and students, in one READ COMMITTED transaction.
+-- p_commands: records (CHAR(30)) of fields (CHAR(31)), as hold_all's plus the tenant: booking, request,
+-- slot, student, status, now micros ('' : the database clock), hold micros, longest micros, gate held
+-- ('1'), waitlist ('1'), max upcoming, max week, waitlist cutoff micros, credit policy, tenant. The
+-- caller orders them by tenant, then student, so that concurrent batches take the students' locks in
+-- one order. Each is decided by hold_do without waiting (p_no_wait); one answered RETRY is rolled back
+-- to its savepoint (nothing of it stays) and answered as a RETRY row. Answers every hold's rows, each
+-- with capacity = the hold's position (from 1).
+CREATE OR REPLACE PROCEDURE ${prefix}hold_batch(p_commands LONGTEXT)
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_count, v_k, v_j INT DEFAULT 0;
+    DECLARE v_rec, v_part LONGTEXT;
+    DECLARE v_all LONGTEXT DEFAULT '';
+    DECLARE v_tenant, v_booking, v_request, v_slot, v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_status, v_tag VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_seat INT;
+    DECLARE v_held, v_at DATETIME(6);
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+
+    SET v_count = ${prefix}batch_size('BEST_EFFORT', p_commands);
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    START TRANSACTION;
+    WHILE v_k < v_count DO
+        SET v_k = v_k + 1;
+        SET v_rec = ${prefix}record(p_commands, v_k);
+        SET v_tenant = ${prefix}rec_field(v_rec, CHAR(31), 15), v_booking = ${prefix}rec_field(v_rec, CHAR(31), 1),
+            v_request = ${prefix}rec_field(v_rec, CHAR(31), 2), v_slot = ${prefix}rec_field(v_rec, CHAR(31), 3),
+            v_student = ${prefix}rec_field(v_rec, CHAR(31), 4), v_status = ${prefix}rec_field(v_rec, CHAR(31), 5);
+        SAVEPOINT hold_batch_one;
+        CALL ${prefix}hold_do(v_tenant,
+                              ${prefix}terms(CAST(${prefix}rec_field(v_rec, CHAR(31), 7) AS SIGNED),
+                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 8) AS SIGNED),
+                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 11) AS SIGNED),
+                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 12) AS SIGNED),
+                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 13) AS SIGNED),
+                                             ${prefix}rec_field(v_rec, CHAR(31), 14)),
+                              v_booking, v_request, v_slot, v_student, v_status,
+                              ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 6)),
+                              ${prefix}rec_field(v_rec, CHAR(31), 9) = '1',
+                              ${prefix}rec_field(v_rec, CHAR(31), 10) = '1', TRUE, TRUE, v_part, v_tag, v_seat,
+                              v_held, v_at);
+        IF v_tag = 'RETRY' THEN
+            ROLLBACK TO SAVEPOINT hold_batch_one;
+            SET v_all = CONCAT(v_all, ',', JSON_ARRAY('RETRY', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                                      NULL, NULL, NULL, NULL, NULL, NULL, v_k, NULL, NULL, NULL));
+        ELSEIF v_tag = 'HELD' THEN
+            SET v_all = CONCAT(v_all, ',',
+                JSON_ARRAY('HELD', v_booking, v_request, v_slot, v_student, v_seat, v_status, v_held, v_at, v_at,
+                           NULL, NULL, NULL, NULL, NULL, NULL, v_k, NULL, 0, 'NONE'), ',',
+                JSON_ARRAY(IF(v_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD'), v_booking, v_request, v_slot,
+                           v_student, v_seat, v_status, v_held, v_at, v_at, NULL, NULL, NULL, NULL, NULL, NULL, v_k,
+                           NULL, 0, 'NONE'));
+        ELSEIF v_tag = 'FULL' THEN
+            SET v_all = CONCAT(v_all, ',', JSON_ARRAY('FULL', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                                      NULL, NULL, NULL, NULL, NULL, NULL, v_k, NULL, NULL, NULL));
+        ELSE
+            SET v_j = 0;
+            WHILE v_j < JSON_LENGTH(v_part) DO
+                SET v_all = CONCAT(v_all, ',', JSON_SET(JSON_EXTRACT(v_part, CONCAT('$[', v_j, ']')), '$[16]', v_k));
+                SET v_j = v_j + 1;
+            END WHILE;
+        END IF;
+    END WHILE;
+    COMMIT;
+    CALL ${prefix}emit(CONCAT('[', SUBSTRING(v_all, 2), ']'));
 END//
 
 DELIMITER ;

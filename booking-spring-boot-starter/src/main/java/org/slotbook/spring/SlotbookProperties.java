@@ -38,7 +38,7 @@ public record SlotbookProperties(
      * @param maxRetries Retries after a deadlock or serialization failure
      * @param validateSchema Check at start-up that Slotbook's tables, columns and routines exist, and fail
      *     naming what is missing
-     * @param holdLanes PostgreSQL: how many calls of combined concurrent holds may run at once (0 to 64;
+     * @param holdLanes PostgreSQL and MariaDB: how many calls of combined concurrent holds may run at once (0 to 64;
      *     0: each hold is a call of its own)
      */
     public record Jdbc(

@@ -228,11 +228,11 @@ public final class Decisions implements BookingStore {
     private final String cancelSeries;
     private final String holdAll;
     private final String holdBatch;
-    /** Concurrent holds sent together (PostgreSQL, lanes > 0), or null: each hold is a call of its own. */
+    /** Concurrent holds sent together (PostgreSQL and MariaDB, lanes > 0), or null: each hold is a call of its own. */
     private final @Nullable CallCombiner<HoldJob, StoreOutcome<HoldResult>> holds;
 
     /**
-     * @param holdLanes how many {@code hold_batch} calls of concurrent holds may run at once (PostgreSQL);
+     * @param holdLanes how many {@code hold_batch} calls of concurrent holds may run at once (PostgreSQL, MariaDB);
      *                  0, or another dialect: each hold is a call of its own
      */
     public Decisions(StoreCore core, int holdLanes) {
@@ -250,8 +250,9 @@ public final class Decisions implements BookingStore {
         this.scheduleSeries = sql.call("schedule_series", 5);
         this.cancelSeries = sql.call("cancel_series", 4);
         this.holdAll = sql.call("hold_all", 3);
-        this.holdBatch = sql.call("hold_batch", 14);
-        this.holds = holdLanes > 0 && core.dialect() == JdbcDialect.POSTGRESQL
+        // PostgreSQL: one array per field; MariaDB: the holds as records in one text
+        this.holdBatch = sql.call("hold_batch", core.dialect() == JdbcDialect.MARIADB ? 1 : 14);
+        this.holds = holdLanes > 0 && core.dialect() != JdbcDialect.H2
                 ? new CallCombiner<>(this::sendHolds, holdLanes, HOLD_BATCH) : null;
     }
 
@@ -313,7 +314,7 @@ public final class Decisions implements BookingStore {
     /**
      * {@inheritDoc}
      *
-     * <p>With hold lanes (PostgreSQL), a hold that finds its lane busy queues, and the queued holds go
+     * <p>With hold lanes (PostgreSQL, MariaDB), a hold that finds its lane busy queues, and the queued holds go
      * to the database together as one {@code hold_batch} call (see {@link #sendHolds}); a hold that joins
      * the waitlist is always a call of its own.
      */
@@ -363,6 +364,10 @@ public final class Decisions implements BookingStore {
         Facts facts;
         try {
             facts = core.run(null, "hold " + n + " seats", holdBatch, ps -> {
+                if (core.dialect() == JdbcDialect.MARIADB) {
+                    bindRecords(ps, calls, n);
+                    return;
+                }
                 String[] tenants = new String[n];
                 String[] bookings = new String[n];
                 String[] requests = new String[n];
@@ -440,6 +445,26 @@ public final class Decisions implements BookingStore {
                 call.fail(e);
             }
         }
+    }
+
+    /** MariaDB's hold_batch: the holds as hold_all's records, each with its tenant as a 15th field. */
+    private void bindRecords(PreparedStatement ps, CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] calls, int n)
+            throws SQLException {
+        StringBuilder records = new StringBuilder();
+        for (int k = 0; k < n; k++) {
+            HoldCommand cmd = calls[k].request().cmd();
+            if (k > 0) {
+                records.append(RECORD);
+            }
+            record(records, cmd.bookingId().value(), cmd.request().requestId().value(),
+                    cmd.request().slotId().value(), cmd.request().studentId().value(), cmd.status().name(),
+                    epochMicros(cmd.now()), Long.toString(micros(cmd.holdTtl())),
+                    Long.toString(micros(cmd.longestSession())), cmd.gateHeld() ? "1" : "0",
+                    cmd.request().waitlist() ? "1" : "0", Integer.toString(cmd.rules().maxUpcoming()),
+                    Integer.toString(cmd.rules().maxPerWeek()), Long.toString(micros(cmd.rules().waitlistCutoff())),
+                    cmd.rules().credits().name(), calls[k].request().tenantId().value());
+        }
+        ps.setString(sql.bindPrefix(ps), records.toString());
     }
 
     private StoreOutcome<HoldResult> outcome(Facts facts, HoldCommand cmd) {
