@@ -1781,6 +1781,34 @@ BEGIN
     CALL ${prefix}emit(v_all);
 END//
 
+-- hold_do for one record of hold_all or hold_batch (fields: booking, request, slot, student, status,
+-- now micros, hold micros, longest micros, gate held '1', waitlist '1', max upcoming, max week,
+-- waitlist cutoff micros, credit policy), of tenant p_tenant. p_batch (hold_batch): plain answers and
+-- no waiting (p_plain, p_no_wait of hold_do); the OUT parameters are hold_do's.
+CREATE OR REPLACE PROCEDURE ${prefix}hold_record(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_rec LONGTEXT,
+    p_batch BOOLEAN,
+    OUT o_rows LONGTEXT, OUT o_tag VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    OUT o_seat INT, OUT o_held DATETIME(6), OUT o_at DATETIME(6))
+MODIFIES SQL DATA
+BEGIN
+    CALL ${prefix}hold_do(p_tenant,
+                          ${prefix}terms(CAST(${prefix}rec_field(p_rec, CHAR(31), 7) AS SIGNED),
+                                         CAST(${prefix}rec_field(p_rec, CHAR(31), 8) AS SIGNED),
+                                         CAST(${prefix}rec_field(p_rec, CHAR(31), 11) AS SIGNED),
+                                         CAST(${prefix}rec_field(p_rec, CHAR(31), 12) AS SIGNED),
+                                         CAST(${prefix}rec_field(p_rec, CHAR(31), 13) AS SIGNED),
+                                         ${prefix}rec_field(p_rec, CHAR(31), 14)),
+                          ${prefix}rec_field(p_rec, CHAR(31), 1), ${prefix}rec_field(p_rec, CHAR(31), 2),
+                          ${prefix}rec_field(p_rec, CHAR(31), 3), ${prefix}rec_field(p_rec, CHAR(31), 4),
+                          ${prefix}rec_field(p_rec, CHAR(31), 5),
+                          ${prefix}micros_dt(${prefix}rec_field(p_rec, CHAR(31), 6)),
+                          ${prefix}rec_field(p_rec, CHAR(31), 9) = '1',
+                          ${prefix}rec_field(p_rec, CHAR(31), 10) = '1', p_batch, p_batch, o_rows, o_tag, o_seat,
+                          o_held, o_at);
+END//
+
 -- Decides several holds in one transaction, each as hold does, in order. p_commands: records separated
 -- by CHAR(30), fields by CHAR(31): booking_id, request_id, slot_id, student_id, status, now
 -- (microseconds since the epoch, '' for the database clock, read per command), hold_micros,
@@ -1812,20 +1840,7 @@ BEGIN
     WHILE v_k < v_count DO
         SET v_k = v_k + 1;
         SET v_rec = ${prefix}record(p_commands, v_k);
-        CALL ${prefix}hold_do(p_tenant,
-                              ${prefix}terms(CAST(${prefix}rec_field(v_rec, CHAR(31), 7) AS SIGNED),
-                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 8) AS SIGNED),
-                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 11) AS SIGNED),
-                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 12) AS SIGNED),
-                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 13) AS SIGNED),
-                                             ${prefix}rec_field(v_rec, CHAR(31), 14)),
-                              ${prefix}rec_field(v_rec, CHAR(31), 1), ${prefix}rec_field(v_rec, CHAR(31), 2),
-                              ${prefix}rec_field(v_rec, CHAR(31), 3), ${prefix}rec_field(v_rec, CHAR(31), 4),
-                              ${prefix}rec_field(v_rec, CHAR(31), 5),
-                              ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 6)),
-                              ${prefix}rec_field(v_rec, CHAR(31), 9) = '1',
-                              ${prefix}rec_field(v_rec, CHAR(31), 10) = '1', FALSE, FALSE, v_part, v_plain,
-                              v_seat, v_held, v_at);
+        CALL ${prefix}hold_record(p_tenant, v_rec, FALSE, v_part, v_plain, v_seat, v_held, v_at);
         -- the answer row comes first
         SET v_tag = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][0]')),
             v_status = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][6]'));
@@ -1877,18 +1892,7 @@ BEGIN
             v_request = ${prefix}rec_field(v_rec, CHAR(31), 2), v_slot = ${prefix}rec_field(v_rec, CHAR(31), 3),
             v_student = ${prefix}rec_field(v_rec, CHAR(31), 4), v_status = ${prefix}rec_field(v_rec, CHAR(31), 5);
         SAVEPOINT hold_batch_one;
-        CALL ${prefix}hold_do(v_tenant,
-                              ${prefix}terms(CAST(${prefix}rec_field(v_rec, CHAR(31), 7) AS SIGNED),
-                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 8) AS SIGNED),
-                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 11) AS SIGNED),
-                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 12) AS SIGNED),
-                                             CAST(${prefix}rec_field(v_rec, CHAR(31), 13) AS SIGNED),
-                                             ${prefix}rec_field(v_rec, CHAR(31), 14)),
-                              v_booking, v_request, v_slot, v_student, v_status,
-                              ${prefix}micros_dt(${prefix}rec_field(v_rec, CHAR(31), 6)),
-                              ${prefix}rec_field(v_rec, CHAR(31), 9) = '1',
-                              ${prefix}rec_field(v_rec, CHAR(31), 10) = '1', TRUE, TRUE, v_part, v_tag, v_seat,
-                              v_held, v_at);
+        CALL ${prefix}hold_record(v_tenant, v_rec, TRUE, v_part, v_tag, v_seat, v_held, v_at);
         IF v_tag = 'RETRY' THEN
             ROLLBACK TO SAVEPOINT hold_batch_one;
             SET v_all = CONCAT(v_all, ',', JSON_ARRAY('RETRY', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,

@@ -54,9 +54,9 @@ import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class HoldBatchTests {
     static final Instant T0 = Instant.parse("2030-05-06T09:00:00Z");
-    static final Duration HOUR = Duration.ofHours(1);
-    static final Duration LONGEST = Duration.ofHours(24);
-
+    /** A session's length, and how long a hold lasts. */
+    static final Duration HOUR = JdbcStoreTests.HOUR;
+    static final Duration LONGEST = JdbcStoreTests.LONGEST;
     TestDatabase db;
     Jdbi sql;
 
@@ -125,13 +125,7 @@ abstract class HoldBatchTests {
     }
 
     int count(String query, Object... args) {
-        return sql.withHandle(h -> {
-            var q = h.createQuery(query);
-            for (int i = 0; i < args.length; i++) {
-                q.bind(i, args[i]);
-            }
-            return q.mapTo(Integer.class).one();
-        });
+        return db.count(query, args);
     }
 
     /**
@@ -257,4 +251,59 @@ abstract class HoldBatchTests {
         assertThat(watch.batches.get()).isZero();
     }
 
+    /**
+     * Calls the database's {@code hold_batch} directly on {@code caller}, autocommit: b1 for st-a on
+     * slot 'locked', then b2 for st-b on slot 'open', both HELD, database clock, one hour's hold.
+     *
+     * @return each row as "position:tag"
+     */
+    protected abstract List<String> callBatch(Connection caller, TenantId tenant) throws SQLException;
+
+    /** The rows of a {@code hold_batch} call as "position:tag" (position: the capacity column). */
+    static List<String> rowsOf(java.sql.PreparedStatement call) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (ResultSet rs = call.executeQuery()) {
+            while (rs.next()) {
+                rows.add(rs.getInt("capacity") + ":" + rs.getString("tag"));
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * In a batch, a hold whose slot has free seats only under another transaction's locks answers RETRY
+     * and leaves nothing behind (it would have to wait; not even its student's lock row stays); the
+     * batch's other holds are decided. Asked again on its own, it takes the seat.
+     */
+    @Test
+    void aHoldThatWouldWaitForALockAnswersRetryAndWritesNothing() throws Exception {
+        TenantId tenant = TenantId.of("retry-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).dialect(db.dialect()).build();
+        Slot locked = slot(tenant, "locked", 0, 1);
+        Slot open = slot(tenant, "open", 1, 1);
+        assertThat(store.schedule(tenant, locked, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        assertThat(store.schedule(tenant, open, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        try (Connection holder = db.dataSource().getConnection(); Connection caller = db.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            try (Statement st = holder.createStatement()) {
+                st.executeQuery("SELECT seq FROM " + db.table("slot_seat") + " WHERE tenant_id = '" + tenant.value()
+                        + "' AND slot_id = 'locked' FOR UPDATE").close();
+            }
+            caller.setAutoCommit(true);
+            assertThat(callBatch(caller, tenant)).containsExactly("1:RETRY", "2:HELD", "2:EV_HELD");
+            holder.rollback();
+        }
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant.value()))
+                .isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND booking_id = 'b2'"
+                + " AND student_id = 'st-b' AND slot_id = 'open'", tenant.value())).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND slot_id = 'locked'"
+                + " AND status = 'FREE'", tenant.value())).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
+                + " AND resource_kind = 'STUDENT'", tenant.value())).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("resource_lock") + " WHERE tenant_id = ?"
+                + " AND resource_kind = 'STUDENT' AND resource_id = 'st-a'", tenant.value())).isZero();
+        HoldResult again = store.hold(tenant, command(locked, "st-a", null)).result();
+        assertThat(again).isInstanceOf(Held.class);
+    }
 }

@@ -55,7 +55,7 @@ class JdbcSchemaTest {
                         "p_expire_booking", "p_promote", "p_retire", "p_schedule_do", "p_schedule", "p_hold_do",
                         "p_hold", "p_confirm", "p_cancel", "p_cancel_slot_do", "p_cancel_slot", "p_expire_due",
                         "p_leave_waitlist", "p_grant_package", "p_check_in", "p_schedule_series", "p_cancel_series",
-                        "p_hold_all", "p_hold_batch");
+                        "p_hold_record", "p_hold_all", "p_hold_batch");
     }
 
     @Test

@@ -58,53 +58,17 @@ class PostgresHoldBatchTest extends HoldBatchTests {
         return TestDatabases.postgres();
     }
 
-    /**
-     * In a batch, a hold whose slot has free seats only under other transactions' locks answers RETRY
-     * and writes nothing (it would have to wait); the batch's other holds are decided.
-     */
-    @Test
-    void aHoldThatWouldWaitForALockAnswersRetryAndWritesNothing() throws Exception {
-        TenantId tenant = TenantId.of("retry-" + UUID.randomUUID());
-        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).build();
-        Slot locked = slot(tenant, "locked", 0, 1);
-        Slot open = slot(tenant, "open", 1, 1);
-        assertThat(store.schedule(tenant, locked, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
-        assertThat(store.schedule(tenant, open, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
-        try (Connection holder = db.dataSource().getConnection(); Connection caller = db.dataSource().getConnection()) {
-            holder.setAutoCommit(false);
-            try (Statement st = holder.createStatement()) {
-                st.executeQuery("SELECT seq FROM " + db.table("slot_seat") + " WHERE tenant_id = '" + tenant.value()
-                        + "' AND slot_id = 'locked' FOR UPDATE").close();
-            }
-            caller.setAutoCommit(true);
-            String call = "SELECT tag, capacity FROM " + db.prefix() + "hold_batch(ARRAY[?, ?], ARRAY['b1', 'b2'], ARRAY['r1', 'r2'],"
-                    + " ARRAY['locked', 'open'], ARRAY['st-a', 'st-b'], ARRAY['HELD', 'HELD'], ARRAY[NULL, NULL]::BIGINT[],"
-                    + " ARRAY[3600000000, 3600000000], ARRAY[86400000000, 86400000000], ARRAY[FALSE, FALSE],"
-                    + " ARRAY[0, 0], ARRAY[0, 0], ARRAY[0, 0]::BIGINT[], ARRAY['AT_BOOKING', 'AT_BOOKING'])";
-            List<String> rows = new ArrayList<>();
-            try (var ps = caller.prepareStatement(call)) {
-                ps.setString(1, tenant.value());
-                ps.setString(2, tenant.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        rows.add(rs.getInt(2) + ":" + rs.getString(1));
-                    }
-                }
-            }
-            assertThat(rows).containsExactly("1:RETRY", "2:HELD", "2:EV_HELD");
-            holder.rollback();
+    @Override
+    protected List<String> callBatch(Connection caller, TenantId tenant) throws SQLException {
+        String call = "SELECT tag, capacity FROM " + db.prefix() + "hold_batch(ARRAY[?, ?], ARRAY['b1', 'b2'], ARRAY['r1', 'r2'],"
+                + " ARRAY['locked', 'open'], ARRAY['st-a', 'st-b'], ARRAY['HELD', 'HELD'], ARRAY[NULL, NULL]::BIGINT[],"
+                + " ARRAY[3600000000, 3600000000], ARRAY[86400000000, 86400000000], ARRAY[FALSE, FALSE],"
+                + " ARRAY[0, 0], ARRAY[0, 0], ARRAY[0, 0]::BIGINT[], ARRAY['AT_BOOKING', 'AT_BOOKING'])";
+        try (var ps = caller.prepareStatement(call)) {
+            ps.setString(1, tenant.value());
+            ps.setString(2, tenant.value());
+            return rowsOf(ps);
         }
-        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant.value()))
-                .isEqualTo(1);
-        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND booking_id = 'b2'"
-                + " AND student_id = 'st-b' AND slot_id = 'open'", tenant.value())).isEqualTo(1);
-        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND slot_id = 'locked'"
-                + " AND status = 'FREE'", tenant.value())).isEqualTo(1);
-        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
-                + " AND resource_kind = 'STUDENT'", tenant.value())).isEqualTo(1);
-        // asked again on its own, the hold takes the seat now free of the lock
-        HoldResult again = store.hold(tenant, command(locked, "st-a", null)).result();
-        assertThat(again).isInstanceOf(Held.class);
     }
 
     /**

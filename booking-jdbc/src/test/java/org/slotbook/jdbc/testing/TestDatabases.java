@@ -65,6 +65,22 @@ public final class TestDatabases {
             return prefix + name;
         }
 
+        /** The one integer {@code query} answers, its parameters bound from {@code args} in order. */
+        public int count(String query, Object... args) {
+            try (Connection connection = dataSource.getConnection();
+                 java.sql.PreparedStatement ps = connection.prepareStatement(query)) {
+                for (int i = 0; i < args.length; i++) {
+                    ps.setObject(i + 1, args[i]);
+                }
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1);
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(query + ": " + e.getMessage(), e);
+            }
+        }
+
         /** Drops the routines and tables of the prefix (best effort) and closes the pool. */
         @Override
         public void close() {
