@@ -1783,16 +1783,30 @@ END//
 
 -- hold_do for one record of hold_all or hold_batch (fields: booking, request, slot, student, status,
 -- now micros, hold micros, longest micros, gate held '1', waitlist '1', max upcoming, max week,
--- waitlist cutoff micros, credit policy), of tenant p_tenant. p_batch (hold_batch): plain answers and
--- no waiting (p_plain, p_no_wait of hold_do); the OUT parameters are hold_do's.
+-- waitlist cutoff micros, credit policy), of tenant p_tenant; o_rows: the answer's rows as a JSON list.
+-- p_position NULL (hold_all): as hold does. p_position set (hold_batch): the hold waits for no lock
+-- (p_no_wait of hold_do), every row of its answer has capacity = p_position, and o_retry says it
+-- answered RETRY (its caller then rolls it back).
 CREATE OR REPLACE PROCEDURE ${prefix}hold_record(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_rec LONGTEXT,
-    p_batch BOOLEAN,
-    OUT o_rows LONGTEXT, OUT o_tag VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    OUT o_seat INT, OUT o_held DATETIME(6), OUT o_at DATETIME(6))
+    p_position INT,
+    OUT o_rows LONGTEXT,
+    OUT o_retry BOOLEAN)
 MODIFIES SQL DATA
 BEGIN
+    DECLARE v_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 1);
+    DECLARE v_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 2);
+    DECLARE v_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 3);
+    DECLARE v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 4);
+    DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 5);
+    DECLARE v_batch BOOLEAN DEFAULT p_position IS NOT NULL;
+    DECLARE v_tag VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_seat, v_j INT DEFAULT 0;
+    DECLARE v_held, v_at DATETIME(6);
+    DECLARE v_rows LONGTEXT;
+
+    SET o_retry = FALSE;
     CALL ${prefix}hold_do(p_tenant,
                           ${prefix}terms(CAST(${prefix}rec_field(p_rec, CHAR(31), 7) AS SIGNED),
                                          CAST(${prefix}rec_field(p_rec, CHAR(31), 8) AS SIGNED),
@@ -1800,13 +1814,36 @@ BEGIN
                                          CAST(${prefix}rec_field(p_rec, CHAR(31), 12) AS SIGNED),
                                          CAST(${prefix}rec_field(p_rec, CHAR(31), 13) AS SIGNED),
                                          ${prefix}rec_field(p_rec, CHAR(31), 14)),
-                          ${prefix}rec_field(p_rec, CHAR(31), 1), ${prefix}rec_field(p_rec, CHAR(31), 2),
-                          ${prefix}rec_field(p_rec, CHAR(31), 3), ${prefix}rec_field(p_rec, CHAR(31), 4),
-                          ${prefix}rec_field(p_rec, CHAR(31), 5),
+                          v_booking, v_request, v_slot, v_student, v_status,
                           ${prefix}micros_dt(${prefix}rec_field(p_rec, CHAR(31), 6)),
                           ${prefix}rec_field(p_rec, CHAR(31), 9) = '1',
-                          ${prefix}rec_field(p_rec, CHAR(31), 10) = '1', p_batch, p_batch, o_rows, o_tag, o_seat,
-                          o_held, o_at);
+                          ${prefix}rec_field(p_rec, CHAR(31), 10) = '1', v_batch, v_batch, v_rows, v_tag, v_seat,
+                          v_held, v_at);
+    IF NOT v_batch THEN
+        SET o_rows = v_rows;
+    ELSEIF v_tag = 'RETRY' THEN
+        SET o_retry = TRUE,
+            o_rows = JSON_ARRAY(JSON_ARRAY('RETRY', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                           NULL, NULL, NULL, NULL, p_position, NULL, NULL, NULL));
+    ELSEIF v_tag = 'FULL' THEN
+        SET o_rows = JSON_ARRAY(JSON_ARRAY('FULL', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                           NULL, NULL, NULL, NULL, p_position, NULL, NULL, NULL));
+    ELSEIF v_tag = 'HELD' THEN
+        -- the booking as written (unpaid: no package, no credits, attendance NONE), then its event
+        SET o_rows = JSON_ARRAY(
+            JSON_ARRAY('HELD', v_booking, v_request, v_slot, v_student, v_seat, v_status, v_held, v_at, v_at,
+                       NULL, NULL, NULL, NULL, NULL, NULL, p_position, NULL, 0, 'NONE'),
+            JSON_ARRAY(IF(v_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD'), v_booking, v_request, v_slot,
+                       v_student, v_seat, v_status, v_held, v_at, v_at, NULL, NULL, NULL, NULL, NULL, NULL,
+                       p_position, NULL, 0, 'NONE'));
+    ELSE
+        SET o_rows = '[]';
+        WHILE v_j < JSON_LENGTH(v_rows) DO
+            SET o_rows = JSON_ARRAY_APPEND(o_rows, '$',
+                                           JSON_SET(JSON_EXTRACT(v_rows, CONCAT('$[', v_j, ']')), '$[16]', p_position));
+            SET v_j = v_j + 1;
+        END WHILE;
+    END IF;
 END//
 
 -- Decides several holds in one transaction, each as hold does, in order. p_commands: records separated
@@ -1828,10 +1865,7 @@ BEGIN
     DECLARE v_all LONGTEXT DEFAULT '[]';
     DECLARE v_tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    -- hold_do's plain answer, never asked for here (p_plain FALSE): every answer comes as JSON rows
-    DECLARE v_plain VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_seat INT;
-    DECLARE v_held, v_at DATETIME(6);
+    DECLARE v_retry BOOLEAN;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
     SET v_count = ${prefix}batch_size(p_mode, p_commands);
@@ -1840,7 +1874,7 @@ BEGIN
     WHILE v_k < v_count DO
         SET v_k = v_k + 1;
         SET v_rec = ${prefix}record(p_commands, v_k);
-        CALL ${prefix}hold_record(p_tenant, v_rec, FALSE, v_part, v_plain, v_seat, v_held, v_at);
+        CALL ${prefix}hold_record(p_tenant, v_rec, NULL, v_part, v_retry);
         -- the answer row comes first
         SET v_tag = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][0]')),
             v_status = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][6]'));
@@ -1873,13 +1907,10 @@ END//
 CREATE OR REPLACE PROCEDURE ${prefix}hold_batch(p_commands LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
-    DECLARE v_count, v_k, v_j INT DEFAULT 0;
+    DECLARE v_count, v_k INT DEFAULT 0;
     DECLARE v_rec, v_part LONGTEXT;
     DECLARE v_all LONGTEXT DEFAULT '';
-    DECLARE v_tenant, v_booking, v_request, v_slot, v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_status, v_tag VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
-    DECLARE v_seat INT;
-    DECLARE v_held, v_at DATETIME(6);
+    DECLARE v_retry BOOLEAN;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
     SET v_count = ${prefix}batch_size('BEST_EFFORT', p_commands);
@@ -1888,35 +1919,18 @@ BEGIN
     WHILE v_k < v_count DO
         SET v_k = v_k + 1;
         SET v_rec = ${prefix}record(p_commands, v_k);
-        SET v_tenant = ${prefix}rec_field(v_rec, CHAR(31), 15), v_booking = ${prefix}rec_field(v_rec, CHAR(31), 1),
-            v_request = ${prefix}rec_field(v_rec, CHAR(31), 2), v_slot = ${prefix}rec_field(v_rec, CHAR(31), 3),
-            v_student = ${prefix}rec_field(v_rec, CHAR(31), 4), v_status = ${prefix}rec_field(v_rec, CHAR(31), 5);
         SAVEPOINT hold_batch_one;
-        CALL ${prefix}hold_record(v_tenant, v_rec, TRUE, v_part, v_tag, v_seat, v_held, v_at);
-        IF v_tag = 'RETRY' THEN
+        CALL ${prefix}hold_record(${prefix}rec_field(v_rec, CHAR(31), 15), v_rec, v_k, v_part, v_retry);
+        IF v_retry THEN
             ROLLBACK TO SAVEPOINT hold_batch_one;
-            SET v_all = CONCAT(v_all, ',', JSON_ARRAY('RETRY', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                                      NULL, NULL, NULL, NULL, NULL, NULL, v_k, NULL, NULL, NULL));
-        ELSEIF v_tag = 'HELD' THEN
-            SET v_all = CONCAT(v_all, ',',
-                JSON_ARRAY('HELD', v_booking, v_request, v_slot, v_student, v_seat, v_status, v_held, v_at, v_at,
-                           NULL, NULL, NULL, NULL, NULL, NULL, v_k, NULL, 0, 'NONE'), ',',
-                JSON_ARRAY(IF(v_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD'), v_booking, v_request, v_slot,
-                           v_student, v_seat, v_status, v_held, v_at, v_at, NULL, NULL, NULL, NULL, NULL, NULL, v_k,
-                           NULL, 0, 'NONE'));
-        ELSEIF v_tag = 'FULL' THEN
-            SET v_all = CONCAT(v_all, ',', JSON_ARRAY('FULL', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                                      NULL, NULL, NULL, NULL, NULL, NULL, v_k, NULL, NULL, NULL));
-        ELSE
-            SET v_j = 0;
-            WHILE v_j < JSON_LENGTH(v_part) DO
-                SET v_all = CONCAT(v_all, ',', JSON_SET(JSON_EXTRACT(v_part, CONCAT('$[', v_j, ']')), '$[16]', v_k));
-                SET v_j = v_j + 1;
-            END WHILE;
+        END IF;
+        -- the part's rows without the list's brackets, joined by commas
+        IF CHAR_LENGTH(v_part) > 2 THEN
+            SET v_all = CONCAT(v_all, IF(v_all = '', '', ','), SUBSTRING(v_part, 2, CHAR_LENGTH(v_part) - 2));
         END IF;
     END WHILE;
     COMMIT;
-    CALL ${prefix}emit(CONCAT('[', SUBSTRING(v_all, 2), ']'));
+    CALL ${prefix}emit(CONCAT('[', v_all, ']'));
 END//
 
 DELIMITER ;

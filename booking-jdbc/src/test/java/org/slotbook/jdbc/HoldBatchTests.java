@@ -43,7 +43,6 @@ import org.slotbook.core.TimeRange;
 import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.tck.Concurrent;
 import org.slotbook.jdbc.testing.ForwardingDataSource;
-import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
 /**

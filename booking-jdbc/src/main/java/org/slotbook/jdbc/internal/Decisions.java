@@ -336,8 +336,9 @@ public final class Decisions implements BookingStore {
      * ordered by tenant and student so that concurrent batches take the students' locks in one order.
      * A hold the batch answered RETRY (it would have had to wait for a lock, or do more than take a free
      * seat), and every hold of a batch the database refused or rolled back, is answered null: its own
-     * caller then sends it again on its own (see {@link #hold}), outside the lane. A batch whose outcome is unknown (the connection broke after it was sent) fails each of its
-     * holds as a hold of its own would fail.
+     * caller then sends it again on its own (see {@link #hold}), outside the lane. A batch whose outcome
+     * is unknown (the connection broke after it was sent) fails each of its holds as a hold of its own
+     * would fail.
      */
     private void sendHolds(CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] calls, int count) {
         if (count == 1) {
