@@ -1783,13 +1783,13 @@ END//
 
 -- hold_do for one record of hold_all or hold_batch (fields: booking, request, slot, student, status,
 -- now micros, hold micros, longest micros, gate held '1', waitlist '1', max upcoming, max week,
--- waitlist cutoff micros, credit policy), of tenant p_tenant; o_rows: the answer's rows as a JSON list.
--- p_position NULL (hold_all): as hold does. p_position set (hold_batch): the hold waits for no lock
--- (p_no_wait of hold_do), every row of its answer has capacity = p_position, and o_retry says it
--- answered RETRY (its caller then rolls it back).
+-- waitlist cutoff micros, credit policy), of tenant p_tenant; o_rows: the answer's rows as a JSON list,
+-- each with capacity = p_position. p_batch (hold_batch): the hold waits for no lock (p_no_wait of
+-- hold_do), and o_retry says it answered RETRY (its caller then rolls it back).
 CREATE OR REPLACE PROCEDURE ${prefix}hold_record(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_rec LONGTEXT,
+    p_batch BOOLEAN,
     p_position INT,
     OUT o_rows LONGTEXT,
     OUT o_retry BOOLEAN)
@@ -1800,7 +1800,6 @@ BEGIN
     DECLARE v_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 3);
     DECLARE v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 4);
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 5);
-    DECLARE v_batch BOOLEAN DEFAULT p_position IS NOT NULL;
     DECLARE v_tag VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_seat, v_j INT DEFAULT 0;
     DECLARE v_held, v_at DATETIME(6);
@@ -1817,11 +1816,9 @@ BEGIN
                           v_booking, v_request, v_slot, v_student, v_status,
                           ${prefix}micros_dt(${prefix}rec_field(p_rec, CHAR(31), 6)),
                           ${prefix}rec_field(p_rec, CHAR(31), 9) = '1',
-                          ${prefix}rec_field(p_rec, CHAR(31), 10) = '1', v_batch, v_batch, v_rows, v_tag, v_seat,
+                          ${prefix}rec_field(p_rec, CHAR(31), 10) = '1', p_batch, p_batch, v_rows, v_tag, v_seat,
                           v_held, v_at);
-    IF NOT v_batch THEN
-        SET o_rows = v_rows;
-    ELSEIF v_tag = 'RETRY' THEN
+    IF v_tag = 'RETRY' THEN
         SET o_retry = TRUE,
             o_rows = JSON_ARRAY(JSON_ARRAY('RETRY', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
                                            NULL, NULL, NULL, NULL, p_position, NULL, NULL, NULL));
@@ -1859,7 +1856,7 @@ CREATE OR REPLACE PROCEDURE ${prefix}hold_all(
     p_commands LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
-    DECLARE v_count, v_k, v_j INT DEFAULT 0;
+    DECLARE v_count, v_k INT DEFAULT 0;
     DECLARE v_failed INT DEFAULT 0;
     DECLARE v_rec, v_part LONGTEXT;
     DECLARE v_all LONGTEXT DEFAULT '[]';
@@ -1874,19 +1871,14 @@ BEGIN
     WHILE v_k < v_count DO
         SET v_k = v_k + 1;
         SET v_rec = ${prefix}record(p_commands, v_k);
-        CALL ${prefix}hold_record(p_tenant, v_rec, NULL, v_part, v_retry);
+        CALL ${prefix}hold_record(p_tenant, v_rec, FALSE, v_k, v_part, v_retry);
         -- the answer row comes first
         SET v_tag = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][0]')),
             v_status = JSON_UNQUOTE(JSON_EXTRACT(v_part, '$[0][6]'));
         IF NOT (v_tag = 'HELD' OR (v_tag = 'REPLAY' AND v_status IN ('HELD', 'CONFIRMED'))) OR v_tag IS NULL THEN
             SET v_failed = 1;
         END IF;
-        SET v_j = 0;
-        WHILE v_j < JSON_LENGTH(v_part) DO
-            SET v_all = JSON_ARRAY_APPEND(v_all, '$',
-                JSON_SET(JSON_EXTRACT(v_part, CONCAT('$[', v_j, ']')), '$[16]', v_k));
-            SET v_j = v_j + 1;
-        END WHILE;
+        SET v_all = JSON_MERGE_PRESERVE(v_all, v_part);
     END WHILE;
     IF v_failed = 1 AND p_mode = 'ALL_OR_NOTHING' THEN
         ROLLBACK;
@@ -1920,7 +1912,7 @@ BEGIN
         SET v_k = v_k + 1;
         SET v_rec = ${prefix}record(p_commands, v_k);
         SAVEPOINT hold_batch_one;
-        CALL ${prefix}hold_record(${prefix}rec_field(v_rec, CHAR(31), 15), v_rec, v_k, v_part, v_retry);
+        CALL ${prefix}hold_record(${prefix}rec_field(v_rec, CHAR(31), 15), v_rec, TRUE, v_k, v_part, v_retry);
         IF v_retry THEN
             ROLLBACK TO SAVEPOINT hold_batch_one;
         END IF;
