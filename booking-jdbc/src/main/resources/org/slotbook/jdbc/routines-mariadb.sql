@@ -719,7 +719,12 @@ END//
 -- INSUFFICIENT_CREDITS, slot_id, seat = cost); under the credit policy AT_BOOKING the new booking draws it.
 CREATE OR REPLACE PROCEDURE ${prefix}hold_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
-    p_terms LONGTEXT,
+    p_hold_micros BIGINT,
+    p_longest_micros BIGINT,
+    p_max_upcoming INT,
+    p_max_week INT,
+    p_waitlist_cutoff_micros BIGINT,
+    p_credit_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -738,10 +743,10 @@ CREATE OR REPLACE PROCEDURE ${prefix}hold_do(
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
-    DECLARE v_longest BIGINT DEFAULT JSON_VALUE(p_terms, '$[1]');
-    DECLARE v_max_upcoming INT DEFAULT JSON_VALUE(p_terms, '$[2]');
-    DECLARE v_max_week INT DEFAULT JSON_VALUE(p_terms, '$[3]');
-    DECLARE v_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT JSON_VALUE(p_terms, '$[5]');
+    DECLARE v_longest BIGINT DEFAULT p_longest_micros;
+    DECLARE v_max_upcoming INT DEFAULT p_max_upcoming;
+    DECLARE v_max_week INT DEFAULT p_max_week;
+    DECLARE v_policy VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT p_credit_policy;
     DECLARE v_held_until DATETIME(6);
     DECLARE v_slot_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start, v_end, v_student_end, v_lowest, v_opens, v_closes, v_week_start, v_week_end DATETIME(6);
@@ -762,7 +767,7 @@ BEGIN
     IF p_status IS NULL OR p_status NOT IN ('HELD', 'CONFIRMED') THEN
         SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'hold: p_status must be HELD or CONFIRMED';
     END IF;
-    SET v_held_until = v_now + INTERVAL JSON_VALUE(p_terms, '$[0]') MICROSECOND;
+    SET v_held_until = v_now + INTERVAL p_hold_micros MICROSECOND;
     main: BEGIN
         -- 1. the slot; the student's time ends with the session, or its buffer when the slot pads its
         --    students too. Full by committed seats (v_full): asked here unless the gate counted this
@@ -834,7 +839,8 @@ BEGIN
 
         -- 5. the student's lock. What it guards (the student's bookings, waitlist entries and
         --    occupations) is read from here on with locking reads (see the note at the top)
-        CALL ${prefix}lock_resource(p_tenant, 'STUDENT', p_student);
+        INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id) VALUES (p_tenant, 'STUDENT', p_student)
+            ON DUPLICATE KEY UPDATE resource_id = resource_id;
 
         -- 6. a replay of this request (any slot, any status; the caller checks slot and student):
         --    its booking, else its waitlist entry
@@ -851,7 +857,7 @@ BEGIN
 
         -- 7. the student's own booking of this slot: live answers ALREADY, a dead hold is retired below
         SELECT booking_id, status = 'CONFIRMED' OR v_now < held_until INTO v_own_dead, v_live
-          FROM ${prefix}booking
+          FROM ${prefix}booking FORCE INDEX (${prefix}booking_slot_ix)
          WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student
            AND status IN ('HELD', 'CONFIRMED') LIMIT 1 LOCK IN SHARE MODE;
         IF v_live THEN
@@ -866,7 +872,7 @@ BEGIN
         --    then listed when there are any
         SET v_lowest = v_start - INTERVAL v_longest MICROSECOND;
         SELECT COUNT(*) INTO v_overlaps
-          FROM ${prefix}occupancy o
+          FROM ${prefix}occupancy o FORCE INDEX (${prefix}occupancy_overlap_ix)
          WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
            AND o.active = TRUE AND o.starts_at < v_student_end AND o.ends_at > v_start AND o.starts_at > v_lowest;
         IF v_overlaps = 0 THEN
@@ -940,7 +946,8 @@ BEGIN
         --     order they were taken, by occupation id; looked for only when step 8 saw active occupations
         --     of his there); each freed seat is offered to its slot's waitlist
         IF v_own_dead IS NOT NULL THEN
-            CALL ${prefix}retire(p_tenant, p_terms, v_own_dead, v_now, v_events, v_done);
+            CALL ${prefix}retire(p_tenant, ${prefix}terms(p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
+                                                           p_waitlist_cutoff_micros, p_credit_policy), v_own_dead, v_now, v_events, v_done);
         END IF;
         dead_holds: WHILE v_overlaps > 0 DO
             SET v_bid = NULL;
@@ -956,7 +963,8 @@ BEGIN
             IF v_bid IS NULL THEN
                 LEAVE dead_holds;
             END IF;
-            CALL ${prefix}retire(p_tenant, p_terms, v_bid, v_now, v_events, v_done);
+            CALL ${prefix}retire(p_tenant, ${prefix}terms(p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
+                                                           p_waitlist_cutoff_micros, p_credit_policy), v_bid, v_now, v_events, v_done);
         END WHILE dead_holds;
 
         -- 10b. a slot with a cost: a package of the student that can pay it, for a seat and a waitlist
@@ -1037,7 +1045,7 @@ BEGIN
         --     every seat-freeing call takes before it promotes) a seat freed meanwhile is claimed, else
         --     the request waits.
         IF v_none = 1 THEN
-            IF v_waitlist = 0 OR v_now >= v_start - INTERVAL JSON_VALUE(p_terms, '$[4]') MICROSECOND THEN
+            IF v_waitlist = 0 OR v_now >= v_start - INTERVAL p_waitlist_cutoff_micros MICROSECOND THEN
                 SET v_answer = ${prefix}fact('FULL', NULL, NULL, NULL, NULL, NULL, NULL);
                 LEAVE main;
             END IF;
@@ -1136,9 +1144,8 @@ BEGIN
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
-    CALL ${prefix}hold_do(p_tenant, ${prefix}terms(p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
-                                                   p_waitlist_cutoff_micros, p_credit_policy),
-                          p_booking, p_request, p_slot, p_student, p_status, p_now, p_gate_held, p_waitlist, TRUE,
+    CALL ${prefix}hold_do(p_tenant, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
+                          p_waitlist_cutoff_micros, p_credit_policy, p_booking, p_request, p_slot, p_student, p_status, p_now, p_gate_held, p_waitlist, TRUE,
                           FALSE, v_rows, v_tag, v_seat, v_held, v_at);
     COMMIT;
     -- the two plain answers as rows of their own (the 20 columns of emit), the others through emit
@@ -1795,44 +1802,56 @@ CREATE OR REPLACE PROCEDURE ${prefix}hold_record(
     OUT o_retry BOOLEAN)
 MODIFIES SQL DATA
 BEGIN
-    DECLARE v_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 1);
-    DECLARE v_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 2);
-    DECLARE v_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 3);
-    DECLARE v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 4);
-    DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT ${prefix}rec_field(p_rec, CHAR(31), 5);
+    -- the fields, split with built-in functions only (a stored function call costs more than the split)
+    DECLARE v_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+        DEFAULT SUBSTRING_INDEX(p_rec, CHAR(31), 1);
+    DECLARE v_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+        DEFAULT SUBSTRING_INDEX(SUBSTRING_INDEX(p_rec, CHAR(31), 2), CHAR(31), -1);
+    DECLARE v_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+        DEFAULT SUBSTRING_INDEX(SUBSTRING_INDEX(p_rec, CHAR(31), 3), CHAR(31), -1);
+    DECLARE v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+        DEFAULT SUBSTRING_INDEX(SUBSTRING_INDEX(p_rec, CHAR(31), 4), CHAR(31), -1);
+    DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+        DEFAULT SUBSTRING_INDEX(SUBSTRING_INDEX(p_rec, CHAR(31), 5), CHAR(31), -1);
+    DECLARE v_now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+        DEFAULT SUBSTRING_INDEX(SUBSTRING_INDEX(p_rec, CHAR(31), 6), CHAR(31), -1);
+    DECLARE v_tail VARCHAR(400) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+        DEFAULT SUBSTRING_INDEX(p_rec, CHAR(31), -(CHAR_LENGTH(p_rec) - CHAR_LENGTH(REPLACE(p_rec, CHAR(31), '')) - 5));
     DECLARE v_tag VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_seat, v_j INT DEFAULT 0;
     DECLARE v_held, v_at DATETIME(6);
     DECLARE v_rows LONGTEXT;
 
+    -- v_tail: hold micros, longest micros, gate held, waitlist, max upcoming, max week, cutoff micros, credit
+    -- policy (and the tenant of a hold_batch record)
     SET o_retry = FALSE;
     CALL ${prefix}hold_do(p_tenant,
-                          ${prefix}terms(CAST(${prefix}rec_field(p_rec, CHAR(31), 7) AS SIGNED),
-                                         CAST(${prefix}rec_field(p_rec, CHAR(31), 8) AS SIGNED),
-                                         CAST(${prefix}rec_field(p_rec, CHAR(31), 11) AS SIGNED),
-                                         CAST(${prefix}rec_field(p_rec, CHAR(31), 12) AS SIGNED),
-                                         CAST(${prefix}rec_field(p_rec, CHAR(31), 13) AS SIGNED),
-                                         ${prefix}rec_field(p_rec, CHAR(31), 14)),
+                          CAST(SUBSTRING_INDEX(v_tail, CHAR(31), 1) AS SIGNED),
+                          CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(v_tail, CHAR(31), 2), CHAR(31), -1) AS SIGNED),
+                          CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(v_tail, CHAR(31), 5), CHAR(31), -1) AS SIGNED),
+                          CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(v_tail, CHAR(31), 6), CHAR(31), -1) AS SIGNED),
+                          CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(v_tail, CHAR(31), 7), CHAR(31), -1) AS SIGNED),
+                          SUBSTRING_INDEX(SUBSTRING_INDEX(v_tail, CHAR(31), 8), CHAR(31), -1),
                           v_booking, v_request, v_slot, v_student, v_status,
-                          ${prefix}micros_dt(${prefix}rec_field(p_rec, CHAR(31), 6)),
-                          ${prefix}rec_field(p_rec, CHAR(31), 9) = '1',
-                          ${prefix}rec_field(p_rec, CHAR(31), 10) = '1', p_batch, p_batch, v_rows, v_tag, v_seat,
-                          v_held, v_at);
+                          IF(v_now_micros = '', NULL,
+                             CAST('1970-01-01 00:00:00' AS DATETIME(6)) + INTERVAL CAST(v_now_micros AS SIGNED) MICROSECOND),
+                          SUBSTRING_INDEX(SUBSTRING_INDEX(v_tail, CHAR(31), 3), CHAR(31), -1) = '1',
+                          SUBSTRING_INDEX(SUBSTRING_INDEX(v_tail, CHAR(31), 4), CHAR(31), -1) = '1', p_batch, p_batch,
+                          v_rows, v_tag, v_seat, v_held, v_at);
+    -- the plain answers of a batched hold as JSON text of numbers and instants only (cheaper than
+    -- JSON_ARRAY): RETRY, FULL, and TAKEN for a seat taken, unpaid with nothing else done on the way:
+    -- seat, held_until, created_at (= updated_at); the caller knows the rest of the booking (its ids and
+    -- status, no package, no credits, attendance NONE) and answers it and its event
     IF v_tag = 'RETRY' THEN
         SET o_retry = TRUE,
-            o_rows = JSON_ARRAY(JSON_ARRAY('RETRY', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                           NULL, NULL, NULL, NULL, p_position, NULL, NULL, NULL));
+            o_rows = CONCAT('[["RETRY",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,',
+                            p_position, ',null,null,null]]');
     ELSEIF v_tag = 'FULL' THEN
-        SET o_rows = JSON_ARRAY(JSON_ARRAY('FULL', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                           NULL, NULL, NULL, NULL, p_position, NULL, NULL, NULL));
+        SET o_rows = CONCAT('[["FULL",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,',
+                            p_position, ',null,null,null]]');
     ELSEIF v_tag = 'HELD' THEN
-        -- the booking as written (unpaid: no package, no credits, attendance NONE), then its event
-        SET o_rows = JSON_ARRAY(
-            JSON_ARRAY('HELD', v_booking, v_request, v_slot, v_student, v_seat, v_status, v_held, v_at, v_at,
-                       NULL, NULL, NULL, NULL, NULL, NULL, p_position, NULL, 0, 'NONE'),
-            JSON_ARRAY(IF(v_status = 'CONFIRMED', 'EV_CONFIRMED', 'EV_HELD'), v_booking, v_request, v_slot,
-                       v_student, v_seat, v_status, v_held, v_at, v_at, NULL, NULL, NULL, NULL, NULL, NULL,
-                       p_position, NULL, 0, 'NONE'));
+        SET o_rows = CONCAT('[["TAKEN",null,null,null,null,', v_seat, ',null,"', v_held, '","', v_at,
+                            '",null,null,null,null,null,null,null,', p_position, ',null,null,null]]');
     ELSE
         SET o_rows = '[]';
         WHILE v_j < JSON_LENGTH(v_rows) DO
@@ -1895,7 +1914,7 @@ END//
 -- caller orders them by tenant, then student, so that concurrent batches take the students' locks in
 -- one order. Each is decided by hold_do without waiting (p_no_wait); one answered RETRY is rolled back
 -- to its savepoint (nothing of it stays) and answered as a RETRY row. Answers every hold's rows, each
--- with capacity = the hold's position (from 1).
+-- with capacity = the hold's position (from 1); a seat taken plainly as one TAKEN row (see hold_record).
 CREATE OR REPLACE PROCEDURE ${prefix}hold_batch(p_commands LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
@@ -1910,9 +1929,9 @@ BEGIN
     START TRANSACTION;
     WHILE v_k < v_count DO
         SET v_k = v_k + 1;
-        SET v_rec = ${prefix}record(p_commands, v_k);
+        SET v_rec = SUBSTRING_INDEX(SUBSTRING_INDEX(p_commands, CHAR(30), v_k), CHAR(30), -1);
         SAVEPOINT hold_batch_one;
-        CALL ${prefix}hold_record(${prefix}rec_field(v_rec, CHAR(31), 15), v_rec, TRUE, v_k, v_part, v_retry);
+        CALL ${prefix}hold_record(SUBSTRING_INDEX(v_rec, CHAR(31), -1), v_rec, TRUE, v_k, v_part, v_retry);
         IF v_retry THEN
             ROLLBACK TO SAVEPOINT hold_batch_one;
         END IF;

@@ -292,4 +292,9 @@ class PostgresHoldBatchTest extends HoldBatchTests {
         assertThat(JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).build().holdLanes())
                 .isEqualTo(JdbcStore.DEFAULT_HOLD_LANES);
     }
+
+    @Override
+    protected List<String> retryThenTaken() {
+        return List.of("1:RETRY", "2:HELD", "2:EV_HELD");
+    }
 }

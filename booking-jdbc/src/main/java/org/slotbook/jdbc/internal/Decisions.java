@@ -436,7 +436,7 @@ public final class Decisions implements BookingStore {
         for (int k = 0; k < n; k++) {
             CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>> call = calls[k];
             try {
-                Facts part = facts.part(k + 1, call.request().tenantId());
+                Facts part = facts.part(k + 1, call.request().tenantId()).withTakenSpelledOut(call.request().cmd());
                 if ("RETRY".equals(part.answer("hold_batch").tag())) {
                     call.complete(null);
                 } else {

@@ -33,6 +33,7 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.slotbook.core.spi.BookingEvent;
+import org.slotbook.core.spi.HoldCommand;
 
 /**
  * The rows a decision routine answers with. Every routine, in every dialect, returns the same 20
@@ -69,7 +70,9 @@ import org.slotbook.core.spi.BookingEvent;
  *       CHECK_IN_CLOSED: booking_id, held_until = when check-in opens or closed.</li>
  * </ul>
  * In the answer of hold_all every row also carries capacity = the 1-based index of the command it
- * belongs to (in every dialect, for every tag).
+ * belongs to (in every dialect, for every tag); so does the answer of hold_batch, where MariaDB answers a
+ * seat taken, unpaid, with nothing else done on the way, by one TAKEN row (seat, held_until, created_at)
+ * that {@link #withTakenSpelledOut} turns into the HELD answer and its event.
  */
 final class Facts {
     private final List<Fact> rows;
@@ -122,6 +125,27 @@ final class Facts {
 
     boolean isEmpty() {
         return rows.isEmpty();
+    }
+
+    /**
+     * These rows with a TAKEN answer (MariaDB's hold_batch: a seat taken, unpaid, with nothing else done
+     * on the way; only seat, held_until, created_at and capacity are set) written out as the HELD answer and
+     * its event, the booking's ids and status those of the command that took it; other rows unchanged.
+     */
+    Facts withTakenSpelledOut(HoldCommand cmd) {
+        if (rows.size() != 1 || !"TAKEN".equals(rows.get(0).tag())) {
+            return this;
+        }
+        Fact t = rows.get(0);
+        String status = cmd.status().name();
+        List<Fact> spelled = new ArrayList<>(2);
+        for (String tag : List.of("HELD", cmd.status() == BookingStatus.CONFIRMED ? "EV_CONFIRMED" : "EV_HELD")) {
+            spelled.add(new Fact(tag, cmd.bookingId().value(), cmd.request().requestId().value(),
+                    cmd.request().slotId().value(), cmd.request().studentId().value(), t.seat(), status, t.heldUntil(),
+                    t.createdAt(), t.createdAt(), null, null, null, null, null, null, t.capacity(), null, 0,
+                    Attendance.NONE.name()));
+        }
+        return new Facts(spelled, tenantId);
     }
 
     List<Fact> rows() {
