@@ -810,7 +810,7 @@ BEGIN
             END IF;
             IF v_answer IS NULL AND v_refuse = 'FULL' THEN
                 SELECT booking_id, status = 'CONFIRMED' OR v_now < held_until INTO v_bid, v_live
-                  FROM ${prefix}booking
+                  FROM ${prefix}booking FORCE INDEX (${prefix}booking_slot_ix)
                  WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student
                    AND status IN ('HELD', 'CONFIRMED') LIMIT 1;
                 IF v_live THEN
