@@ -9,9 +9,9 @@
 --
 -- MySQL 8: the procedures are tested on MariaDB only. They use two MariaDB-only forms a MySQL user
 -- must change: "CREATE OR REPLACE PROCEDURE x" becomes "DROP PROCEDURE IF EXISTS x" + "CREATE
--- PROCEDURE x" (functions alike), and the "SET STATEMENT group_concat_max_len = ... FOR" prefixes go
--- (MySQL's JSON_ARRAYAGG has no such limit). The rest (JSON_TABLE, SKIP LOCKED, FORCE INDEX,
--- SIGNAL/RESIGNAL) exists in MySQL 8 too.
+-- PROCEDURE x" (functions alike), and the "SET STATEMENT ... FOR" prefixes go (MySQL's JSON_ARRAYAGG
+-- has no group_concat_max_len limit, and its optimizer no exists_to_in). The rest (JSON_TABLE, SKIP
+-- LOCKED, FORCE INDEX, SIGNAL/RESIGNAL) exists in MySQL 8 too.
 
 -- ---------------------------------------------------------------------------------------------
 -- One call per engine decision. Each decision procedure runs its own READ COMMITTED transaction
@@ -1922,13 +1922,60 @@ BEGIN
     DECLARE v_rec, v_part LONGTEXT;
     DECLARE v_all LONGTEXT DEFAULT '';
     DECLARE v_retry BOOLEAN;
+    DECLARE v_full LONGTEXT;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
     SET v_count = ${prefix}batch_size('BEST_EFFORT', p_commands);
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
-    WHILE v_k < v_count DO
+    -- The holds hold_do would answer FULL at once, found by one read for all (their positions, joined by
+    -- ','): no gate count, no waitlist, the slot open for booking and full by committed seats (no free
+    -- seat, no ran-out hold), no booking or waitlist entry of the request, no live booking of the student
+    -- there. The records become a JSON list of lists of strings (fields hold no control characters; a
+    -- backslash and a double quote are escaped); a hold's now is its own, or the database clock. Each
+    -- NOT EXISTS stays a lookup by key per hold (exists_to_in would read a whole index to materialize it).
+    SET STATEMENT optimizer_switch = 'exists_to_in=off' FOR
+    SELECT GROUP_CONCAT(j.pos) INTO v_full
+      FROM (SELECT t.pos, t.request, t.slot, t.student, t.tenant, t.gate_held, t.waitlist,
+                   IF(t.now_micros = '', UTC_TIMESTAMP(6),
+                      CAST('1970-01-01 00:00:00' AS DATETIME(6)) + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND)
+                       AS at
+              FROM JSON_TABLE(CONCAT('[["', REPLACE(REPLACE(REPLACE(REPLACE(p_commands,
+                                         CHAR(92), CONCAT(CHAR(92), CHAR(92))), CHAR(34), CONCAT(CHAR(92), CHAR(34))),
+                                         CHAR(31), CONCAT(CHAR(34), ',', CHAR(34))),
+                                         CHAR(30), CONCAT(CHAR(34), '],[', CHAR(34))), '"]]'),
+                              '$[*]' COLUMNS (
+                                  pos FOR ORDINALITY,
+                                  request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                                  slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                                  student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                                  now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[5]',
+                                  gate_held VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[8]',
+                                  waitlist VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[9]',
+                                  tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t) j
+      STRAIGHT_JOIN ${prefix}slot s FORCE INDEX (PRIMARY) ON s.tenant_id = j.tenant AND s.slot_id = j.slot
+     WHERE j.gate_held = '0' AND j.waitlist = '0' AND s.status = 'OPEN' AND j.at < s.ends_at
+       AND (s.opens_at IS NULL OR j.at >= s.opens_at) AND (s.closes_at IS NULL OR j.at < s.closes_at)
+       AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat f FORCE INDEX (${prefix}slot_seat_claim_ix)
+                        WHERE f.tenant_id = j.tenant AND f.slot_id = j.slot AND f.status = 'FREE')
+       AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat h FORCE INDEX (${prefix}slot_seat_held_ix)
+                        WHERE h.tenant_id = j.tenant AND h.slot_id = j.slot AND h.status = 'HELD'
+                          AND h.held_until <= j.at)
+       AND NOT EXISTS (SELECT 1 FROM ${prefix}booking r FORCE INDEX (${prefix}booking_request_uk)
+                        WHERE r.tenant_id = j.tenant AND r.request_id = j.request)
+       AND NOT EXISTS (SELECT 1 FROM ${prefix}waiter w FORCE INDEX (PRIMARY)
+                        WHERE w.tenant_id = j.tenant AND w.request_id = j.request)
+       AND NOT EXISTS (SELECT 1 FROM ${prefix}booking o FORCE INDEX (${prefix}booking_slot_ix)
+                        WHERE o.tenant_id = j.tenant AND o.slot_id = j.slot AND o.student_id = j.student
+                          AND (o.status = 'CONFIRMED' OR (o.status = 'HELD' AND o.held_until > j.at)));
+    batch: WHILE v_k < v_count DO
         SET v_k = v_k + 1;
+        IF FIND_IN_SET(v_k, v_full) > 0 THEN
+            SET v_all = CONCAT(v_all, IF(v_all = '', '', ','),
+                               '["FULL",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,',
+                               v_k, ',null,null,null]');
+            ITERATE batch;
+        END IF;
         SET v_rec = SUBSTRING_INDEX(SUBSTRING_INDEX(p_commands, CHAR(30), v_k), CHAR(30), -1);
         SAVEPOINT hold_batch_one;
         CALL ${prefix}hold_record(SUBSTRING_INDEX(v_rec, CHAR(31), -1), v_rec, TRUE, v_k, v_part, v_retry);
@@ -1939,7 +1986,7 @@ BEGIN
         IF CHAR_LENGTH(v_part) > 2 THEN
             SET v_all = CONCAT(v_all, IF(v_all = '', '', ','), SUBSTRING(v_part, 2, CHAR_LENGTH(v_part) - 2));
         END IF;
-    END WHILE;
+    END WHILE batch;
     COMMIT;
     CALL ${prefix}emit(CONCAT('[', v_all, ']'));
 END//

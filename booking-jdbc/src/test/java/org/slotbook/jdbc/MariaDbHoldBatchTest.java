@@ -1,8 +1,21 @@
 package org.slotbook.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.BookingStatus;
+import org.slotbook.core.Held;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.Scheduled;
+import org.slotbook.core.Slot;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.TenantId;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
@@ -71,5 +84,41 @@ class MariaDbHoldBatchTest extends HoldBatchTests {
     @Override
     protected void kill(long connection) {
         sql.useHandle(h -> h.execute("KILL CONNECTION " + connection));
+    }
+
+    /**
+     * The holds of a batch that a full slot refuses are found by one read before the others are decided,
+     * and answered as hold would answer each: a replay of the request that took the seat REPLAY, another
+     * request of its student ALREADY, a new student FULL (a request id with a double quote and a
+     * backslash in it), while a hold the gate counted or one that may wait goes its own way (here RETRY:
+     * the batch waits for nothing). Nothing is written.
+     */
+    @Test
+    void holdsAFullSlotRefusesAreAnsweredAsAlone() throws Exception {
+        TenantId tenant = TenantId.of("full-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).dialect(db.dialect()).build();
+        Slot slot = slot(tenant, "one", 0, 1);
+        assertThat(store.schedule(tenant, slot, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        HoldCommand first = new HoldCommand(BookingId.of("b-a"), HoldRequest.of(RequestId.of("r-a"), slot.slotId(),
+                StudentId.of("st-a")), BookingStatus.HELD, null, HOUR, LONGEST, false);
+        assertThat(store.hold(tenant, first).result()).isInstanceOf(Held.class);
+        String t = tenant.value();
+        String records = String.join(String.valueOf('\u001e'),
+                record(t, "b1", "r-a", "one", "st-a"),
+                record(t, "b2", "r-a2", "one", "st-a"),
+                record(t, "b3", "r\"3\\", "one", "st-c"),
+                record(t, "b4", "r4", "one", "st-d").replace("\u001f0\u001f0\u001f0\u001f0\u001f0\u001fAT_BOOKING",
+                        "\u001f1\u001f0\u001f0\u001f0\u001f0\u001fAT_BOOKING"),
+                record(t, "b5", "r5", "one", "st-e").replace("\u001f0\u001f0\u001f0\u001f0\u001f0\u001fAT_BOOKING",
+                        "\u001f0\u001f1\u001f0\u001f0\u001f0\u001fAT_BOOKING"));
+        try (Connection caller = db.dataSource().getConnection();
+                var ps = caller.prepareStatement("CALL " + db.prefix() + "hold_batch(?)")) {
+            ps.setString(1, records);
+            assertThat(rowsOf(ps)).containsExactly("1:REPLAY", "2:ALREADY", "3:FULL", "4:RETRY", "5:RETRY");
+        }
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", t)).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("waiter") + " WHERE tenant_id = ?", t)).isZero();
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("resource_lock") + " WHERE tenant_id = ?"
+                + " AND resource_kind = 'STUDENT'", t)).isEqualTo(1);
     }
 }

@@ -492,6 +492,32 @@ class MariaDbTest {
                             + " '$[1]', sq INT PATH '$[2]')) j";
                     String now = "'2030-01-01 09:00'";
 
+                    // hold_batch: the holds a full slot refuses, found by one read
+                    String holds = "(SELECT t.pos, t.request, t.slot, t.student, t.tenant, " + now + " AS at FROM JSON_TABLE("
+                            + "'[[\"q1-1\", \"slot1\", \"st6\", \"t\"], [\"qx\", \"slot2\", \"st99\", \"t\"]]', '$[*]'"
+                            + " COLUMNS (pos FOR ORDINALITY,"
+                            + " request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',"
+                            + " slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',"
+                            + " student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',"
+                            + " tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]')) t) j";
+                    assertPlan(s, "SET STATEMENT optimizer_switch = 'exists_to_in=off' FOR ", "SELECT GROUP_CONCAT(j.pos) FROM " + holds + " STRAIGHT_JOIN " + p + "slot s FORCE INDEX"
+                            + " (PRIMARY) ON s.tenant_id = j.tenant AND s.slot_id = j.slot WHERE s.status = 'OPEN'"
+                            + " AND j.at < s.ends_at"
+                            + " AND NOT EXISTS (SELECT 1 FROM " + seat + " f FORCE INDEX (" + p + "slot_seat_claim_ix)"
+                            + " WHERE f.tenant_id = j.tenant AND f.slot_id = j.slot AND f.status = 'FREE')"
+                            + " AND NOT EXISTS (SELECT 1 FROM " + seat + " h FORCE INDEX (" + p + "slot_seat_held_ix)"
+                            + " WHERE h.tenant_id = j.tenant AND h.slot_id = j.slot AND h.status = 'HELD'"
+                            + " AND h.held_until <= j.at)"
+                            + " AND NOT EXISTS (SELECT 1 FROM " + booking + " r FORCE INDEX (" + p + "booking_request_uk)"
+                            + " WHERE r.tenant_id = j.tenant AND r.request_id = j.request)"
+                            + " AND NOT EXISTS (SELECT 1 FROM " + p + "waiter w FORCE INDEX (PRIMARY)"
+                            + " WHERE w.tenant_id = j.tenant AND w.request_id = j.request)"
+                            + " AND NOT EXISTS (SELECT 1 FROM " + booking + " o FORCE INDEX (" + p + "booking_slot_ix)"
+                            + " WHERE o.tenant_id = j.tenant AND o.slot_id = j.slot AND o.student_id = j.student"
+                            + " AND (o.status = 'CONFIRMED' OR (o.status = 'HELD' AND o.held_until > j.at)))",
+                            Map.of("s", "PRIMARY", "f", p + "slot_seat_claim_ix", "h", p + "slot_seat_held_ix",
+                                    "r", p + "booking_request_uk", "w", "PRIMARY", "o", p + "booking_slot_ix"));
+
                     assertPlan(s, "SELECT seq FROM " + seat + " FORCE INDEX (" + p + "slot_seat_claim_ix) WHERE tenant_id = 't'"
                             + " AND slot_id = 'slot3' AND status = 'FREE' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED",
                             Map.of(seat, p + "slot_seat_claim_ix"));
@@ -591,9 +617,15 @@ class MariaDbTest {
 
         /** Every table named in {@code keys} is read through the index matching its pattern, never scanned. */
         private static void assertPlan(Statement s, String sql, Map<String, String> keys) throws SQLException {
+            assertPlan(s, "", sql, keys);
+        }
+
+        /** As {@link #assertPlan(Statement, String, Map)}, the statement explained under {@code setStatement}. */
+        private static void assertPlan(Statement s, String setStatement, String sql, Map<String, String> keys)
+                throws SQLException {
             Map<String, String> used = new HashMap<>();
             List<String> plan = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
+            try (ResultSet rs = s.executeQuery(setStatement + "EXPLAIN " + sql)) {
                 while (rs.next()) {
                     used.put(rs.getString("table"), rs.getString("type") + " " + rs.getString("key"));
                     plan.add(rs.getString("table") + " " + rs.getString("type") + " " + rs.getString("key") + " "
