@@ -26,8 +26,9 @@
 -- answer their rows as such a JSON list: hold_all, schedule_series and cancel_series run several of
 -- them in one transaction.
 -- The promotion terms of a call (hold micros, longest session micros, max upcoming, max per week,
--- waitlist cutoff micros, credit policy) travel as one value, built by terms, to hold_do, retire and
--- promote; a slot's booking rules likewise as one value built by slot_rules, to schedule_do.
+-- waitlist cutoff micros, credit policy) travel as one value, built by terms, to retire and promote
+-- (hold_do takes them as values); a slot's booking rules likewise as one value built by slot_rules,
+-- to schedule_do.
 -- Lock order everywhere: resource_lock rows (kind, then id), slot row, seat rows, lesson_package
 -- rows, booking rows; a freed seat is offered to the slot's waitlist (promote) under the slot row's
 -- lock, and the waiter's student lock (then his paying package) is taken after it (a deadlock this
@@ -708,7 +709,9 @@ BEGIN
 END//
 
 -- Holds (p_status HELD) or books (CONFIRMED) a seat inside the caller's transaction (hold, hold_all);
--- p_terms: the call's promotion terms (terms); o_rows: the answer's rows as a JSON list. With p_plain
+-- the call's promotion terms come as values (a hold costs less without building and reading them as
+-- JSON; hold_do builds that value only to retire a dead hold); o_rows: the answer's rows as a JSON
+-- list. With p_plain
 -- (hold), the two commonest answers skip the JSON: a seat taken with nothing else done on the way, unpaid
 -- (o_tag HELD, o_seat, o_held = held until, o_at = now), and FULL (o_tag FULL); o_rows is then NULL and
 -- the caller writes their rows. With p_no_wait (hold_batch) the hold waits for no lock but its
