@@ -1932,14 +1932,14 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
     -- The holds hold_do would answer FULL at once, found by one read for all (their positions, joined by
-    -- ','): no gate count, no waitlist, the slot open for booking and full by committed seats (no free
+    -- ','): a valid status, no gate count, no waitlist, the slot open for booking and full by committed seats (no free
     -- seat, no ran-out hold), no booking or waitlist entry of the request, no live booking of the student
     -- there. The records become a JSON list of lists of strings (fields hold no control characters; a
     -- backslash and a double quote are escaped); a hold's now is its own, or the database clock. Each
     -- NOT EXISTS stays a lookup by key per hold (exists_to_in would read a whole index to materialize it).
     SET STATEMENT optimizer_switch = 'exists_to_in=off' FOR
     SELECT GROUP_CONCAT(j.pos) INTO v_full
-      FROM (SELECT t.pos, t.request, t.slot, t.student, t.tenant, t.gate_held, t.waitlist,
+      FROM (SELECT t.pos, t.request, t.slot, t.student, t.tenant, t.status, t.gate_held, t.waitlist,
                    IF(t.now_micros = '', UTC_TIMESTAMP(6),
                       CAST('1970-01-01 00:00:00' AS DATETIME(6)) + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND)
                        AS at
@@ -1952,12 +1952,14 @@ BEGIN
                                   request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
                                   slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
                                   student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                                  status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
                                   now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[5]',
                                   gate_held VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[8]',
                                   waitlist VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[9]',
                                   tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t) j
       STRAIGHT_JOIN ${prefix}slot s FORCE INDEX (PRIMARY) ON s.tenant_id = j.tenant AND s.slot_id = j.slot
-     WHERE j.gate_held = '0' AND j.waitlist = '0' AND s.status = 'OPEN' AND j.at < s.ends_at
+     WHERE j.status IN ('HELD', 'CONFIRMED') AND j.gate_held = '0' AND j.waitlist = '0' AND s.status = 'OPEN'
+       AND j.at < s.ends_at
        AND (s.opens_at IS NULL OR j.at >= s.opens_at) AND (s.closes_at IS NULL OR j.at < s.closes_at)
        AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat f FORCE INDEX (${prefix}slot_seat_claim_ix)
                         WHERE f.tenant_id = j.tenant AND f.slot_id = j.slot AND f.status = 'FREE')

@@ -115,6 +115,10 @@ class MariaDbHoldBatchTest extends HoldBatchTests {
                 var ps = caller.prepareStatement("CALL " + db.prefix() + "hold_batch(?)")) {
             ps.setString(1, records);
             assertThat(rowsOf(ps)).containsExactly("1:REPLAY", "2:ALREADY", "3:FULL", "4:RETRY", "5:RETRY");
+            // a status hold refuses is refused on a full slot too, not answered FULL
+            ps.setString(1, record(t, "b6", "r6", "one", "st-f").replace("\u001fHELD\u001f", "\u001fBOGUS\u001f"));
+            org.assertj.core.api.Assertions.assertThatThrownBy(ps::executeQuery).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("p_status");
         }
         assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", t)).isEqualTo(1);
         assertThat(count("SELECT COUNT(*) FROM " + db.table("waiter") + " WHERE tenant_id = ?", t)).isZero();
