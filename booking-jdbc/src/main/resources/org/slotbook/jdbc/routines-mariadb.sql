@@ -1918,49 +1918,64 @@ END//
 -- one order. Each is decided by hold_do without waiting (p_no_wait); one answered RETRY is rolled back
 -- to its savepoint (nothing of it stays) and answered as a RETRY row. Answers every hold's rows, each
 -- with capacity = the hold's position (from 1); a seat taken plainly as one TAKEN row (see hold_record).
+-- Three kinds of holds are told apart first, by one read of all the records:
+-- * those hold_do would answer FULL at once (see below): answered FULL;
+-- * plain ones: a valid status, no waitlist, no limits, a slot open for booking that costs nothing,
+--   and their student and request each once in the batch. Their students are locked together (in the
+--   batch's order), then one locking read finds those with anything to look at (a booking or waitlist
+--   entry of the request, a booking of the student in the slot, an active occupation of his there):
+--   the others each take a free seat (none unlocked: RETRY, and the student's lock row written for it
+--   is deleted again), and their bookings and occupations are inserted together at the end;
+-- * the rest, and the plain ones with something to look at: decided by hold_do one by one, as before.
 CREATE OR REPLACE PROCEDURE ${prefix}hold_batch(p_commands LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
     DECLARE v_count, v_k INT DEFAULT 0;
-    DECLARE v_rec, v_part LONGTEXT;
+    DECLARE v_seq INT;
+    DECLARE v_rec, v_part, v_json LONGTEXT;
     DECLARE v_all LONGTEXT DEFAULT '';
+    DECLARE v_taken LONGTEXT DEFAULT '';
     DECLARE v_retry BOOLEAN;
-    DECLARE v_full LONGTEXT;
+    DECLARE v_full, v_plain, v_had_lock, v_odd LONGTEXT;
+    DECLARE v_tenant, v_booking, v_request, v_slot, v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_clock, v_at, v_held DATETIME(6);
+    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
     SET v_count = ${prefix}batch_size('BEST_EFFORT', p_commands);
+    -- the records as a JSON list of lists of strings (fields hold no control characters; a backslash and
+    -- a double quote are escaped)
+    SET v_json = CONCAT('[["', REPLACE(REPLACE(REPLACE(REPLACE(p_commands,
+                                   CHAR(92), CONCAT(CHAR(92), CHAR(92))), CHAR(34), CONCAT(CHAR(92), CHAR(34))),
+                                   CHAR(31), CONCAT(CHAR(34), ',', CHAR(34))),
+                                   CHAR(30), CONCAT(CHAR(34), '],[', CHAR(34))), '"]]');
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
-    -- The holds hold_do would answer FULL at once, found by one read for all (their positions, joined by
-    -- ','): a valid status, no gate count, no waitlist, the slot open for booking and full by committed seats (no free
-    -- seat, no ran-out hold), no booking or waitlist entry of the request, no live booking of the student
-    -- there. The records become a JSON list of lists of strings (fields hold no control characters; a
-    -- backslash and a double quote are escaped); a hold's now is its own, or the database clock. Each
-    -- NOT EXISTS stays a lookup by key per hold (exists_to_in would read a whole index to materialize it).
+    -- FULL at once: a valid status, no gate count, no waitlist, the slot open for booking and full by
+    -- committed seats (no free seat, no ran-out hold), no booking or waitlist entry of the request, no
+    -- live booking of the student there. A hold's now is its own, or the database clock. Each NOT EXISTS
+    -- stays a lookup by key per hold (exists_to_in would read a whole index to materialize it).
     SET STATEMENT optimizer_switch = 'exists_to_in=off' FOR
     SELECT GROUP_CONCAT(j.pos) INTO v_full
-      FROM (SELECT t.pos, t.request, t.slot, t.student, t.tenant, t.status, t.gate_held, t.waitlist,
-                   IF(t.now_micros = '', UTC_TIMESTAMP(6),
-                      CAST('1970-01-01 00:00:00' AS DATETIME(6)) + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND)
-                       AS at
-              FROM JSON_TABLE(CONCAT('[["', REPLACE(REPLACE(REPLACE(REPLACE(p_commands,
-                                         CHAR(92), CONCAT(CHAR(92), CHAR(92))), CHAR(34), CONCAT(CHAR(92), CHAR(34))),
-                                         CHAR(31), CONCAT(CHAR(34), ',', CHAR(34))),
-                                         CHAR(30), CONCAT(CHAR(34), '],[', CHAR(34))), '"]]'),
-                              '$[*]' COLUMNS (
-                                  pos FOR ORDINALITY,
-                                  request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                                  slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                                  student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                                  status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-                                  now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[5]',
-                                  gate_held VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[8]',
-                                  waitlist VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[9]',
-                                  tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t) j
+      FROM (SELECT t.*, IF(t.now_micros = '', UTC_TIMESTAMP(6), CAST('1970-01-01 00:00:00' AS DATETIME(6))
+                           + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND) AS at
+                      FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
+                               pos FOR ORDINALITY,
+                               request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                               slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                               student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                               status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+                               now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[5]',
+                               gate_held VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[8]',
+                               waitlist VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[9]',
+                               max_upcoming VARCHAR(12) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]',
+                               max_week VARCHAR(12) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[11]',
+                               tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t) j
       STRAIGHT_JOIN ${prefix}slot s FORCE INDEX (PRIMARY) ON s.tenant_id = j.tenant AND s.slot_id = j.slot
      WHERE j.status IN ('HELD', 'CONFIRMED') AND j.gate_held = '0' AND j.waitlist = '0' AND s.status = 'OPEN'
-       AND j.at < s.ends_at
-       AND (s.opens_at IS NULL OR j.at >= s.opens_at) AND (s.closes_at IS NULL OR j.at < s.closes_at)
+       AND j.at < s.ends_at AND (s.opens_at IS NULL OR j.at >= s.opens_at) AND (s.closes_at IS NULL OR j.at < s.closes_at)
        AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat f FORCE INDEX (${prefix}slot_seat_claim_ix)
                         WHERE f.tenant_id = j.tenant AND f.slot_id = j.slot AND f.status = 'FREE')
        AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat h FORCE INDEX (${prefix}slot_seat_held_ix)
@@ -1973,6 +1988,69 @@ BEGIN
        AND NOT EXISTS (SELECT 1 FROM ${prefix}booking o FORCE INDEX (${prefix}booking_slot_ix)
                         WHERE o.tenant_id = j.tenant AND o.slot_id = j.slot AND o.student_id = j.student
                           AND (o.status = 'CONFIRMED' OR (o.status = 'HELD' AND o.held_until > j.at)));
+    -- plain: a valid status, no waitlist, no limits, the slot open for booking and free of cost, student
+    -- and request each once in the batch; and which of their students had a lock row already
+    SELECT GROUP_CONCAT(j.pos), GROUP_CONCAT(IF(l.resource_id IS NULL, NULL, j.pos)) INTO v_plain, v_had_lock
+      FROM (SELECT t.*, IF(t.now_micros = '', UTC_TIMESTAMP(6), CAST('1970-01-01 00:00:00' AS DATETIME(6))
+                           + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND) AS at,
+                   COUNT(*) OVER (PARTITION BY t.tenant, t.student) AS students,
+                   COUNT(*) OVER (PARTITION BY t.tenant, t.request) AS requests
+                      FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
+                               pos FOR ORDINALITY,
+                               request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                               slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                               student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                               status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+                               now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[5]',
+                               gate_held VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[8]',
+                               waitlist VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[9]',
+                               max_upcoming VARCHAR(12) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]',
+                               max_week VARCHAR(12) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[11]',
+                               tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t) j
+      STRAIGHT_JOIN ${prefix}slot s FORCE INDEX (PRIMARY) ON s.tenant_id = j.tenant AND s.slot_id = j.slot
+      LEFT JOIN ${prefix}resource_lock l FORCE INDEX (PRIMARY)
+             ON l.tenant_id = j.tenant AND l.resource_kind = 'STUDENT' AND l.resource_id = j.student
+     WHERE NOT COALESCE(FIND_IN_SET(j.pos, v_full) > 0, FALSE) AND j.status IN ('HELD', 'CONFIRMED')
+       AND j.waitlist = '0' AND j.max_upcoming = '0' AND j.max_week = '0' AND j.students = 1 AND j.requests = 1
+       AND s.status = 'OPEN' AND s.cost = 0 AND j.at < s.ends_at AND (s.opens_at IS NULL OR j.at >= s.opens_at)
+       AND (s.closes_at IS NULL OR j.at < s.closes_at);
+    IF v_plain IS NOT NULL THEN
+        -- the plain holds' students, locked in the batch's order (by tenant, then student)
+        INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id)
+        SELECT t.tenant, 'STUDENT', t.student
+          FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
+                   pos FOR ORDINALITY,
+                   student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                   tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t
+         WHERE FIND_IN_SET(t.pos, v_plain) > 0 ORDER BY t.pos
+            ON DUPLICATE KEY UPDATE resource_id = resource_id;
+        -- under their locks, newest committed rows (a locking read): those with anything to look at
+        SELECT GROUP_CONCAT(DISTINCT j.pos) INTO v_odd
+          FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
+                   pos FOR ORDINALITY,
+                   request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                   slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                   student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                   longest VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[7]',
+                   tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) j
+          STRAIGHT_JOIN ${prefix}slot s FORCE INDEX (PRIMARY) ON s.tenant_id = j.tenant AND s.slot_id = j.slot
+          LEFT JOIN ${prefix}booking r FORCE INDEX (${prefix}booking_request_uk)
+                 ON r.tenant_id = j.tenant AND r.request_id = j.request
+          LEFT JOIN ${prefix}waiter w FORCE INDEX (PRIMARY) ON w.tenant_id = j.tenant AND w.request_id = j.request
+          LEFT JOIN ${prefix}booking o FORCE INDEX (${prefix}booking_slot_ix)
+                 ON o.tenant_id = j.tenant AND o.slot_id = j.slot AND o.student_id = j.student
+                AND o.status IN ('HELD', 'CONFIRMED')
+          LEFT JOIN ${prefix}occupancy c FORCE INDEX (${prefix}occupancy_overlap_ix)
+                 ON c.tenant_id = j.tenant AND c.resource_kind = 'STUDENT' AND c.resource_id = j.student
+                AND c.active = TRUE
+                AND c.starts_at < IF(s.buffer_students, s.ends_at + INTERVAL s.buffer_seconds SECOND, s.ends_at)
+                AND c.ends_at > s.starts_at
+                AND c.starts_at > s.starts_at - INTERVAL CAST(j.longest AS SIGNED) MICROSECOND
+         WHERE FIND_IN_SET(j.pos, v_plain) > 0
+           AND (r.booking_id IS NOT NULL OR w.request_id IS NOT NULL OR o.booking_id IS NOT NULL OR c.id IS NOT NULL)
+          LOCK IN SHARE MODE;
+    END IF;
+    SET v_clock = UTC_TIMESTAMP(6);
     batch: WHILE v_k < v_count DO
         SET v_k = v_k + 1;
         IF FIND_IN_SET(v_k, v_full) > 0 THEN
@@ -1982,6 +2060,46 @@ BEGIN
             ITERATE batch;
         END IF;
         SET v_rec = SUBSTRING_INDEX(SUBSTRING_INDEX(p_commands, CHAR(30), v_k), CHAR(30), -1);
+        IF FIND_IN_SET(v_k, v_plain) > 0 AND NOT COALESCE(FIND_IN_SET(v_k, v_odd) > 0, FALSE) THEN
+            -- a plain hold: the first free seat no other transaction has locked, as hold_do takes it
+            SET v_tenant = SUBSTRING_INDEX(v_rec, CHAR(31), -1),
+                v_booking = SUBSTRING_INDEX(v_rec, CHAR(31), 1),
+                v_request = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 2), CHAR(31), -1),
+                v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 3), CHAR(31), -1),
+                v_student = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 4), CHAR(31), -1),
+                v_status = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 5), CHAR(31), -1),
+                v_now_micros = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 6), CHAR(31), -1),
+                v_seq = NULL;
+            SET v_at = IF(v_now_micros = '', v_clock, CAST('1970-01-01 00:00:00' AS DATETIME(6))
+                          + INTERVAL CAST(v_now_micros AS SIGNED) MICROSECOND);
+            SET v_held = v_at + INTERVAL CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 7), CHAR(31), -1)
+                                              AS SIGNED) MICROSECOND;
+            SELECT seq INTO v_seq FROM ${prefix}slot_seat FORCE INDEX (${prefix}slot_seat_claim_ix)
+             WHERE tenant_id = v_tenant AND slot_id = v_slot AND status = 'FREE'
+             ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF v_seq IS NOT NULL THEN
+                UPDATE ${prefix}slot_seat
+                   SET status = v_status, booking_id = v_booking, student_id = v_student, held_until = v_held
+                 WHERE tenant_id = v_tenant AND slot_id = v_slot AND seq = v_seq AND status = 'FREE';
+                SET v_taken = CONCAT(v_taken, IF(v_taken = '', '', ','), '[', JSON_QUOTE(v_tenant), ',',
+                                     JSON_QUOTE(v_booking), ',', JSON_QUOTE(v_request), ',', JSON_QUOTE(v_slot), ',',
+                                     JSON_QUOTE(v_student), ',', v_seq, ',"', v_status, '","', v_held, '","', v_at,
+                                     '"]');
+                SET v_all = CONCAT(v_all, IF(v_all = '', '', ','), '["TAKEN",null,null,null,null,', v_seq, ',null,"',
+                                   v_held, '","', v_at, '",null,null,null,null,null,null,null,', v_k,
+                                   ',null,null,null]');
+            ELSE
+                -- asked again on its own; the student's lock row this batch wrote goes again
+                IF NOT COALESCE(FIND_IN_SET(v_k, v_had_lock) > 0, FALSE) THEN
+                    DELETE FROM ${prefix}resource_lock
+                     WHERE tenant_id = v_tenant AND resource_kind = 'STUDENT' AND resource_id = v_student;
+                END IF;
+                SET v_all = CONCAT(v_all, IF(v_all = '', '', ','),
+                                   '["RETRY",null,null,null,null,null,null,null,null,null,null,null,null,null,null,',
+                                   'null,', v_k, ',null,null,null]');
+            END IF;
+            ITERATE batch;
+        END IF;
         SAVEPOINT hold_batch_one;
         CALL ${prefix}hold_record(SUBSTRING_INDEX(v_rec, CHAR(31), -1), v_rec, TRUE, v_k, v_part, v_retry);
         IF v_retry THEN
@@ -1992,6 +2110,32 @@ BEGIN
             SET v_all = CONCAT(v_all, IF(v_all = '', '', ','), SUBSTRING(v_part, 2, CHAR_LENGTH(v_part) - 2));
         END IF;
     END WHILE batch;
+    IF v_taken <> '' THEN
+        -- the plain holds' bookings and their students' occupations
+        INSERT INTO ${prefix}booking (tenant_id, booking_id, request_id, slot_id, student_id, seat, status, held_until,
+                                      created_at, updated_at)
+        SELECT k.tenant, k.booking, k.request, k.slot, k.student, k.seq, k.status, k.held, k.at, k.at
+          FROM JSON_TABLE(CONCAT('[', v_taken, ']'), '$[*]' COLUMNS (
+                   tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+                   booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                   request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                   slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                   student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+                   seq INT PATH '$[5]',
+                   status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
+                   held DATETIME(6) PATH '$[7]',
+                   at DATETIME(6) PATH '$[8]')) k;
+        INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id, booking_id,
+                                        active)
+        SELECT k.tenant, 'STUDENT', k.student, s.starts_at,
+               IF(s.buffer_students, s.ends_at + INTERVAL s.buffer_seconds SECOND, s.ends_at), k.slot, k.booking, TRUE
+          FROM JSON_TABLE(CONCAT('[', v_taken, ']'), '$[*]' COLUMNS (
+                   tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+                   booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                   slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                   student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]')) k
+          STRAIGHT_JOIN ${prefix}slot s FORCE INDEX (PRIMARY) ON s.tenant_id = k.tenant AND s.slot_id = k.slot;
+    END IF;
     COMMIT;
     CALL ${prefix}emit(CONCAT('[', v_all, ']'));
 END//

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -124,5 +125,61 @@ class MariaDbHoldBatchTest extends HoldBatchTests {
         assertThat(count("SELECT COUNT(*) FROM " + db.table("waiter") + " WHERE tenant_id = ?", t)).isZero();
         assertThat(count("SELECT COUNT(*) FROM " + db.table("resource_lock") + " WHERE tenant_id = ?"
                 + " AND resource_kind = 'STUDENT'", t)).isEqualTo(1);
+    }
+
+    /**
+     * Plain holds (free slot, no waitlist, no limits, nothing of the student's there) are locked and
+     * checked together and written together at the end of the batch: the rows are those hold writes, at
+     * the hold's own now. A hold of a student with an overlapping booking goes through hold_do and
+     * answers CONFLICT; a student twice in the batch is decided hold by hold.
+     */
+    @Test
+    void plainHoldsAreWrittenTogetherAsAHoldWritesThem() throws Exception {
+        TenantId tenant = TenantId.of("plain-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).dialect(db.dialect()).build();
+        Slot p1 = slot(tenant, "p1", 0, 4);
+        Slot p2 = slot(tenant, "p2", 0, 4);
+        Slot p3 = slot(tenant, "p3", 1, 4);
+        for (Slot s : List.of(p1, p2, p3)) {
+            assertThat(store.schedule(tenant, s, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        }
+        Instant now = T0.minus(java.time.Duration.ofDays(1));
+        HoldCommand other = new HoldCommand(BookingId.of("b-x2"), HoldRequest.of(RequestId.of("r-x2"), p2.slotId(),
+                StudentId.of("st-x")), BookingStatus.HELD, now, HOUR, LONGEST, false);
+        assertThat(store.hold(tenant, other).result()).isInstanceOf(Held.class);
+        String t = tenant.value();
+        String at = String.valueOf(java.time.temporal.ChronoUnit.MICROS.between(Instant.EPOCH, now));
+        String records = String.join(String.valueOf('\u001e'),
+                record(t, "b-a", "r-a", "p1", "st-a").replace("\u001fHELD\u001f\u001f", "\u001fHELD\u001f" + at + "\u001f"),
+                record(t, "b-b", "r-b", "p1", "st-b").replace("\u001fHELD\u001f\u001f", "\u001fCONFIRMED\u001f" + at + "\u001f"),
+                record(t, "b-d1", "r-d1", "p1", "st-d"),
+                record(t, "b-d3", "r-d3", "p3", "st-d"),
+                record(t, "b-x1", "r-x1", "p1", "st-x").replace("\u001fHELD\u001f\u001f", "\u001fHELD\u001f" + at + "\u001f"));
+        try (Connection caller = db.dataSource().getConnection();
+                var ps = caller.prepareStatement("CALL " + db.prefix() + "hold_batch(?)")) {
+            ps.setString(1, records);
+            assertThat(rowsOf(ps)).containsExactly("1:TAKEN", "2:TAKEN", "3:TAKEN", "4:TAKEN", "5:CONFLICT");
+        }
+        String heldUntil = now.plus(HOUR).toString().replace("T", " ").replace("Z", "");
+        String created = now.toString().replace("T", " ").replace("Z", "");
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND booking_id = 'b-a'"
+                + " AND request_id = 'r-a' AND slot_id = 'p1' AND student_id = 'st-a' AND status = 'HELD'"
+                + " AND held_until = '" + heldUntil + "' AND created_at = '" + created + "' AND updated_at = created_at",
+                t)).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND booking_id = 'b-b'"
+                + " AND status = 'CONFIRMED'", t)).isEqualTo(1);
+        // every booking's seat is the seat row it owns
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " b JOIN " + db.table("slot_seat") + " s"
+                + " ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id AND s.seq = b.seat AND s.booking_id = b.booking_id"
+                + " AND s.student_id = b.student_id AND s.status = b.status AND s.held_until = b.held_until"
+                + " WHERE b.tenant_id = ?", t)).isEqualTo(5);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " o JOIN " + db.table("slot") + " s"
+                + " ON s.tenant_id = o.tenant_id AND s.slot_id = o.slot_id AND s.starts_at = o.starts_at"
+                + " AND s.ends_at = o.ends_at WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.active = TRUE"
+                + " AND o.booking_id IN ('b-a', 'b-b', 'b-d1', 'b-d3', 'b-x2')", t)).isEqualTo(5);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND student_id = 'st-x'",
+                t)).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("resource_lock") + " WHERE tenant_id = ?"
+                + " AND resource_kind = 'STUDENT'", t)).isEqualTo(4);
     }
 }

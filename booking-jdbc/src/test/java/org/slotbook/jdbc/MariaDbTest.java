@@ -517,6 +517,36 @@ class MariaDbTest {
                             + " AND (o.status = 'CONFIRMED' OR (o.status = 'HELD' AND o.held_until > j.at)))",
                             Map.of("s", "PRIMARY", "f", p + "slot_seat_claim_ix", "h", p + "slot_seat_held_ix",
                                     "r", p + "booking_request_uk", "w", "PRIMARY", "o", p + "booking_slot_ix"));
+                    // hold_batch: the plain holds, and which of their students had a lock row
+                    String plain = "(SELECT t.*, " + now + " AS at, COUNT(*) OVER (PARTITION BY t.tenant, t.student) AS students"
+                            + " FROM JSON_TABLE('[[\"q1-1\", \"slot1\", \"st6\", \"t\"]]', '$[*]' COLUMNS (pos FOR ORDINALITY,"
+                            + " request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',"
+                            + " slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',"
+                            + " student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',"
+                            + " tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]')) t) j";
+                    assertPlan(s, "SELECT GROUP_CONCAT(j.pos), GROUP_CONCAT(IF(l.resource_id IS NULL, NULL, j.pos)) FROM "
+                            + plain + " STRAIGHT_JOIN " + p + "slot s FORCE INDEX (PRIMARY) ON s.tenant_id = j.tenant"
+                            + " AND s.slot_id = j.slot LEFT JOIN " + p + "resource_lock l FORCE INDEX (PRIMARY)"
+                            + " ON l.tenant_id = j.tenant AND l.resource_kind = 'STUDENT' AND l.resource_id = j.student"
+                            + " WHERE j.students = 1 AND s.status = 'OPEN' AND s.cost = 0 AND j.at < s.ends_at",
+                            Map.of("s", "PRIMARY", "l", "PRIMARY"));
+                    // hold_batch: under the plain holds' locks, those with anything to look at
+                    assertPlan(s, "SELECT GROUP_CONCAT(DISTINCT j.pos) FROM " + holds + " STRAIGHT_JOIN " + p + "slot s"
+                            + " FORCE INDEX (PRIMARY) ON s.tenant_id = j.tenant AND s.slot_id = j.slot"
+                            + " LEFT JOIN " + booking + " r FORCE INDEX (" + p + "booking_request_uk)"
+                            + " ON r.tenant_id = j.tenant AND r.request_id = j.request"
+                            + " LEFT JOIN " + p + "waiter w FORCE INDEX (PRIMARY) ON w.tenant_id = j.tenant"
+                            + " AND w.request_id = j.request"
+                            + " LEFT JOIN " + booking + " o FORCE INDEX (" + p + "booking_slot_ix) ON o.tenant_id = j.tenant"
+                            + " AND o.slot_id = j.slot AND o.student_id = j.student AND o.status IN ('HELD', 'CONFIRMED')"
+                            + " LEFT JOIN " + occupancy + " c FORCE INDEX (" + p + "occupancy_overlap_ix)"
+                            + " ON c.tenant_id = j.tenant AND c.resource_kind = 'STUDENT' AND c.resource_id = j.student"
+                            + " AND c.active = TRUE AND c.starts_at < s.ends_at AND c.ends_at > s.starts_at"
+                            + " AND c.starts_at > s.starts_at - INTERVAL 86400000000 MICROSECOND"
+                            + " WHERE r.booking_id IS NOT NULL OR w.request_id IS NOT NULL OR o.booking_id IS NOT NULL"
+                            + " OR c.id IS NOT NULL LOCK IN SHARE MODE",
+                            Map.of("s", "PRIMARY", "r", p + "booking_request_uk", "w", "PRIMARY", "o", p + "booking_slot_ix",
+                                    "c", p + "occupancy_overlap_ix"));
 
                     assertPlan(s, "SELECT seq FROM " + seat + " FORCE INDEX (" + p + "slot_seat_claim_ix) WHERE tenant_id = 't'"
                             + " AND slot_id = 'slot3' AND status = 'FREE' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED",
