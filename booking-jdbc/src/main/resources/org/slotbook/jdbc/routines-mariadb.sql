@@ -1920,13 +1920,14 @@ END//
 -- with capacity = the hold's position (from 1); a seat taken plainly as one TAKEN row (see hold_record).
 -- Three kinds of holds are told apart first, by one read of all the records:
 -- * those hold_do would answer FULL at once (see below): answered FULL;
--- * plain ones: a valid status, no waitlist, no limits, a slot open for booking that costs nothing,
---   and their student and request each once in the batch. Their students are locked together (in the
---   batch's order), then one locking read finds those with anything to look at (a booking or waitlist
---   entry of the request, a booking of the student in the slot, an active occupation of his there):
---   the others each take a free seat (none unlocked: RETRY, and the student's lock row written for it
---   is deleted again), and their bookings and occupations are inserted together at the end;
+-- * the others whose student hold_do would lock (a valid status, no waitlist, a slot open for booking
+--   that costs nothing): their students are locked together, in the batch's order, before any other;
+-- * plain ones among them: no limits, their student and request each once in the batch. One locking
+--   read finds those with anything to look at (a booking or waitlist entry of the request, a booking of
+--   the student in the slot, an active occupation of his there); the others each take a free seat, and
+--   their bookings and occupations are inserted together at the end;
 -- * the rest, and the plain ones with something to look at: decided by hold_do one by one, as before.
+-- A hold answered RETRY leaves nothing behind: the lock row the batch wrote for it is deleted again.
 CREATE OR REPLACE PROCEDURE ${prefix}hold_batch(p_commands LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
@@ -1936,7 +1937,7 @@ BEGIN
     DECLARE v_all LONGTEXT DEFAULT '';
     DECLARE v_taken LONGTEXT DEFAULT '';
     DECLARE v_retry BOOLEAN;
-    DECLARE v_full, v_plain, v_had_lock, v_odd LONGTEXT;
+    DECLARE v_full, v_locks, v_plain, v_had_lock, v_odd LONGTEXT;
     DECLARE v_tenant, v_booking, v_request, v_slot, v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -1988,9 +1989,13 @@ BEGIN
        AND NOT EXISTS (SELECT 1 FROM ${prefix}booking o FORCE INDEX (${prefix}booking_slot_ix)
                         WHERE o.tenant_id = j.tenant AND o.slot_id = j.slot AND o.student_id = j.student
                           AND (o.status = 'CONFIRMED' OR (o.status = 'HELD' AND o.held_until > j.at)));
-    -- plain: a valid status, no waitlist, no limits, the slot open for booking and free of cost, student
-    -- and request each once in the batch; and which of their students had a lock row already
-    SELECT GROUP_CONCAT(j.pos), GROUP_CONCAT(IF(l.resource_id IS NULL, NULL, j.pos)) INTO v_plain, v_had_lock
+    -- the others whose student hold_do would lock (a valid status, no waitlist, a slot open for booking
+    -- that costs nothing); which of them had a lock row already; the plain ones among them: no limits,
+    -- their student and request each once in the batch
+    SELECT GROUP_CONCAT(j.pos), GROUP_CONCAT(IF(l.resource_id IS NULL, NULL, j.pos)),
+           GROUP_CONCAT(IF(j.max_upcoming = '0' AND j.max_week = '0' AND j.students = 1 AND j.requests = 1,
+                           j.pos, NULL))
+      INTO v_locks, v_had_lock, v_plain
       FROM (SELECT t.*, IF(t.now_micros = '', UTC_TIMESTAMP(6), CAST('1970-01-01 00:00:00' AS DATETIME(6))
                            + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND) AS at,
                    COUNT(*) OVER (PARTITION BY t.tenant, t.student) AS students,
@@ -2011,19 +2016,20 @@ BEGIN
       LEFT JOIN ${prefix}resource_lock l FORCE INDEX (PRIMARY)
              ON l.tenant_id = j.tenant AND l.resource_kind = 'STUDENT' AND l.resource_id = j.student
      WHERE NOT COALESCE(FIND_IN_SET(j.pos, v_full) > 0, FALSE) AND j.status IN ('HELD', 'CONFIRMED')
-       AND j.waitlist = '0' AND j.max_upcoming = '0' AND j.max_week = '0' AND j.students = 1 AND j.requests = 1
-       AND s.status = 'OPEN' AND s.cost = 0 AND j.at < s.ends_at AND (s.opens_at IS NULL OR j.at >= s.opens_at)
+       AND j.waitlist = '0' AND s.status = 'OPEN' AND s.cost = 0 AND j.at < s.ends_at AND (s.opens_at IS NULL OR j.at >= s.opens_at)
        AND (s.closes_at IS NULL OR j.at < s.closes_at);
-    IF v_plain IS NOT NULL THEN
-        -- the plain holds' students, locked in the batch's order (by tenant, then student)
+    IF v_locks IS NOT NULL THEN
+        -- their students, locked together in the batch's order (by tenant, then student)
         INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id)
         SELECT t.tenant, 'STUDENT', t.student
           FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
                    pos FOR ORDINALITY,
                    student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
                    tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t
-         WHERE FIND_IN_SET(t.pos, v_plain) > 0 ORDER BY t.pos
+         WHERE FIND_IN_SET(t.pos, v_locks) > 0 ORDER BY t.pos
             ON DUPLICATE KEY UPDATE resource_id = resource_id;
+    END IF;
+    IF v_plain IS NOT NULL THEN
         -- under their locks, newest committed rows (a locking read): those with anything to look at
         SELECT GROUP_CONCAT(DISTINCT j.pos) INTO v_odd
           FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
@@ -2104,6 +2110,11 @@ BEGIN
         CALL ${prefix}hold_record(SUBSTRING_INDEX(v_rec, CHAR(31), -1), v_rec, TRUE, v_k, v_part, v_retry);
         IF v_retry THEN
             ROLLBACK TO SAVEPOINT hold_batch_one;
+            IF FIND_IN_SET(v_k, v_locks) > 0 AND NOT COALESCE(FIND_IN_SET(v_k, v_had_lock) > 0, FALSE) THEN
+                DELETE FROM ${prefix}resource_lock
+                 WHERE tenant_id = SUBSTRING_INDEX(v_rec, CHAR(31), -1) AND resource_kind = 'STUDENT'
+                   AND resource_id = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 4), CHAR(31), -1);
+            END IF;
         END IF;
         -- the part's rows without the list's brackets, joined by commas
         IF CHAR_LENGTH(v_part) > 2 THEN
