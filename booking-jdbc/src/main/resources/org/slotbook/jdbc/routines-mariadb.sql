@@ -1927,7 +1927,8 @@ END//
 --   the student in the slot, an active occupation of his there); the others each take a free seat, and
 --   their bookings and occupations are inserted together at the end;
 -- * the rest, and the plain ones with something to look at: decided by hold_do one by one, as before.
--- A hold answered RETRY leaves nothing behind: the lock row the batch wrote for it is deleted again.
+-- A hold answered RETRY leaves nothing behind: the lock row the batch wrote for it is deleted again
+-- (unless another hold of the batch has the same student). The batch reads no slot row with a lock.
 CREATE OR REPLACE PROCEDURE ${prefix}hold_batch(p_commands LONGTEXT)
 MODIFIES SQL DATA
 BEGIN
@@ -1937,7 +1938,7 @@ BEGIN
     DECLARE v_all LONGTEXT DEFAULT '';
     DECLARE v_taken LONGTEXT DEFAULT '';
     DECLARE v_retry BOOLEAN;
-    DECLARE v_full, v_locks, v_plain, v_had_lock, v_odd LONGTEXT;
+    DECLARE v_full, v_locks, v_keep_lock, v_plain, v_plain_rows, v_odd LONGTEXT;
     DECLARE v_tenant, v_booking, v_request, v_slot, v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -1990,12 +1991,22 @@ BEGIN
                         WHERE o.tenant_id = j.tenant AND o.slot_id = j.slot AND o.student_id = j.student
                           AND (o.status = 'CONFIRMED' OR (o.status = 'HELD' AND o.held_until > j.at)));
     -- the others whose student hold_do would lock (a valid status, no waitlist, a slot open for booking
-    -- that costs nothing); which of them had a lock row already; the plain ones among them: no limits,
-    -- their student and request each once in the batch
-    SELECT GROUP_CONCAT(j.pos), GROUP_CONCAT(IF(l.resource_id IS NULL, NULL, j.pos)),
+    -- that costs nothing); those whose lock row stays if they are asked again on their own (it was there
+    -- before, or another hold of the batch has the same student); the plain ones among them: no limits,
+    -- their student and request each once in the batch, with what the check of their overlaps needs
+    -- (position, ids, the student's time in the slot, the earliest start an overlap can have), read here
+    -- so that the locking read below reads no slot row
+    SET STATEMENT group_concat_max_len = 4294967295 FOR
+    SELECT GROUP_CONCAT(j.pos), GROUP_CONCAT(IF(l.resource_id IS NULL AND j.students = 1, NULL, j.pos)),
            GROUP_CONCAT(IF(j.max_upcoming = '0' AND j.max_week = '0' AND j.students = 1 AND j.requests = 1,
-                           j.pos, NULL))
-      INTO v_locks, v_had_lock, v_plain
+                           j.pos, NULL)),
+           GROUP_CONCAT(IF(j.max_upcoming = '0' AND j.max_week = '0' AND j.students = 1 AND j.requests = 1,
+                           CONCAT('[', j.pos, ',', JSON_QUOTE(j.tenant), ',', JSON_QUOTE(j.request), ',',
+                                  JSON_QUOTE(j.slot), ',', JSON_QUOTE(j.student), ',"', s.starts_at, '","',
+                                  IF(s.buffer_students, s.ends_at + INTERVAL s.buffer_seconds SECOND, s.ends_at),
+                                  '","', s.starts_at - INTERVAL CAST(j.longest AS SIGNED) MICROSECOND, '"]'),
+                           NULL))
+      INTO v_locks, v_keep_lock, v_plain, v_plain_rows
       FROM (SELECT t.*, IF(t.now_micros = '', UTC_TIMESTAMP(6), CAST('1970-01-01 00:00:00' AS DATETIME(6))
                            + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND) AS at,
                    COUNT(*) OVER (PARTITION BY t.tenant, t.student) AS students,
@@ -2010,6 +2021,7 @@ BEGIN
                                gate_held VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[8]',
                                waitlist VARCHAR(1) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[9]',
                                max_upcoming VARCHAR(12) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]',
+                               longest VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[7]',
                                max_week VARCHAR(12) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[11]',
                                tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t) j
       STRAIGHT_JOIN ${prefix}slot s FORCE INDEX (PRIMARY) ON s.tenant_id = j.tenant AND s.slot_id = j.slot
@@ -2030,16 +2042,18 @@ BEGIN
             ON DUPLICATE KEY UPDATE resource_id = resource_id;
     END IF;
     IF v_plain IS NOT NULL THEN
-        -- under their locks, newest committed rows (a locking read): those with anything to look at
+        -- under their locks, newest committed rows (a locking read of the rows hold_do reads in share mode,
+        -- and no other): those with anything to look at
         SELECT GROUP_CONCAT(DISTINCT j.pos) INTO v_odd
-          FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
-                   pos FOR ORDINALITY,
-                   request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                   slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                   student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                   longest VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[7]',
-                   tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) j
-          STRAIGHT_JOIN ${prefix}slot s FORCE INDEX (PRIMARY) ON s.tenant_id = j.tenant AND s.slot_id = j.slot
+          FROM JSON_TABLE(CONCAT('[', v_plain_rows, ']'), '$[*]' COLUMNS (
+                   pos INT PATH '$[0]',
+                   tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                   request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                   slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                   student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+                   starts_at DATETIME(6) PATH '$[5]',
+                   student_end DATETIME(6) PATH '$[6]',
+                   lowest DATETIME(6) PATH '$[7]')) j
           LEFT JOIN ${prefix}booking r FORCE INDEX (${prefix}booking_request_uk)
                  ON r.tenant_id = j.tenant AND r.request_id = j.request
           LEFT JOIN ${prefix}waiter w FORCE INDEX (PRIMARY) ON w.tenant_id = j.tenant AND w.request_id = j.request
@@ -2048,12 +2062,9 @@ BEGIN
                 AND o.status IN ('HELD', 'CONFIRMED')
           LEFT JOIN ${prefix}occupancy c FORCE INDEX (${prefix}occupancy_overlap_ix)
                  ON c.tenant_id = j.tenant AND c.resource_kind = 'STUDENT' AND c.resource_id = j.student
-                AND c.active = TRUE
-                AND c.starts_at < IF(s.buffer_students, s.ends_at + INTERVAL s.buffer_seconds SECOND, s.ends_at)
-                AND c.ends_at > s.starts_at
-                AND c.starts_at > s.starts_at - INTERVAL CAST(j.longest AS SIGNED) MICROSECOND
-         WHERE FIND_IN_SET(j.pos, v_plain) > 0
-           AND (r.booking_id IS NOT NULL OR w.request_id IS NOT NULL OR o.booking_id IS NOT NULL OR c.id IS NOT NULL)
+                AND c.active = TRUE AND c.starts_at < j.student_end AND c.ends_at > j.starts_at
+                AND c.starts_at > j.lowest
+         WHERE r.booking_id IS NOT NULL OR w.request_id IS NOT NULL OR o.booking_id IS NOT NULL OR c.id IS NOT NULL
           LOCK IN SHARE MODE;
     END IF;
     SET v_clock = UTC_TIMESTAMP(6);
@@ -2096,7 +2107,7 @@ BEGIN
                                    ',null,null,null]');
             ELSE
                 -- asked again on its own; the student's lock row this batch wrote goes again
-                IF NOT COALESCE(FIND_IN_SET(v_k, v_had_lock) > 0, FALSE) THEN
+                IF NOT COALESCE(FIND_IN_SET(v_k, v_keep_lock) > 0, FALSE) THEN
                     DELETE FROM ${prefix}resource_lock
                      WHERE tenant_id = v_tenant AND resource_kind = 'STUDENT' AND resource_id = v_student;
                 END IF;
@@ -2110,7 +2121,7 @@ BEGIN
         CALL ${prefix}hold_record(SUBSTRING_INDEX(v_rec, CHAR(31), -1), v_rec, TRUE, v_k, v_part, v_retry);
         IF v_retry THEN
             ROLLBACK TO SAVEPOINT hold_batch_one;
-            IF FIND_IN_SET(v_k, v_locks) > 0 AND NOT COALESCE(FIND_IN_SET(v_k, v_had_lock) > 0, FALSE) THEN
+            IF FIND_IN_SET(v_k, v_locks) > 0 AND NOT COALESCE(FIND_IN_SET(v_k, v_keep_lock) > 0, FALSE) THEN
                 DELETE FROM ${prefix}resource_lock
                  WHERE tenant_id = SUBSTRING_INDEX(v_rec, CHAR(31), -1) AND resource_kind = 'STUDENT'
                    AND resource_id = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 4), CHAR(31), -1);

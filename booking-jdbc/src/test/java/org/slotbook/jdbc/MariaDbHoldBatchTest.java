@@ -182,4 +182,42 @@ class MariaDbHoldBatchTest extends HoldBatchTests {
         assertThat(count("SELECT COUNT(*) FROM " + db.table("resource_lock") + " WHERE tenant_id = ?"
                 + " AND resource_kind = 'STUDENT'", t)).isEqualTo(4);
     }
+
+    /**
+     * A batch locks no slot row: plain holds are decided while another transaction holds a slot's row
+     * (as a cancel or a promotion does), instead of waiting for it, and their rows are written.
+     */
+    @Test
+    void aBatchDoesNotWaitForALockedSlotRow() throws Exception {
+        TenantId tenant = TenantId.of("slotlock-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).dialect(db.dialect()).build();
+        Slot slot = slot(tenant, "busy", 0, 3);
+        assertThat(store.schedule(tenant, slot, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        String t = tenant.value();
+        try (Connection holder = db.dataSource().getConnection(); Connection caller = db.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            try (var lock = holder.prepareStatement("SELECT status FROM " + db.table("slot")
+                    + " WHERE tenant_id = ? AND slot_id = 'busy' FOR UPDATE")) {
+                lock.setString(1, t);
+                lock.executeQuery().close();
+            }
+            try (var st = caller.createStatement()) {
+                st.execute("SET SESSION innodb_lock_wait_timeout = 3");
+            }
+            try (var ps = caller.prepareStatement("CALL " + db.prefix() + "hold_batch(?)")) {
+                ps.setString(1, record(t, "b1", "r1", "busy", "st-a") + '\u001e' + record(t, "b2", "r2", "busy", "st-b"));
+                assertThat(rowsOf(ps)).containsExactly("1:TAKEN", "2:TAKEN");
+            } finally {
+                try (var st = caller.createStatement()) {
+                    st.execute("SET SESSION innodb_lock_wait_timeout = DEFAULT");
+                }
+                holder.rollback();
+            }
+        }
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " b JOIN " + db.table("slot_seat") + " s"
+                + " ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id AND s.seq = b.seat AND s.booking_id = b.booking_id"
+                + " WHERE b.tenant_id = ? AND s.status = 'HELD'", t)).isEqualTo(2);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
+                + " AND resource_kind = 'STUDENT' AND active = TRUE", t)).isEqualTo(2);
+    }
 }
