@@ -363,10 +363,7 @@ public abstract class RedisFaultScenarios extends RedisFaultSuite {
                 // A gate rebuilt from a ledger read that a concurrent cancel overtook can count a
                 // released holder until reconciliation drops it (only once it is older than the
                 // in-flight grace). Repair as a deployment would, then sell what is left.
-                // (the gate judges the grace by its own clock: wait a short one out in real time)
-                HoldPolicy shortGrace = POLICY.withInFlightGrace(Duration.ofMillis(500));
-                sleep(Duration.ofMillis(700));
-                suite.engine(suite.store, suite.gate, shortGrace).reconcile(suite.tenant, slot);
+                suite.reconcileAsADeploymentWould(slot);
                 for (int extra = 0; extra < capacity; extra++) {
                     HoldResult r = suite.engine.hold(suite.tenant,
                             HoldRequest.of(RequestId.of("top-up-" + extra), slot, StudentId.of("top-up-" + extra)));
@@ -479,9 +476,9 @@ public abstract class RedisFaultScenarios extends RedisFaultSuite {
     }
 
     private void reconcileAndCheckGate(SlotId slot, int capacity, Violations v) {
-        // gate holders of requests the ledger refused while the gate was wrong are younger than the grace
-        clock.advance(POLICY.inFlightGrace().plusSeconds(1));
-        engine.reconcile(tenant, slot);
+        // gate holders of requests the ledger refused while the gate was wrong, and of cancelled
+        // bookings put back from a read that a wipe of the gate overtook, are younger than the grace
+        reconcileAsADeploymentWould(slot);
         invariants().checkGate(slot, capacity, clock.instant(), v);
     }
 

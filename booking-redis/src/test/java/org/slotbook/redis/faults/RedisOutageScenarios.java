@@ -149,8 +149,7 @@ public abstract class RedisOutageScenarios extends RedisFaultSuite {
 
     private void reconcileAndCheckGate(SlotId slot, int capacity, Violations v) {
         // holders the gate kept for requests the ledger refused are younger than the in-flight grace
-        clock.advance(POLICY.inFlightGrace().plusSeconds(1));
-        engine.reconcile(tenant, slot);
+        reconcileAsADeploymentWould(slot);
         invariants().checkGate(slot, capacity, clock.instant(), v);
     }
 }

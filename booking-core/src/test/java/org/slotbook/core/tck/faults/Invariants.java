@@ -184,8 +184,17 @@ public class Invariants {
         }
         v.check(view.get().capacity() == capacity, "slot %s: gate capacity %d, ledger capacity %d", slot,
                 view.get().capacity(), capacity);
-        v.check(inGate.equals(inLedger), "slot %s: gate holders differ from live bookings (%d in gate only, %d in "
-                + "ledger only)", slot, difference(inGate, inLedger), difference(inLedger, inGate));
+        if (!inGate.equals(inLedger)) {
+            List<String> gateOnly = new ArrayList<>();
+            for (GateHolder h : view.get().holders()) {
+                if (!inLedger.contains(h.studentId()) && gateOnly.size() < 5) {
+                    gateOnly.add(h + ", the store: " + store.findByRequest(tenant, h.requestId()).map(Booking::toString)
+                            .orElse("no booking of the request"));
+                }
+            }
+            v.add("slot %s: gate holders differ from live bookings (%d in gate only, %d in ledger only); gate only: %s",
+                    slot, difference(inGate, inLedger), difference(inLedger, inGate), gateOnly);
+        }
         v.check(view.get().remaining() == capacity - live.size(), "slot %s: gate remaining %d != capacity %d - live %d",
                 slot, view.get().remaining(), capacity, live.size());
     }
