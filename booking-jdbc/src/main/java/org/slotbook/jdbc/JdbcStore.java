@@ -32,7 +32,7 @@ public final class JdbcStore extends ForwardingStore {
     /** Retries after a deadlock or serialization failure, unless the builder says otherwise. */
     public static final int DEFAULT_MAX_RETRIES = 8;
     /** How many batches of concurrent holds may run at once on PostgreSQL and MariaDB, unless the builder says otherwise. */
-    public static final int DEFAULT_HOLD_LANES = 4;
+    public static final int DEFAULT_HOLD_LANES = 2;
     /** The most hold lanes a store may have. */
     public static final int MAX_HOLD_LANES = 64;
 
@@ -133,7 +133,7 @@ public final class JdbcStore extends ForwardingStore {
         }
 
         /**
-         * PostgreSQL and MariaDB: how many calls of combined holds may run at once (0..64). Default 4.
+         * PostgreSQL and MariaDB: how many calls of combined holds may run at once (0..64). Default 2.
          *
          * <p>A hold that finds its lane idle is sent at once, as a call of its own. Holds that arrive
          * while their lane's call runs wait, and go to the database together in the next call (at most

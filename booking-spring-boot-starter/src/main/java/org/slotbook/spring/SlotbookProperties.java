@@ -45,7 +45,7 @@ public record SlotbookProperties(
             @DefaultValue("slotbook_") String tablePrefix,
             @DefaultValue("8") int maxRetries,
             @DefaultValue("true") boolean validateSchema,
-            @DefaultValue("4") int holdLanes) {
+            @DefaultValue("2") int holdLanes) {
     }
 
     /**
