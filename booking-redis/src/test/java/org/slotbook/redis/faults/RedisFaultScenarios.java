@@ -475,13 +475,6 @@ public abstract class RedisFaultScenarios extends RedisFaultSuite {
         return results;
     }
 
-    private void reconcileAndCheckGate(SlotId slot, int capacity, Violations v) {
-        // gate holders of requests the ledger refused while the gate was wrong, and of cancelled
-        // bookings put back from a read that a wipe of the gate overtook, are younger than the grace
-        reconcileAsADeploymentWould(slot);
-        invariants().checkGate(slot, capacity, clock.instant(), v);
-    }
-
     private static void join(Thread t) {
         try {
             t.join(30_000);

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.tck.faults.FaultSuite;
 import org.slotbook.core.tck.faults.ServerProcess;
+import org.slotbook.core.tck.faults.Violations;
 import org.slotbook.redis.RedisSeatReservation;
 import org.slotbook.redis.support.JedisClients;
 import org.slotbook.redis.support.RedisProcess;
@@ -57,6 +58,15 @@ public abstract class RedisFaultSuite extends FaultSuite<RedisSeatReservation> {
     protected void reconcileAsADeploymentWould(SlotId slot) {
         sleep(SHORT_GRACE.plusMillis(200));
         engine(store, gate, POLICY.withInFlightGrace(SHORT_GRACE)).reconcile(tenant, slot);
+    }
+
+    /**
+     * Reconciles as a deployment would ({@link #reconcileAsADeploymentWould}), then checks that the
+     * gate's holders are exactly the ledger's live bookings of {@code slot}.
+     */
+    protected void reconcileAndCheckGate(SlotId slot, int capacity, Violations v) {
+        reconcileAsADeploymentWould(slot);
+        invariants().checkGate(slot, capacity, clock.instant(), v);
     }
 
     /**

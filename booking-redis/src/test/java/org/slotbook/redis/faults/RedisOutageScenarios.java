@@ -146,10 +146,4 @@ public abstract class RedisOutageScenarios extends RedisFaultSuite {
     private FlashSale.Result sell(SlotId slot, int students, Concurrent.Progress fault) {
         return FlashSale.run(engine, tenant, List.of(slot), students, threads(), fault);
     }
-
-    private void reconcileAndCheckGate(SlotId slot, int capacity, Violations v) {
-        // holders the gate kept for requests the ledger refused are younger than the in-flight grace
-        reconcileAsADeploymentWould(slot);
-        invariants().checkGate(slot, capacity, clock.instant(), v);
-    }
 }
