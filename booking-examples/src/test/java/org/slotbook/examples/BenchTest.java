@@ -6,10 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.slotbook.core.TenantId;
 import org.slotbook.examples.bench.DbCeilingLine;
 import org.slotbook.examples.bench.NaiveLine;
 import org.slotbook.examples.bench.Options;
@@ -97,7 +102,9 @@ class BenchTest {
         }
         if (mariadb == null) {
             // PostgreSQL DB-only, H2 DB-only and PostgreSQL behind the gate; capacity on PostgreSQL and H2
-            assertNoOversell(bench("--jdbc", pg, "--redis", redis), 9, 2);
+            Report report = bench("--jdbc", pg, "--redis", redis);
+            assertNoOversell(report, 9, 2);
+            assertNothingLeft(report, pg);
         } else {
             // and MariaDB DB-only with its ceiling; capacity on all three databases
             Report report = bench("--jdbc", pg, "--mariadb", mariadb, "--redis", redis);
@@ -106,6 +113,31 @@ class BenchTest {
                 assertThat(r.line()).isEqualTo(DbCeilingLine.NAME);
                 assertThat(r.backend()).isEqualTo("MariaDB");
             });
+            assertNothingLeft(report, pg, mariadb);
+        }
+    }
+
+    /** The run's Slotbook tenants have no row left in any shipped table of these databases. */
+    private static void assertNothingLeft(Report report, String... urls) throws Exception {
+        // the DB-only and gated lines of three workloads, and the capacity line
+        assertThat(report.tenants()).hasSizeGreaterThanOrEqualTo(7);
+        for (String url : urls) {
+            try (Connection c = DriverManager.getConnection(url)) {
+                for (String table : List.of("slot", "slot_seat", "booking", "occupancy", "resource_lock", "waiter",
+                        "lesson_package", "credit_entry")) {
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "SELECT COUNT(*) FROM slotbook_" + table + " WHERE tenant_id = ?")) {
+                        for (TenantId tenant : report.tenants()) {
+                            ps.setString(1, tenant.value());
+                            try (ResultSet rs = ps.executeQuery()) {
+                                rs.next();
+                                assertThat(rs.getLong(1)).as("rows of %s in %s on %s", tenant.value(), table, url)
+                                        .isZero();
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 

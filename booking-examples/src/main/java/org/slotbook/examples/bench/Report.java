@@ -6,10 +6,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.slotbook.core.TenantId;
 
-/** Everything a run of the load benchmark measured, and the tables it prints. */
+/**
+ * Everything a run of the load benchmark measured, and the tables it prints; {@code tenants} are the
+ * Slotbook tenants its lines booked under, whose rows the run deleted at its end.
+ */
 public record Report(List<Result> results, List<Capacity> capacities, Map<String, List<Double>> heapAfterGcMegabytes,
-                     List<String> targets, List<String> profiles) {
+                     List<String> targets, List<String> profiles, List<TenantId> tenants) {
     public List<Result> slotbookResults() {
         return results.stream().filter(Result::isSlotbook).toList();
     }

@@ -6,20 +6,25 @@ import java.lang.management.ManagementFactory;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingEngine;
+import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.HoldPolicy;
 import org.slotbook.core.TenantId;
 import org.slotbook.jdbc.JdbcDialect;
+import org.slotbook.jdbc.TenantMove;
 
 /**
  * One run of the load benchmark over every selected line: the databases and the gate it opened, the
  * order the lines run in, and what they measured. Every run uses fresh tenants, rows and Redis keys
- * (all under the run's own id and key prefix), and removes its rows and keys at the end.
+ * (all under the run's own id and key prefix), and removes its rows and keys at the end: those of its
+ * own tables, and every row of the Slotbook tenants its lines booked under.
  */
 public final class Suite {
     private final Backends main;
@@ -36,6 +41,8 @@ public final class Suite {
     private final List<Capacity> capacities = new ArrayList<>();
     private final Map<String, List<Double>> heap = new LinkedHashMap<>();
     private final List<String> profiles = new ArrayList<>();
+    /** The Slotbook tenants of this run (warm-up included), deleted from every database at the end. */
+    private final Set<TenantId> tenants = new LinkedHashSet<>();
     private PrintStream out;
     private boolean profiling;
 
@@ -175,8 +182,10 @@ public final class Suite {
         this.out = log;
     }
 
-    private static TenantId tenant(String tag, String what) {
-        return TenantId.of("bench-" + tag + "-" + what);
+    private TenantId tenant(String tag, String what) {
+        TenantId tenant = TenantId.of("bench-" + tag + "-" + what);
+        tenants.add(tenant);
+        return tenant;
     }
 
     private void section(String title) {
@@ -245,7 +254,7 @@ public final class Suite {
 
     private Report report() {
         return new Report(List.copyOf(results), List.copyOf(capacities), new LinkedHashMap<>(heap),
-                Targets.of(results, capacities, mainDb.name()), List.copyOf(profiles));
+                Targets.of(results, capacities, mainDb.name()), List.copyOf(profiles), List.copyOf(tenants));
     }
 
     private void prepareTables() throws SQLException {
@@ -255,7 +264,10 @@ public final class Suite {
         }
     }
 
-    /** Removes this run's rows from the benchmark's own tables, and the run's Redis keys (by SCAN). */
+    /**
+     * Removes this run's rows from the benchmark's own tables and the rows of its Slotbook tenants from
+     * every database, and the run's Redis keys (by SCAN).
+     */
     private void cleanUp() {
         for (BenchDb db : dbs) {
             try {
@@ -263,6 +275,17 @@ public final class Suite {
                 db.deleteRun(DbCeilingLine.TABLE, run);
             } catch (SQLException e) {
                 log.println("could not delete the run's rows: " + e.getMessage());
+            }
+            // the delete step of a tenant move, which knows the store's tables; a tenant of this run that
+            // never reached this database deletes nothing
+            TenantMove tables = TenantMove.builder(db.backends().dataSource(), db.backends().dataSource())
+                    .sourcePrefix(db.backends().store().tablePrefix()).build();
+            for (TenantId tenant : tenants) {
+                try {
+                    tables.deleteFromSource(tenant);
+                } catch (BookingStoreException e) {
+                    log.println("could not delete the rows of tenant " + tenant.value() + ": " + e.getMessage());
+                }
             }
         }
         if (main.redis() != null) {
