@@ -173,6 +173,12 @@ public final class ShardBench {
                 oversold += Math.max(0, shard.countLiveBookings(tenant, slot) - o.seats());
             }
         }
+        // counted: the line's rows go, so that the next line and the next run start from the same tables
+        for (Backends shard : shards) {
+            for (TenantId tenant : tenants) {
+                shard.deleteTenant(tenant);
+            }
+        }
         return new Line(shardCount, o.students(), (int) m.holds(), full.intValue(), (int) m.errors(), m.seconds(),
                 m.latencies().percentileMillis(50), m.latencies().percentileMillis(99), oversold);
     }

@@ -197,6 +197,7 @@ public final class WaitlistBench {
             long errors = opening.errors() + newcomers.stop().errors() + failedCancels;
 
             long[] checks = check(backends, tenant.value(), slot.value(), o.seats());
+            backends.deleteTenant(tenant);
             Report report = new Report((int) opening.holds(), waitlisted.intValue(), full.intValue(), (int) errors,
                     opening.seconds(), cancelled, promoted, promotions.percentileMillis(50),
                     promotions.percentileMillis(99), promotions.maxMillis(), checks[0], checks[1], checks[2]);

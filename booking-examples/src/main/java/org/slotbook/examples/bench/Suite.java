@@ -18,7 +18,6 @@ import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.HoldPolicy;
 import org.slotbook.core.TenantId;
 import org.slotbook.jdbc.JdbcDialect;
-import org.slotbook.jdbc.TenantMove;
 
 /**
  * One run of the load benchmark over every selected line: the databases and the gate it opened, the
@@ -276,13 +275,10 @@ public final class Suite {
             } catch (SQLException e) {
                 log.println("could not delete the run's rows: " + e.getMessage());
             }
-            // the delete step of a tenant move, which knows the store's tables; a tenant of this run that
-            // never reached this database deletes nothing
-            TenantMove tables = TenantMove.builder(db.backends().dataSource(), db.backends().dataSource())
-                    .sourcePrefix(db.backends().store().tablePrefix()).build();
+            // a tenant of this run that never reached this database deletes nothing
             for (TenantId tenant : tenants) {
                 try {
-                    tables.deleteFromSource(tenant);
+                    db.backends().deleteTenant(tenant);
                 } catch (BookingStoreException e) {
                     log.println("could not delete the rows of tenant " + tenant.value() + ": " + e.getMessage());
                 }
