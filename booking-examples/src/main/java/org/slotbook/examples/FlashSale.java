@@ -111,6 +111,8 @@ public final class FlashSale {
             out.printf(Locale.ROOT, "Flash sale: %d students, %d seats, %d threads, ledger %s, gate %s%n",
                     options.students(), options.seats(), options.threads(), backends.ledgerName(),
                     backends.gateName());
+            // the sale's rows stay in the ledger, to be looked at under this tenant
+            out.printf(Locale.ROOT, "tenant %s, slot %s%n", tenant.value(), slot.value());
 
             LongAdder full = new LongAdder();
             LongAdder conflicts = new LongAdder();

@@ -16,7 +16,8 @@ class FlashSaleTest {
         FlashSale.Summary summary = FlashSale.run(FlashSale.Options.parse(args),
                 new PrintStream(out, true, StandardCharsets.UTF_8));
         System.out.print(out.toString(StandardCharsets.UTF_8));
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("oversold          0");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("oversold          0")
+                .containsPattern("tenant flash-[0-9a-f-]{36}, slot saturday-star");
         return summary;
     }
 
