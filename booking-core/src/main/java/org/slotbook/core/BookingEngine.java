@@ -14,10 +14,10 @@ import org.slotbook.core.internal.engine.GateGuard;
 import org.slotbook.core.internal.engine.HoldFlow;
 import org.slotbook.core.internal.engine.Observed;
 import org.slotbook.core.internal.engine.Reconciler;
-import org.slotbook.core.spi.BookingEvent;
+import org.slotbook.core.internal.engine.Settlement;
+import org.slotbook.core.internal.engine.SlotFlow;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
-import org.slotbook.core.spi.StoreOutcome;
 import org.slotbook.core.spi.Terms;
 
 /**
@@ -58,6 +58,8 @@ public final class BookingEngine {
     private final Events events;
     private final Reconciler reconciler;
     private final HoldFlow holds;
+    private final SlotFlow slots;
+    private final Settlement settlement;
     private final Function<TenantId, BookingRules> rules;
     private final Observed observed;
 
@@ -72,6 +74,8 @@ public final class BookingEngine {
         this.events = new Events(b.listener);
         this.reconciler = new Reconciler(store, guard, clock, policy);
         this.holds = new HoldFlow(store, guard, reconciler, clock, policy, maxSessionDuration, events, rules);
+        this.slots = new SlotFlow(store, guard, reconciler, events);
+        this.settlement = new Settlement(store, guard, holds, events);
     }
 
     public static Builder builder() {
@@ -90,24 +94,8 @@ public final class BookingEngine {
             throw new IllegalArgumentException("time: a session of " + spec.time().duration()
                     + " is longer than maxSessionDuration " + maxSessionDuration + " (slotId '" + spec.slotId() + "')");
         }
-        return observed.operation("schedule", () -> scheduleChecked(tenantId, spec));
-    }
-
-    private ScheduleResult scheduleChecked(TenantId tenantId, SlotSpec spec) {
-        ScheduleResult result = store.schedule(tenantId, Slot.open(tenantId, spec),
-                maxSessionDuration.plus(SlotSpec.MAX_BUFFER), rulesOf(tenantId).zone());
-        if (result instanceof Scheduled scheduled) {
-            Slot slot = scheduled.slot();
-            if (!slot.matches(spec)) {
-                // name only what the caller sent: the stored slot's coach, room, time and capacity stay private
-                throw new IllegalArgumentException("slotId '" + spec.slotId() + "' is already taken by a slot with"
-                        + " another spec; refusing coach '" + spec.coachId() + "', room '" + spec.roomId() + "', time "
-                        + spec.time() + ", capacity " + spec.capacity());
-            }
-            guard.call("initialize", () -> guard.gate().initialize(tenantId, slot.slotId(), slot.capacity(),
-                    slot.opensAt(), reconciler.keepUntil(slot)));
-        }
-        return result;
+        return observed.operation("schedule", () -> slots.schedule(tenantId, spec, lookBack(),
+                rulesOf(tenantId).zone()));
     }
 
     /**
@@ -136,7 +124,7 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
-        return observed.operation("confirm", () -> settle(tenantId,
+        return observed.operation("confirm", () -> settlement.settle(tenantId,
                 store.confirm(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId))));
     }
 
@@ -149,7 +137,7 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
-        return observed.operation("cancel", () -> settle(tenantId,
+        return observed.operation("cancel", () -> settlement.settle(tenantId,
                 store.cancel(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId))));
     }
 
@@ -162,7 +150,8 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
         return observed.operation("cancelByStaff",
-                () -> settle(tenantId, store.cancel(tenantId, bookingId, null, clock.storeNow(), terms(tenantId))));
+                () -> settlement.settle(tenantId,
+                        store.cancel(tenantId, bookingId, null, clock.storeNow(), terms(tenantId))));
     }
 
     /**
@@ -248,7 +237,12 @@ public final class BookingEngine {
     }
 
     private Terms terms(TenantId tenantId) {
-        return new Terms(rulesOf(tenantId), policy.holdTtl(), maxSessionDuration.plus(SlotSpec.MAX_BUFFER));
+        return new Terms(rulesOf(tenantId), policy.holdTtl(), lookBack());
+    }
+
+    /** How far back a conflict check looks: the longest session plus the longest buffer. */
+    private Duration lookBack() {
+        return maxSessionDuration.plus(SlotSpec.MAX_BUFFER);
     }
 
     /**
@@ -259,40 +253,7 @@ public final class BookingEngine {
     public CancelSlotResult cancelSlot(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
-        return observed.operation("cancelSlot", () -> cancelSlotChecked(tenantId, slotId));
-    }
-
-    private CancelSlotResult cancelSlotChecked(TenantId tenantId, SlotId slotId) {
-        StoreOutcome<CancelSlotResult> outcome = store.cancelSlot(tenantId, slotId, clock.storeNow());
-        if (outcome.result() instanceof SlotCancelled cancelled) {
-            guard.call("close", () -> guard.gate().close(tenantId, slotId, reconciler.keepUntil(cancelled.slot())));
-        }
-        events.publish(outcome.events());
-        return outcome.result();
-    }
-
-    /**
-     * Tells the gate and the listener what a committed confirm or cancel did. A repeated cancel gives
-     * the gate hold of its booking back again, and a repeated confirm pins it again: the first one's
-     * acknowledgement may have been lost before the gate heard of it.
-     */
-    private <R> R settle(TenantId tenantId, StoreOutcome<R> outcome) {
-        Booking subject = outcome.subject();
-        if (subject != null && !subject.status().isActive() && outcome.events().isEmpty()) {
-            // (with events, the loop below gives the hold back)
-            guard.call("release", () -> guard.gate().release(tenantId, subject.slotId(), subject.studentId(),
-                    subject.requestId()));
-        }
-        if (outcome.result() instanceof Confirmed repeat && outcome.events().isEmpty()) {
-            // a repeated confirm: the first one's acknowledgement may have been lost before the gate
-            // pinned the holder (pinning twice changes nothing)
-            Booking b = repeat.booking();
-            guard.call("confirm", () -> guard.gate().confirm(tenantId, b.slotId(), b.studentId(), b.requestId()));
-        }
-        holds.settleEvents(tenantId, outcome.events());
-        events.publish(outcome.events());
-        events.skipped(outcome.skipped());
-        return outcome.result();
+        return observed.operation("cancelSlot", () -> slots.cancelSlot(tenantId, slotId, clock.storeNow()));
     }
 
     /**
@@ -315,25 +276,10 @@ public final class BookingEngine {
     public int sweepExpired(TenantId tenantId, int batchSize) {
         Checks.notNull("tenantId", tenantId);
         Checks.between("batchSize", batchSize, 1, 10_000);
-        int expired = observed.operation("sweepExpired", () -> sweep(tenantId, batchSize));
+        int expired = observed.operation("sweepExpired",
+                () -> settlement.sweep(tenantId, clock.storeNow(), batchSize, terms(tenantId)));
         observed.swept(tenantId, expired);
         return expired;
-    }
-
-    private int sweep(TenantId tenantId, int batchSize) {
-        Instant now = clock.storeNow();
-        Terms terms = terms(tenantId);
-        int total = 0;
-        while (true) {
-            StoreOutcome<Integer> batch = store.expireDue(tenantId, now, batchSize, terms);
-            holds.settleEvents(tenantId, batch.events());
-            events.publish(batch.events());
-            events.skipped(batch.skipped());
-            total += batch.result();
-            if (batch.result() < batchSize) {
-                return total;
-            }
-        }
     }
 
     /**
@@ -425,7 +371,7 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
-        return observed.operation("checkIn", () -> settle(tenantId,
+        return observed.operation("checkIn", () -> settlement.settle(tenantId,
                 store.checkIn(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId))));
     }
 
@@ -433,7 +379,7 @@ public final class BookingEngine {
     public CheckInResult checkInByStaff(TenantId tenantId, BookingId bookingId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
-        return observed.operation("checkInByStaff", () -> settle(tenantId,
+        return observed.operation("checkInByStaff", () -> settlement.settle(tenantId,
                 store.checkIn(tenantId, bookingId, null, clock.storeNow(), terms(tenantId))));
     }
 
@@ -459,25 +405,8 @@ public final class BookingEngine {
             throw new IllegalArgumentException("series '" + spec.seriesId() + "' has no occurrence between "
                     + spec.firstDay() + " and " + spec.lastDay() + " on " + spec.days());
         }
-        return observed.operation("scheduleSeries", () -> {
-            List<Slot> slots = specs.stream().map(s -> Slot.open(tenantId, s).inSeries(spec.seriesId())).toList();
-            SeriesResult result = store.scheduleSeries(tenantId, spec.seriesId(), mode, slots,
-                    maxSessionDuration.plus(SlotSpec.MAX_BUFFER), rulesOf(tenantId).zone());
-            for (int i = 0; i < result.occurrences().size(); i++) {
-                SeriesResult.Occurrence o = result.occurrences().get(i);
-                if (o.status() != SeriesResult.Occurrence.Status.SCHEDULED) {
-                    continue;
-                }
-                Slot slot = o.slot();
-                if (!slot.matches(specs.get(i)) || !spec.seriesId().equals(slot.seriesId())) {
-                    throw new IllegalArgumentException("slotId '" + slot.slotId() + "' of series '" + spec.seriesId()
-                            + "' is already taken by a slot with another spec");
-                }
-                guard.call("initialize", () -> guard.gate().initialize(tenantId, slot.slotId(), slot.capacity(),
-                        slot.opensAt(), reconciler.keepUntil(slot)));
-            }
-            return result;
-        });
+        return observed.operation("scheduleSeries", () -> slots.scheduleSeries(tenantId, spec, mode, specs,
+                lookBack(), rulesOf(tenantId).zone()));
     }
 
     /**
@@ -488,14 +417,8 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("seriesId", seriesId);
         Instant since = Checks.micros("from", from);
-        return observed.operation("cancelSeries", () -> {
-            StoreOutcome<SeriesCancelled> outcome = store.cancelSeries(tenantId, seriesId, since, clock.storeNow());
-            for (Slot slot : outcome.result().slots()) {
-                guard.call("close", () -> guard.gate().close(tenantId, slot.slotId(), reconciler.keepUntil(slot)));
-            }
-            events.publish(outcome.events());
-            return outcome.result();
-        });
+        return observed.operation("cancelSeries",
+                () -> slots.cancelSeries(tenantId, seriesId, since, clock.storeNow()));
     }
 
     /**

@@ -9,6 +9,10 @@
  *       the gate hold given back whenever the store did not grant the request) and series booking;</li>
  *   <li>{@link org.slotbook.core.internal.engine.GateGuard}: every call to the gate, whose failure
  *       never fails an operation;</li>
+ *   <li>{@link org.slotbook.core.internal.engine.SlotFlow}: slots and series scheduled and called off,
+ *       the gate told once the store committed;</li>
+ *   <li>{@link org.slotbook.core.internal.engine.Settlement}: what a committed confirm, cancel,
+ *       check-in or sweep did, told to the gate and the listener;</li>
  *   <li>{@link org.slotbook.core.internal.engine.Reconciler}: converges the gate to the store;</li>
  *   <li>{@link org.slotbook.core.internal.engine.Events} and
  *       {@link org.slotbook.core.internal.engine.Observed}: the host's listener and observer, guarded;</li>
