@@ -8,6 +8,7 @@ import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingListener;
 import org.slotbook.core.WaitlistEntry;
 import org.slotbook.core.spi.BookingEvent;
+import org.slotbook.core.spi.StoreOutcome;
 
 /** Tells the listener what a committed decision did. A listener that throws undoes nothing. */
 public final class Events {
@@ -17,6 +18,12 @@ public final class Events {
 
     public Events(BookingListener listener) {
         this.listener = listener;
+    }
+
+    /** The events of one committed outcome, then the waiters it skipped. */
+    public void publishAll(StoreOutcome<?> outcome) {
+        publish(outcome.events());
+        skipped(outcome.skipped());
     }
 
     public void publish(List<BookingEvent> events) {

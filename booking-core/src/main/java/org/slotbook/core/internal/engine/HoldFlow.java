@@ -159,8 +159,7 @@ public final class HoldFlow {
         if (guard.present()) {
             settleGate(tenantId, request, outcome, gateHeld || gateUnsure, gateUnsure, heldUnder, askedAt);
         }
-        events.publish(outcome.events());
-        events.skipped(outcome.skipped());
+        events.publishAll(outcome);
         return result;
     }
 
@@ -258,8 +257,7 @@ public final class HoldFlow {
                 settleEvents(tenantId, List.of(e));
             }
         }
-        events.publish(outcome.events());
-        events.skipped(outcome.skipped());
+        events.publishAll(outcome);
         return new SeriesBooking(seriesId, mode, lines);
     }
 

@@ -42,8 +42,7 @@ public final class Settlement {
             guard.call("confirm", () -> guard.gate().confirm(tenantId, b.slotId(), b.studentId(), b.requestId()));
         }
         holds.settleEvents(tenantId, outcome.events());
-        events.publish(outcome.events());
-        events.skipped(outcome.skipped());
+        events.publishAll(outcome);
         return outcome.result();
     }
 
@@ -53,8 +52,7 @@ public final class Settlement {
         while (true) {
             StoreOutcome<Integer> batch = store.expireDue(tenantId, now, batchSize, terms);
             holds.settleEvents(tenantId, batch.events());
-            events.publish(batch.events());
-            events.skipped(batch.skipped());
+            events.publishAll(batch);
             total += batch.result();
             if (batch.result() < batchSize) {
                 return total;
