@@ -84,6 +84,55 @@ class PostgresHoldBatchTest extends HoldBatchTests {
                 .isEqualTo(JdbcStore.DEFAULT_HOLD_LANES);
     }
 
+    /**
+     * A batch writes its bookings and occupations together at its end, but a student's later hold in the
+     * same batch is decided on his earlier ones: st-a holds x, st-b holds y, st-a's hold of z (at x's time)
+     * is a conflict and his second request for x finds his booking of it. The ledger keeps two bookings,
+     * two student occupations, and no HELD answer carries the occupation's times out of the call.
+     */
+    @Test
+    void aStudentsLaterHoldInABatchSeesHisEarlierOne() throws Exception {
+        TenantId tenant = TenantId.of("batch-own-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).dialect(db.dialect()).build();
+        for (Slot s : List.of(slot(tenant, "x", 0, 5), slot(tenant, "y", 1, 5), slot(tenant, "z", 0, 5))) {
+            assertThat(store.schedule(tenant, s, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        }
+        String call = "SELECT tag, capacity, starts_at FROM " + db.prefix() + "hold_batch(ARRAY[?, ?, ?, ?],"
+                + " ARRAY['b1', 'b2', 'b3', 'b4'], ARRAY['r1', 'r2', 'r3', 'r4'], ARRAY['x', 'y', 'z', 'x'],"
+                + " ARRAY['st-a', 'st-b', 'st-a', 'st-a'], ARRAY['HELD', 'HELD', 'HELD', 'HELD'],"
+                + " ARRAY[NULL, NULL, NULL, NULL]::BIGINT[], ARRAY[3600000000, 3600000000, 3600000000, 3600000000],"
+                + " ARRAY[86400000000, 86400000000, 86400000000, 86400000000], ARRAY[FALSE, FALSE, FALSE, FALSE],"
+                + " ARRAY[0, 0, 0, 0], ARRAY[0, 0, 0, 0], ARRAY[0, 0, 0, 0]::BIGINT[],"
+                + " ARRAY['AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING'])";
+        List<String> rows = new java.util.ArrayList<>();
+        try (Connection caller = db.dataSource().getConnection(); var ps = caller.prepareStatement(call)) {
+            caller.setAutoCommit(true);
+            for (int i = 1; i <= 4; i++) {
+                ps.setString(i, tenant.value());
+            }
+            try (var rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String tag = rs.getString("tag");
+                    if (tag.equals("HELD")) {
+                        assertThat(rs.getTimestamp("starts_at")).as("starts_at of a HELD answer").isNull();
+                    }
+                    rows.add(rs.getInt("capacity") + ":" + tag);
+                }
+            }
+        }
+        assertThat(rows).containsExactly("1:HELD", "1:EV_HELD", "2:HELD", "2:EV_HELD", "3:CONFLICT", "4:ALREADY");
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant.value()))
+                .isEqualTo(2);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND booking_id = 'b1'"
+                + " AND student_id = 'st-a' AND slot_id = 'x' AND status = 'HELD'", tenant.value())).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " o JOIN " + db.table("slot") + " s"
+                + " ON s.tenant_id = o.tenant_id AND s.slot_id = o.slot_id WHERE o.tenant_id = ?"
+                + " AND o.resource_kind = 'STUDENT' AND o.active AND o.starts_at = s.starts_at"
+                + " AND o.ends_at = s.ends_at AND o.booking_id IN ('b1', 'b2')", tenant.value())).isEqualTo(2);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ?"
+                + " AND status = 'HELD'", tenant.value())).isEqualTo(2);
+    }
+
     @Override
     protected List<String> retryThenTaken() {
         return List.of("1:RETRY", "2:HELD", "2:EV_HELD");
