@@ -62,7 +62,7 @@ BEGIN
           array_fill(NULL::BIGINT, ARRAY[10]), array_fill(600000000::BIGINT, ARRAY[10]),
           array_fill(14400000000::BIGINT, ARRAY[10]), array_fill(FALSE, ARRAY[10]), array_fill(0, ARRAY[10]),
           array_fill(0, ARRAY[10]), array_fill(0::BIGINT, ARRAY[10]), array_fill('AT_BOOKING'::VARCHAR, ARRAY[10])) LOOP
-        IF x.tag = 'HELD' THEN ha := ha + 1; END IF;
+        IF x.tag IN ('HELD', 'TAKEN') THEN ha := ha + 1; END IF;
       END LOOP;
       ta := ta + extract(epoch FROM clock_timestamp() - t0);
     ELSE
@@ -70,7 +70,7 @@ BEGIN
           array_fill(NULL::BIGINT, ARRAY[10]), array_fill(600000000::BIGINT, ARRAY[10]),
           array_fill(14400000000::BIGINT, ARRAY[10]), array_fill(FALSE, ARRAY[10]), array_fill(0, ARRAY[10]),
           array_fill(0, ARRAY[10]), array_fill(0::BIGINT, ARRAY[10]), array_fill('AT_BOOKING'::VARCHAR, ARRAY[10])) LOOP
-        IF x.tag = 'HELD' THEN hb := hb + 1; END IF;
+        IF x.tag IN ('HELD', 'TAKEN') THEN hb := hb + 1; END IF;
       END LOOP;
       tb := tb + extract(epoch FROM clock_timestamp() - t0);
     END IF;

@@ -578,25 +578,49 @@ AS $$
     SELECT * FROM ${prefix}answered(p_tenant, p_request, NULL, NULL, NULL)
 $$;
 
--- Writes the booking and the student's occupation of each HELD row p_held holds (capacity: the hold's
--- position in hold_batch's arrays, which p_tenants gives the tenant of), in two statements.
-CREATE OR REPLACE FUNCTION ${prefix}write_held(p_tenants VARCHAR[], p_held ${prefix}fact[])
-RETURNS VOID
+-- Claims a free seat for each CLAIM row of p_want (see hold's p_no_wait; capacity: the hold's position
+-- in hold_batch's arrays, whose p_tenants gives its tenant) and writes its booking and its student's
+-- occupation, all in one statement: the n-th hold of a slot in p_want (by position) takes the slot's
+-- n-th free seat not locked by another transaction (SKIP LOCKED: nothing waits). Answers, by position,
+-- TAKEN (seat, held_until, created_at) or, when no such seat was left, RETRY (nothing written).
+-- PostgreSQL prepares a table's CHECK constraints and opens its indexes for every statement that writes
+-- it, so one statement for a batch's seats costs far less than three per hold. (PL/pgSQL, so that the
+-- statement is planned once per session, not at every call.)
+CREATE OR REPLACE FUNCTION ${prefix}claim_batch(p_tenants VARCHAR[], p_want ${prefix}fact[])
+RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    IF array_length(p_held, 1) > 0 THEN
-        INSERT INTO ${prefix}booking (tenant_id, booking_id, request_id, slot_id, student_id, seat, status,
-                                      held_until, created_at, updated_at)
-            SELECT p_tenants[h.capacity], h.booking_id, h.request_id, h.slot_id, h.student_id, h.seat, h.status,
-                   h.held_until, h.created_at, h.updated_at
-            FROM unnest(p_held) h;
-        INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
-                                        booking_id, active)
-            SELECT p_tenants[h.capacity], 'STUDENT', h.student_id, h.starts_at, h.ends_at, h.slot_id, h.booking_id,
-                   TRUE
-            FROM unnest(p_held) h;
-    END IF;
+    RETURN QUERY
+    WITH w AS (SELECT h.*, p_tenants[h.capacity] AS t,
+                      row_number() OVER (PARTITION BY p_tenants[h.capacity], h.slot_id ORDER BY h.capacity) AS k
+               FROM unnest(p_want) h),
+         n AS (SELECT w.t, w.slot_id, count(*) AS wanted FROM w GROUP BY w.t, w.slot_id),
+         f AS (SELECT n.t, n.slot_id, q.seq, row_number() OVER (PARTITION BY n.t, n.slot_id ORDER BY q.seq) AS k
+               FROM n CROSS JOIN LATERAL (SELECT e.seq FROM ${prefix}slot_seat e
+                                          WHERE e.tenant_id = n.t AND e.slot_id = n.slot_id AND e.status = 'FREE'
+                                          ORDER BY e.seq LIMIT n.wanted FOR UPDATE SKIP LOCKED) q),
+         c AS (UPDATE ${prefix}slot_seat s
+                   SET status = w.status, booking_id = w.booking_id, student_id = w.student_id,
+                       held_until = w.held_until
+               FROM w JOIN f ON f.t = w.t AND f.slot_id = w.slot_id AND f.k = w.k
+               WHERE s.tenant_id = f.t AND s.slot_id = f.slot_id AND s.seq = f.seq
+               RETURNING w.capacity AS i, s.seq),
+         b AS (INSERT INTO ${prefix}booking (tenant_id, booking_id, request_id, slot_id, student_id, seat, status,
+                                             held_until, created_at, updated_at)
+               SELECT w.t, w.booking_id, w.request_id, w.slot_id, w.student_id, c.seq, w.status, w.held_until,
+                      w.created_at, w.created_at
+               FROM c JOIN w ON w.capacity = c.i),
+         o AS (INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
+                                               booking_id, active)
+               SELECT w.t, 'STUDENT', w.student_id, w.starts_at, w.ends_at, w.slot_id, w.booking_id, TRUE
+               FROM c JOIN w ON w.capacity = c.i)
+    SELECT (${prefix}fact_of(CASE WHEN c.seq IS NULL THEN 'RETRY' ELSE 'TAKEN' END, seat => c.seq,
+                             held_until => CASE WHEN c.seq IS NULL THEN NULL ELSE w.held_until END,
+                             created_at => CASE WHEN c.seq IS NULL THEN NULL ELSE w.created_at END,
+                             capacity => w.capacity)).*
+    FROM w LEFT JOIN c ON c.i = w.capacity
+    ORDER BY w.capacity;
 END;
 $$;
 
@@ -691,11 +715,11 @@ $$;
 -- of what it did on the way: EV_EXPIRED for every dead hold it retired or took over, EV_PROMOTED and
 -- EV_SKIPPED for the waitlists of the seats the retired holds freed. A request id used by another
 -- student, or a seat the student got concurrently, fails with the unique violation (SQLSTATE 23505).
--- p_no_wait (hold_batch): the hold waits for no lock but the student's, and writes nothing but its
--- own seat; its booking and occupation are left to hold_batch, the HELD row carrying the occupation's
--- starts_at and ends_at. Where it would do more (a slot with a cost, the waitlist, dead holds to
--- retire or take over, free seats all locked by other transactions) it answers RETRY, having written
--- nothing, and the caller asks again without p_no_wait once its batch has committed.
+-- p_no_wait (hold_batch): the hold waits for no lock but the student's and writes nothing: where it
+-- would take a free seat it answers CLAIM (booking, request, slot, student, status, held_until,
+-- created_at, and the occupation's starts_at and ends_at) and hold_batch claims the seat; where it
+-- would do more (a slot with a cost, the waitlist, dead holds to retire or take over) it answers
+-- RETRY, and the caller asks again without p_no_wait once its batch has committed.
 -- Versions before p_no_wait took 15 parameters.
 DROP FUNCTION IF EXISTS ${prefix}hold(VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT,
                                       BIGINT, BOOLEAN, BOOLEAN, INTEGER, INTEGER, BIGINT, VARCHAR);
@@ -914,6 +938,13 @@ BEGIN
     -- A seat not paid now is claimed and written in one statement (v_claimed); a paid one is written
     -- after its package is locked and checked.
     v_paid := v_cost > 0 AND p_credit_policy = 'AT_BOOKING';
+    -- in a batch an unpaid seat is claimed, and its booking written, by hold_batch together with the
+    -- other holds' (see claim_batch): the CLAIM row carries what that needs
+    IF p_no_wait AND NOT v_paid THEN
+        RETURN NEXT ${prefix}fact_of('CLAIM', p_booking, p_request, p_slot, p_student, NULL, p_status, v_held_until,
+                                     v_now, v_now, starts_at => v_start, ends_at => v_student_end);
+        RETURN;
+    END IF;
     IF v_paid THEN
         SELECT s.seq INTO v_seq FROM ${prefix}slot_seat s
             WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'FREE'
@@ -927,12 +958,6 @@ BEGIN
                            ORDER BY f.seq LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING s.seq INTO v_seq;
         v_claimed := v_seq IS NOT NULL;
-        -- no waiting in a batch: no free seat left unlocked (the takeover of a dead hold, the waitlist
-        -- and waiting for the locked seats are for a call of its own)
-        IF NOT v_claimed AND p_no_wait THEN
-            RETURN NEXT ${prefix}fact_of('RETRY');
-            RETURN;
-        END IF;
     END IF;
     IF v_seq IS NULL THEN
         v_waiting := EXISTS (SELECT 1 FROM ${prefix}waiter x
@@ -1027,20 +1052,7 @@ BEGIN
         v_ids := v_ids || v_displaced;
     END IF;
 
-    -- 13. the booking and the student's occupation (over the slot's student time). In a batch an
-    -- unpaid seat's two rows are left to hold_batch, which writes those of all its holds in two
-    -- statements: the HELD row carries the occupation's times for it.
-    IF p_no_wait AND v_claimed AND NOT v_paid AND v_displaced IS NULL THEN
-        RETURN NEXT ${prefix}fact_of('HELD', p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until,
-                                     v_now, v_now, starts_at => v_start, ends_at => v_student_end, amount => 0,
-                                     note => 'NONE');
-        IF array_length(v_tags, 1) > 0 THEN
-            RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
-        END IF;
-        RETURN NEXT ${prefix}fact_of('EV_' || p_status, p_booking, p_request, p_slot, p_student, v_seq, p_status,
-                                     v_held_until, v_now, v_now, amount => 0, note => 'NONE');
-        RETURN;
-    END IF;
+    -- 13. the booking and the student's occupation (over the slot's student time)
     INSERT INTO ${prefix}booking (tenant_id, booking_id, request_id, slot_id, student_id, seat, status,
                                   held_until, created_at, updated_at)
         VALUES (p_tenant, p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now, v_now);
@@ -1618,10 +1630,10 @@ $$;
 -- since the epoch, NULL for the database clock. The caller orders the holds by tenant, then student,
 -- so that two batches take the students' locks, the only ones a batch waits for, in one order. A hold
 -- answered RETRY wrote nothing; the caller asks for it again on its own once this call has committed.
--- The bookings and occupations of the seats it claims are written together: PostgreSQL prepares a
--- table's CHECK constraints and opens its indexes for every statement that writes it, so two
--- statements for the batch cost less than two per hold. A hold whose student has rows still to write
--- has them written first, so that its checks see them.
+-- Each hold is decided under its student's lock as it comes; the seats of those that take one are
+-- claimed, and their bookings written, together by claim_batch at the end (a hold answers TAKEN, or
+-- RETRY when its slot's free seats were gone or locked by then). Before a student's next hold is
+-- decided, the seats of the holds waiting for theirs are claimed, so that it sees his earlier ones.
 CREATE OR REPLACE FUNCTION ${prefix}hold_batch(
     p_tenants VARCHAR[], p_bookings VARCHAR[], p_requests VARCHAR[], p_slots VARCHAR[], p_students VARCHAR[],
     p_statuses VARCHAR[], p_now_micros BIGINT[], p_hold_micros BIGINT[], p_longest_micros BIGINT[],
@@ -1632,14 +1644,15 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     x       ${prefix}fact;
-    -- the HELD rows whose booking and occupation are still to be written, and their students
-    v_held  ${prefix}fact[];
+    -- the CLAIM rows whose seats are not claimed yet, and their students
+    v_want  ${prefix}fact[];
     v_whose VARCHAR[];
 BEGIN
     FOR i IN 1 .. COALESCE(array_length(p_bookings, 1), 0) LOOP
+        -- a student's next hold is decided on his earlier ones: their seats and bookings first
         IF p_tenants[i] || chr(31) || p_students[i] = ANY (v_whose) THEN
-            PERFORM ${prefix}write_held(p_tenants, v_held);
-            v_held := NULL;
+            RETURN QUERY SELECT * FROM ${prefix}claim_batch(p_tenants, v_want);
+            v_want := NULL;
             v_whose := NULL;
         END IF;
         FOR x IN SELECT * FROM ${prefix}hold(p_tenants[i], p_bookings[i], p_requests[i], p_slots[i], p_students[i],
@@ -1650,16 +1663,17 @@ BEGIN
                                              p_credit_policies[i], TRUE)
         LOOP
             x.capacity := i;
-            IF x.tag = 'HELD' AND x.starts_at IS NOT NULL THEN
-                v_held := v_held || x;
+            IF x.tag = 'CLAIM' THEN
+                v_want := v_want || x;
                 v_whose := v_whose || (p_tenants[i] || chr(31) || p_students[i])::VARCHAR;
-                x.starts_at := NULL;
-                x.ends_at := NULL;
+            ELSE
+                RETURN NEXT x;
             END IF;
-            RETURN NEXT x;
         END LOOP;
     END LOOP;
-    PERFORM ${prefix}write_held(p_tenants, v_held);
+    IF array_length(v_want, 1) > 0 THEN
+        RETURN QUERY SELECT * FROM ${prefix}claim_batch(p_tenants, v_want);
+    END IF;
 END;
 $$;
 

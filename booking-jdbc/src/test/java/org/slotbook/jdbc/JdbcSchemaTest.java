@@ -94,7 +94,7 @@ class JdbcSchemaTest {
                 .containsExactly("p_fact_of", "p_lock_student", "p_booking_row", "p_waiter_row", "p_slot_row",
                         "p_event_rows", "p_limit_reached", "p_micros_ts", "p_payer", "p_lock_payer",
                         "p_charge", "p_refund", "p_forfeit", "p_package_row", "p_release", "p_promote", "p_freed",
-                        "p_retire", "p_answered", "p_replay", "p_write_held", "p_schedule", "p_hold",
+                        "p_retire", "p_answered", "p_replay", "p_claim_batch", "p_schedule", "p_hold",
                         "p_confirm", "p_cancel", "p_cancel_slot", "p_expire_due", "p_leave_waitlist",
                         "p_grant_package", "p_check_in", "p_schedule_series", "p_cancel_series", "p_hold_all",
                         "p_hold_batch");

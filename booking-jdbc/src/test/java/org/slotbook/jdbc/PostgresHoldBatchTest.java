@@ -85,10 +85,11 @@ class PostgresHoldBatchTest extends HoldBatchTests {
     }
 
     /**
-     * A batch writes its bookings and occupations together at its end, but a student's later hold in the
-     * same batch is decided on his earlier ones: st-a holds x, st-b holds y, st-a's hold of z (at x's time)
-     * is a conflict and his second request for x finds his booking of it. The ledger keeps two bookings,
-     * two student occupations, and no HELD answer carries the occupation's times out of the call.
+     * A batch claims its seats and writes its bookings together, but a student's later hold in the same
+     * batch is decided on his earlier ones: st-a holds x, st-b holds y, st-a's hold of z (at x's time) is
+     * a conflict and his second request for x finds his booking of it. The ledger keeps two held seats,
+     * two bookings, two student occupations, and no TAKEN answer carries an occupation's times out of the
+     * call.
      */
     @Test
     void aStudentsLaterHoldInABatchSeesHisEarlierOne() throws Exception {
@@ -113,14 +114,14 @@ class PostgresHoldBatchTest extends HoldBatchTests {
             try (var rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String tag = rs.getString("tag");
-                    if (tag.equals("HELD")) {
-                        assertThat(rs.getTimestamp("starts_at")).as("starts_at of a HELD answer").isNull();
+                    if (tag.equals("TAKEN")) {
+                        assertThat(rs.getTimestamp("starts_at")).as("starts_at of a TAKEN answer").isNull();
                     }
                     rows.add(rs.getInt("capacity") + ":" + tag);
                 }
             }
         }
-        assertThat(rows).containsExactly("1:HELD", "1:EV_HELD", "2:HELD", "2:EV_HELD", "3:CONFLICT", "4:ALREADY");
+        assertThat(rows).containsExactly("1:TAKEN", "2:TAKEN", "3:CONFLICT", "4:ALREADY");
         assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant.value()))
                 .isEqualTo(2);
         assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND booking_id = 'b1'"
@@ -135,6 +136,6 @@ class PostgresHoldBatchTest extends HoldBatchTests {
 
     @Override
     protected List<String> retryThenTaken() {
-        return List.of("1:RETRY", "2:HELD", "2:EV_HELD");
+        return List.of("1:RETRY", "2:TAKEN");
     }
 }

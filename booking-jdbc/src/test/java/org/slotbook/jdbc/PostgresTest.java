@@ -1119,6 +1119,21 @@ class PostgresTest {
                 String[] claimTypes = {"varchar", "varchar", "varchar", "varchar", "timestamptz"};
                 expectIndex(c, f + "slot_seat_free_ix", claim, claimTypes);
                 expectIndex(c, f + "slot_seat_pk", claim, claimTypes);
+                // hold_batch: the seats of its holds claimed, and their bookings written, together (claim_batch)
+                String batchClaim = "WITH w AS (SELECT h.*, $1[h.capacity] AS t, row_number() OVER (PARTITION BY"
+                        + " $1[h.capacity], h.slot_id ORDER BY h.capacity) AS k FROM unnest($2) h),"
+                        + " n AS (SELECT w.t, w.slot_id, count(*) AS wanted FROM w GROUP BY w.t, w.slot_id),"
+                        + " f AS (SELECT n.t, n.slot_id, q.seq, row_number() OVER (PARTITION BY n.t, n.slot_id ORDER BY"
+                        + " q.seq) AS k FROM n CROSS JOIN LATERAL (SELECT e.seq FROM " + f + "slot_seat e"
+                        + " WHERE e.tenant_id = n.t AND e.slot_id = n.slot_id AND e.status = 'FREE' ORDER BY e.seq"
+                        + " LIMIT n.wanted FOR UPDATE SKIP LOCKED) q),"
+                        + " c AS (UPDATE " + f + "slot_seat s SET status = w.status, booking_id = w.booking_id,"
+                        + " student_id = w.student_id, held_until = w.held_until FROM w JOIN f ON f.t = w.t"
+                        + " AND f.slot_id = w.slot_id AND f.k = w.k WHERE s.tenant_id = f.t AND s.slot_id = f.slot_id"
+                        + " AND s.seq = f.seq RETURNING w.capacity AS i, s.seq)"
+                        + " SELECT w.capacity, c.seq FROM w LEFT JOIN c ON c.i = w.capacity ORDER BY w.capacity";
+                expectIndex(c, f + "slot_seat_free_ix", batchClaim, "varchar[]", f + "fact[]");
+                expectIndex(c, f + "slot_seat_pk", batchClaim, "varchar[]", f + "fact[]");
                 expectIndex(c, f + "occupancy_overlap_ix", "SELECT c.slot_id FROM " + f + "occupancy c"
                         + " WHERE c.tenant_id = $1 AND c.resource_kind = 'COACH' AND c.resource_id = $2 AND c.active"
                         + " AND c.starts_at < $4 AND c.ends_at > $3 AND c.starts_at > $5"
@@ -1196,7 +1211,12 @@ class PostgresTest {
                 args.append(i == 0 ? "" : ", ").append(switch (types[i]) {
                     case "timestamptz" -> "'2030-01-01 10:00:00+00'";
                     case "int" -> "1";
-                    default -> "'x" + i + "'";
+                    case "varchar[]" -> "ARRAY['x" + i + "']::varchar[]";
+                    // a CLAIM row of hold (see hold's p_no_wait), the hold's position 1
+                    default -> types[i].endsWith("fact[]") ? "ARRAY[ROW('CLAIM', 'b', 'r', 's', 'st', NULL, 'HELD',"
+                            + " '2030-01-01 10:00:00+00', '2030-01-01 09:00:00+00', '2030-01-01 09:00:00+00', NULL, NULL,"
+                            + " '2030-01-01 10:00:00+00', '2030-01-01 11:00:00+00', NULL, NULL, 1, NULL, NULL, NULL)::"
+                            + types[i].substring(0, types[i].length() - 2) + "]" : "'x" + i + "'";
                 });
             }
             try (Statement st = c.createStatement()) {
