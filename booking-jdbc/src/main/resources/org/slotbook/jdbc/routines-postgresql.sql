@@ -1647,8 +1647,40 @@ DECLARE
     -- the CLAIM rows whose seats are not claimed yet, and their students
     v_want  ${prefix}fact[];
     v_whose VARCHAR[];
+    -- the positions of the holds a full slot refuses
+    v_full  INTEGER[];
 BEGIN
+    -- The holds a full slot refuses are found together, as hold finds each (an open slot inside its
+    -- booking window, no seat free or held past its deadline, no seat the gate holds for the request,
+    -- no earlier answer to the request, no live booking of the student there), and answered FULL
+    -- without a call of hold. Each probe stays a keyed subquery of the LATERAL (OFFSET 0): written as
+    -- joins they could be planned as hash joins over whole tables before statistics exist.
+    SELECT array_agg(u.i::INTEGER) INTO v_full
+    FROM unnest(p_tenants, p_requests, p_slots, p_students, p_gate_held, p_now_micros)
+             WITH ORDINALITY AS u(t, r, sl, st, g, nm, i)
+    CROSS JOIN LATERAL (
+        SELECT (s.status = 'OPEN' AND c.now < s.ends_at
+                AND (s.opens_at IS NULL OR c.now >= s.opens_at) AND (s.closes_at IS NULL OR c.now < s.closes_at)
+                AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat f
+                                WHERE f.tenant_id = u.t AND f.slot_id = u.sl AND f.status IN ('FREE', 'HELD')
+                                  AND (CASE WHEN f.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE f.held_until END)
+                                      <= c.now)
+                AND NOT EXISTS (SELECT 1 FROM ${prefix}booking b WHERE b.tenant_id = u.t AND b.request_id = u.r)
+                AND NOT EXISTS (SELECT 1 FROM ${prefix}waiter w WHERE w.tenant_id = u.t AND w.request_id = u.r)
+                AND NOT EXISTS (SELECT 1 FROM ${prefix}booking l
+                                WHERE l.tenant_id = u.t AND l.slot_id = u.sl AND l.student_id = u.st
+                                  AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND c.now < l.held_until))))
+                   AS full
+        FROM (SELECT COALESCE('epoch'::TIMESTAMPTZ + u.nm * INTERVAL '1 microsecond', clock_timestamp()) AS now) c,
+             ${prefix}slot s
+        WHERE s.tenant_id = u.t AND s.slot_id = u.sl AND NOT COALESCE(u.g, FALSE)
+        OFFSET 0) z
+    WHERE z.full;
     FOR i IN 1 .. COALESCE(array_length(p_bookings, 1), 0) LOOP
+        IF i = ANY (v_full) THEN
+            RETURN NEXT ${prefix}fact_of('FULL', capacity => i);
+            CONTINUE;
+        END IF;
         -- a student's next hold is decided on his earlier ones: their seats and bookings first
         IF p_tenants[i] || chr(31) || p_students[i] = ANY (v_whose) THEN
             RETURN QUERY SELECT * FROM ${prefix}claim_batch(p_tenants, v_want);

@@ -134,6 +134,61 @@ class PostgresHoldBatchTest extends HoldBatchTests {
                 + " AND status = 'HELD'", tenant.value())).isEqualTo(2);
     }
 
+    /**
+     * A batch answers the holds of a full slot FULL together, and leaves to each hold what only it can
+     * answer: on the full slot f (one seat, held by st-a under r0) a new student is refused, r0 asked
+     * again is a replay, and st-a asking under a new request finds his live booking; a hold the gate
+     * holds a seat for is decided by the routine (the seat is not free: RETRY); a hold of the open slot
+     * o takes its seat. The ledger keeps the two seats taken and nothing else.
+     */
+    @Test
+    void aBatchRefusesTheHoldsOfAFullSlotAndAnswersItsReplays() throws Exception {
+        TenantId tenant = TenantId.of("batch-full-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).dialect(db.dialect())
+                .holdLanes(0).build();
+        Slot full = slot(tenant, "f", 0, 1);
+        Slot open = slot(tenant, "o", 1, 1);
+        assertThat(store.schedule(tenant, full, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        assertThat(store.schedule(tenant, open, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        String call = "SELECT tag, capacity FROM " + db.prefix() + "hold_batch(ARRAY[?, ?, ?, ?, ?, ?],"
+                + " ARRAY['b0', 'b1', 'b2', 'b3', 'b4', 'b5'], ARRAY['r0', 'r0', 'r2', 'r3', 'r4', 'r5'],"
+                + " ARRAY['f', 'f', 'f', 'f', 'f', 'o'], ARRAY['st-a', 'st-a', 'st-a', 'st-b', 'st-c', 'st-d'],"
+                + " ARRAY['HELD', 'HELD', 'HELD', 'HELD', 'HELD', 'HELD'], ARRAY[NULL, NULL, NULL, NULL, NULL, NULL]::BIGINT[],"
+                + " ARRAY[3600000000, 3600000000, 3600000000, 3600000000, 3600000000, 3600000000],"
+                + " ARRAY[86400000000, 86400000000, 86400000000, 86400000000, 86400000000, 86400000000],"
+                + " ARRAY[FALSE, FALSE, FALSE, FALSE, TRUE, FALSE], ARRAY[0, 0, 0, 0, 0, 0], ARRAY[0, 0, 0, 0, 0, 0],"
+                + " ARRAY[0, 0, 0, 0, 0, 0]::BIGINT[],"
+                + " ARRAY['AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING'])";
+        List<String> rows;
+        try (Connection caller = db.dataSource().getConnection()) {
+            caller.setAutoCommit(true);
+            // st-a holds the one seat of f under r0, in a batch of its own
+            try (var ps = caller.prepareStatement("SELECT tag, capacity FROM " + db.prefix() + "hold_batch(ARRAY[?],"
+                    + " ARRAY['b0'], ARRAY['r0'], ARRAY['f'], ARRAY['st-a'], ARRAY['HELD'], ARRAY[NULL]::BIGINT[],"
+                    + " ARRAY[3600000000], ARRAY[86400000000], ARRAY[FALSE], ARRAY[0], ARRAY[0], ARRAY[0]::BIGINT[],"
+                    + " ARRAY['AT_BOOKING'])")) {
+                ps.setString(1, tenant.value());
+                assertThat(rowsOf(ps)).containsExactly("1:TAKEN");
+            }
+            try (var ps = caller.prepareStatement(call)) {
+                for (int i = 1; i <= 6; i++) {
+                    ps.setString(i, tenant.value());
+                }
+                rows = rowsOf(ps);
+            }
+        }
+        // b0 again under r0 (a replay), st-a under r2 (his live booking), st-b (full), st-c (gate-held: the
+        // routine finds no free seat), st-d on the open slot
+        assertThat(rows).containsExactlyInAnyOrder("1:REPLAY", "2:REPLAY", "3:ALREADY", "4:FULL", "5:RETRY",
+                "6:TAKEN");
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant.value()))
+                .isEqualTo(2);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND status = 'HELD'",
+                tenant.value())).isEqualTo(2);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
+                + " AND resource_kind = 'STUDENT'", tenant.value())).isEqualTo(2);
+    }
+
     @Override
     protected List<String> retryThenTaken() {
         return List.of("1:RETRY", "2:TAKEN");

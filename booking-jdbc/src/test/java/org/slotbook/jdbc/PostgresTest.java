@@ -1132,6 +1132,26 @@ class PostgresTest {
                         + " AND f.slot_id = w.slot_id AND f.k = w.k WHERE s.tenant_id = f.t AND s.slot_id = f.slot_id"
                         + " AND s.seq = f.seq RETURNING w.capacity AS i, s.seq)"
                         + " SELECT w.capacity, c.seq FROM w LEFT JOIN c ON c.i = w.capacity ORDER BY w.capacity";
+                // hold_batch: the holds a full slot refuses, found together
+                String fullOnes = "SELECT array_agg(u.i::INTEGER) FROM unnest($1, $2, $3, $4, $5, $6) WITH ORDINALITY"
+                        + " AS u(t, r, sl, st, g, nm, i) CROSS JOIN LATERAL (SELECT (s.status = 'OPEN' AND c.now < s.ends_at"
+                        + " AND (s.opens_at IS NULL OR c.now >= s.opens_at) AND (s.closes_at IS NULL OR c.now < s.closes_at)"
+                        + " AND NOT EXISTS (SELECT 1 FROM " + f + "slot_seat f WHERE f.tenant_id = u.t AND f.slot_id = u.sl"
+                        + " AND f.status IN ('FREE', 'HELD') AND (CASE WHEN f.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ"
+                        + " ELSE f.held_until END) <= c.now)"
+                        + " AND NOT EXISTS (SELECT 1 FROM " + f + "booking b WHERE b.tenant_id = u.t AND b.request_id = u.r)"
+                        + " AND NOT EXISTS (SELECT 1 FROM " + f + "waiter w WHERE w.tenant_id = u.t AND w.request_id = u.r)"
+                        + " AND NOT EXISTS (SELECT 1 FROM " + f + "booking l WHERE l.tenant_id = u.t AND l.slot_id = u.sl"
+                        + " AND l.student_id = u.st AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND c.now < l.held_until))))"
+                        + " AS full FROM (SELECT COALESCE('epoch'::TIMESTAMPTZ + u.nm * INTERVAL '1 microsecond',"
+                        + " clock_timestamp()) AS now) c, " + f + "slot s WHERE s.tenant_id = u.t AND s.slot_id = u.sl"
+                        + " AND NOT COALESCE(u.g, FALSE) OFFSET 0) z WHERE z.full";
+                String[] fullTypes = {"varchar[]", "varchar[]", "varchar[]", "varchar[]", "boolean[]", "bigint[]"};
+                expectIndex(c, f + "slot_pk", fullOnes, fullTypes);
+                expectIndex(c, f + "slot_seat_takeable_ix", fullOnes, fullTypes);
+                expectIndex(c, f + "booking_request_ux", fullOnes, fullTypes);
+                expectIndex(c, f + "waiter_pk", fullOnes, fullTypes);
+                expectIndex(c, f + "booking_live_ix", fullOnes, fullTypes);
                 expectIndex(c, f + "slot_seat_free_ix", batchClaim, "varchar[]", f + "fact[]");
                 expectIndex(c, f + "slot_seat_pk", batchClaim, "varchar[]", f + "fact[]");
                 expectIndex(c, f + "occupancy_overlap_ix", "SELECT c.slot_id FROM " + f + "occupancy c"
@@ -1212,6 +1232,8 @@ class PostgresTest {
                     case "timestamptz" -> "'2030-01-01 10:00:00+00'";
                     case "int" -> "1";
                     case "varchar[]" -> "ARRAY['x" + i + "']::varchar[]";
+                    case "boolean[]" -> "ARRAY[FALSE]";
+                    case "bigint[]" -> "ARRAY[NULL]::BIGINT[]";
                     // a CLAIM row of hold (see hold's p_no_wait), the hold's position 1
                     default -> types[i].endsWith("fact[]") ? "ARRAY[ROW('CLAIM', 'b', 'r', 's', 'st', NULL, 'HELD',"
                             + " '2030-01-01 10:00:00+00', '2030-01-01 09:00:00+00', '2030-01-01 09:00:00+00', NULL, NULL,"
