@@ -56,7 +56,8 @@ BEGIN
       sl := sl || ('slot' || ((n * 7) % 2000)); st := st || ('s' || lpad(n::TEXT, 6, '0'));
     END LOOP;
     t0 := clock_timestamp();
-    -- each batch of students goes to both copies, A first and B first in turn
+    -- each batch of students goes to both copies, A first and B first in turn; the two calls are
+    -- spelled out, not built with EXECUTE, so that both are planned once and alike
     IF (k + k / 2) % 2 = 0 THEN
       FOR x IN SELECT * FROM mb_hold_batch(tn, b, r, sl, st, array_fill('HELD'::VARCHAR, ARRAY[10]),
           array_fill(NULL::BIGINT, ARRAY[10]), array_fill(600000000::BIGINT, ARRAY[10]),

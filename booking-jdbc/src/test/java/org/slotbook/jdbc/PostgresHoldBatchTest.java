@@ -34,10 +34,7 @@ class PostgresHoldBatchTest extends HoldBatchTests {
 
     @Override
     protected List<String> callBatch(Connection caller, TenantId tenant) throws SQLException {
-        String call = "SELECT tag, capacity FROM " + db.prefix() + "hold_batch(ARRAY[?, ?], ARRAY['b1', 'b2'], ARRAY['r1', 'r2'],"
-                + " ARRAY['locked', 'open'], ARRAY['st-a', 'st-b'], ARRAY['HELD', 'HELD'], ARRAY[NULL, NULL]::BIGINT[],"
-                + " ARRAY[3600000000, 3600000000], ARRAY[86400000000, 86400000000], ARRAY[FALSE, FALSE],"
-                + " ARRAY[0, 0], ARRAY[0, 0], ARRAY[0, 0]::BIGINT[], ARRAY['AT_BOOKING', 'AT_BOOKING'])";
+        String call = batchCall("tag, capacity", List.of("r1", "r2"), List.of("locked", "open"), List.of("st-a", "st-b"));
         try (var ps = caller.prepareStatement(call)) {
             ps.setString(1, tenant.value());
             ps.setString(2, tenant.value());
@@ -98,13 +95,8 @@ class PostgresHoldBatchTest extends HoldBatchTests {
         for (Slot s : List.of(slot(tenant, "x", 0, 5), slot(tenant, "y", 1, 5), slot(tenant, "z", 0, 5))) {
             assertThat(store.schedule(tenant, s, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
         }
-        String call = "SELECT tag, capacity, starts_at FROM " + db.prefix() + "hold_batch(ARRAY[?, ?, ?, ?],"
-                + " ARRAY['b1', 'b2', 'b3', 'b4'], ARRAY['r1', 'r2', 'r3', 'r4'], ARRAY['x', 'y', 'z', 'x'],"
-                + " ARRAY['st-a', 'st-b', 'st-a', 'st-a'], ARRAY['HELD', 'HELD', 'HELD', 'HELD'],"
-                + " ARRAY[NULL, NULL, NULL, NULL]::BIGINT[], ARRAY[3600000000, 3600000000, 3600000000, 3600000000],"
-                + " ARRAY[86400000000, 86400000000, 86400000000, 86400000000], ARRAY[FALSE, FALSE, FALSE, FALSE],"
-                + " ARRAY[0, 0, 0, 0], ARRAY[0, 0, 0, 0], ARRAY[0, 0, 0, 0]::BIGINT[],"
-                + " ARRAY['AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING'])";
+        String call = batchCall("tag, capacity, starts_at", List.of("r1", "r2", "r3", "r4"), List.of("x", "y", "z", "x"),
+                List.of("st-a", "st-b", "st-a", "st-a"));
         List<String> rows = new java.util.ArrayList<>();
         try (Connection caller = db.dataSource().getConnection(); var ps = caller.prepareStatement(call)) {
             caller.setAutoCommit(true);
@@ -150,23 +142,14 @@ class PostgresHoldBatchTest extends HoldBatchTests {
         Slot open = slot(tenant, "o", 1, 1);
         assertThat(store.schedule(tenant, full, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
         assertThat(store.schedule(tenant, open, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
-        String call = "SELECT tag, capacity FROM " + db.prefix() + "hold_batch(ARRAY[?, ?, ?, ?, ?, ?],"
-                + " ARRAY['b0', 'b1', 'b2', 'b3', 'b4', 'b5'], ARRAY['r0', 'r0', 'r2', 'r3', 'r4', 'r5'],"
-                + " ARRAY['f', 'f', 'f', 'f', 'f', 'o'], ARRAY['st-a', 'st-a', 'st-a', 'st-b', 'st-c', 'st-d'],"
-                + " ARRAY['HELD', 'HELD', 'HELD', 'HELD', 'HELD', 'HELD'], ARRAY[NULL, NULL, NULL, NULL, NULL, NULL]::BIGINT[],"
-                + " ARRAY[3600000000, 3600000000, 3600000000, 3600000000, 3600000000, 3600000000],"
-                + " ARRAY[86400000000, 86400000000, 86400000000, 86400000000, 86400000000, 86400000000],"
-                + " ARRAY[FALSE, FALSE, FALSE, FALSE, TRUE, FALSE], ARRAY[0, 0, 0, 0, 0, 0], ARRAY[0, 0, 0, 0, 0, 0],"
-                + " ARRAY[0, 0, 0, 0, 0, 0]::BIGINT[],"
-                + " ARRAY['AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING', 'AT_BOOKING'])";
+        String call = batchCall("tag, capacity", List.of("r0", "r0", "r2", "r3", "r4", "r5"),
+                List.of("f", "f", "f", "f", "f", "o"), List.of("st-a", "st-a", "st-a", "st-b", "st-c", "st-d"), 5);
         List<String> rows;
         try (Connection caller = db.dataSource().getConnection()) {
             caller.setAutoCommit(true);
             // st-a holds the one seat of f under r0, in a batch of its own
-            try (var ps = caller.prepareStatement("SELECT tag, capacity FROM " + db.prefix() + "hold_batch(ARRAY[?],"
-                    + " ARRAY['b0'], ARRAY['r0'], ARRAY['f'], ARRAY['st-a'], ARRAY['HELD'], ARRAY[NULL]::BIGINT[],"
-                    + " ARRAY[3600000000], ARRAY[86400000000], ARRAY[FALSE], ARRAY[0], ARRAY[0], ARRAY[0]::BIGINT[],"
-                    + " ARRAY['AT_BOOKING'])")) {
+            try (var ps = caller.prepareStatement(batchCall("tag, capacity", List.of("r0"), List.of("f"),
+                    List.of("st-a")))) {
                 ps.setString(1, tenant.value());
                 assertThat(rowsOf(ps)).containsExactly("1:TAKEN");
             }
@@ -187,6 +170,28 @@ class PostgresHoldBatchTest extends HoldBatchTests {
                 tenant.value())).isEqualTo(2);
         assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
                 + " AND resource_kind = 'STUDENT'", tenant.value())).isEqualTo(2);
+    }
+
+    /**
+     * A {@code hold_batch} call selecting {@code columns}, of one hold per element of {@code slots}:
+     * booking {@code b<n>} (n from 1), {@code requests[n]}, {@code students[n]}, HELD for an hour, the database's
+     * clock, no rules; {@code gateHeld} names the positions whose seat the gate holds. Each hold's
+     * tenant is a parameter.
+     */
+    private String batchCall(String columns, List<String> requests, List<String> slots, List<String> students,
+                             int... gateHeld) {
+        int n = slots.size();
+        java.util.function.Function<java.util.function.IntFunction<String>, String> array = f -> "ARRAY["
+                + String.join(", ", java.util.stream.IntStream.range(0, n).mapToObj(f).toList()) + "]";
+        java.util.Set<Integer> held = java.util.Arrays.stream(gateHeld).boxed().collect(java.util.stream.Collectors.toSet());
+        return "SELECT " + columns + " FROM " + db.prefix() + "hold_batch(" + array.apply(k -> "?")
+                + ", " + array.apply(k -> "'b" + (k + 1) + "'") + ", " + array.apply(k -> "'" + requests.get(k) + "'")
+                + ", " + array.apply(k -> "'" + slots.get(k) + "'") + ", " + array.apply(k -> "'" + students.get(k) + "'")
+                + ", " + array.apply(k -> "'HELD'") + ", " + array.apply(k -> "NULL") + "::BIGINT[]"
+                + ", " + array.apply(k -> "3600000000") + ", " + array.apply(k -> "86400000000")
+                + ", " + array.apply(k -> held.contains(k + 1) ? "TRUE" : "FALSE") + ", " + array.apply(k -> "0")
+                + ", " + array.apply(k -> "0") + ", " + array.apply(k -> "0") + "::BIGINT[]"
+                + ", " + array.apply(k -> "'AT_BOOKING'") + ")";
     }
 
     @Override
