@@ -160,8 +160,8 @@ class PostgresHoldBatchTest extends HoldBatchTests {
                 rows = rowsOf(ps);
             }
         }
-        // b0 again under r0 (a replay), st-a under r2 (his live booking), st-b (full), st-c (gate-held: the
-        // routine finds no free seat), st-d on the open slot
+        // r0 again, under b1 as at first and under b2 (replays), st-a under r2 (his live booking), st-b
+        // (full), st-c (gate-held: the routine finds no free seat), st-d on the open slot
         assertThat(rows).containsExactlyInAnyOrder("1:REPLAY", "2:REPLAY", "3:ALREADY", "4:FULL", "5:RETRY",
                 "6:TAKEN");
         assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", tenant.value()))
@@ -170,6 +170,55 @@ class PostgresHoldBatchTest extends HoldBatchTests {
                 tenant.value())).isEqualTo(2);
         assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " WHERE tenant_id = ?"
                 + " AND resource_kind = 'STUDENT'", tenant.value())).isEqualTo(2);
+    }
+
+    /**
+     * The batch refuses a full slot's holds together only where the routine would answer FULL: a full
+     * slot whose booking has closed, one whose booking opens later and one called off answer as a hold
+     * alone does (BOOKING_CLOSED, NOT_OPEN_YET, NOT_OPEN), and nothing is written.
+     */
+    @Test
+    void aBatchLeavesAFullSlotOutsideItsBookingWindowToTheRoutine() throws Exception {
+        TenantId tenant = TenantId.of("batch-window-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).dialect(db.dialect())
+                .holdLanes(0).build();
+        List<String> slots = List.of("closed", "later", "off");
+        for (int k = 0; k < slots.size(); k++) {
+            assertThat(store.schedule(tenant, slot(tenant, slots.get(k), k, 1), LONGEST, java.time.ZoneOffset.UTC))
+                    .isInstanceOf(Scheduled.class);
+        }
+        List<String> rows;
+        try (Connection caller = db.dataSource().getConnection()) {
+            caller.setAutoCommit(true);
+            // st-a takes the one seat of each slot
+            try (var ps = caller.prepareStatement(batchCall("tag, capacity", List.of("ra1", "ra2", "ra3"), slots,
+                    List.of("st-a", "st-a", "st-a")))) {
+                for (int i = 1; i <= 3; i++) {
+                    ps.setString(i, tenant.value());
+                }
+                assertThat(rowsOf(ps)).containsExactly("1:TAKEN", "2:TAKEN", "3:TAKEN");
+            }
+            try (Statement st = caller.createStatement()) {
+                String where = " WHERE tenant_id = '" + tenant.value() + "' AND slot_id = ";
+                st.executeUpdate("UPDATE " + db.table("slot") + " SET closes_at = now() - INTERVAL '1 minute'"
+                        + where + "'closed'");
+                st.executeUpdate("UPDATE " + db.table("slot") + " SET opens_at = now() + INTERVAL '1 day'"
+                        + where + "'later'");
+                st.executeUpdate("UPDATE " + db.table("slot") + " SET status = 'CANCELLED'" + where + "'off'");
+            }
+            try (var ps = caller.prepareStatement(batchCall("tag, capacity", List.of("rb1", "rb2", "rb3"), slots,
+                    List.of("st-b", "st-b", "st-b")))) {
+                for (int i = 1; i <= 3; i++) {
+                    ps.setString(i, tenant.value());
+                }
+                rows = rowsOf(ps);
+            }
+        }
+        assertThat(rows).containsExactly("1:BOOKING_CLOSED", "2:NOT_OPEN_YET", "3:NOT_OPEN");
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND student_id = 'st-b'",
+                tenant.value())).isZero();
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND status = 'HELD'",
+                tenant.value())).isEqualTo(3);
     }
 
     /**

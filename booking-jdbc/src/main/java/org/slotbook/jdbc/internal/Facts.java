@@ -70,9 +70,9 @@ import org.slotbook.core.spi.HoldCommand;
  *       CHECK_IN_CLOSED: booking_id, held_until = when check-in opens or closed.</li>
  * </ul>
  * In the answer of hold_all every row also carries capacity = the 1-based index of the command it
- * belongs to (in every dialect, for every tag); so does the answer of hold_batch, where MariaDB answers a
- * seat taken, unpaid, with nothing else done on the way, by one TAKEN row (seat, held_until, created_at)
- * that {@link #withTakenSpelledOut} turns into the HELD answer and its event.
+ * belongs to (in every dialect, for every tag); so does the answer of hold_batch, which answers a seat
+ * taken, unpaid, with nothing else done on the way, by one TAKEN row (seat, held_until, created_at) that
+ * {@link #withTakenSpelledOut} turns into the HELD answer and its event (MariaDB and PostgreSQL).
  */
 final class Facts {
     private final List<Fact> rows;
@@ -128,7 +128,7 @@ final class Facts {
     }
 
     /**
-     * These rows with a TAKEN answer (MariaDB's hold_batch: a seat taken, unpaid, with nothing else done
+     * These rows with a TAKEN answer (hold_batch: a seat taken, unpaid, with nothing else done
      * on the way; only seat, held_until, created_at and capacity are set) written out as the HELD answer and
      * its event, the booking's ids and status those of the command that took it; other rows unchanged.
      */
