@@ -1924,8 +1924,9 @@ END//
 --   that costs nothing): their students are locked together, in the batch's order, before any other;
 -- * plain ones among them: no limits, their student and request each once in the batch. One locking
 --   read finds those with anything to look at (a booking or waitlist entry of the request, a booking of
---   the student in the slot, an active occupation of his there); the others each take a free seat, and
---   their bookings and occupations are inserted together at the end;
+--   the student in the slot, an active occupation of his there); the others each take a free seat (those
+--   whose slot is named once in the batch together, by one locking read and one update), and their
+--   bookings and occupations are inserted together at the end;
 -- * the rest, and the plain ones with something to look at: decided by hold_do one by one, as before.
 -- A hold answered RETRY leaves nothing behind: the lock row the batch wrote for it is deleted again
 -- (unless another hold of the batch has the same student). The batch reads no slot row with a lock.
@@ -1938,8 +1939,10 @@ BEGIN
     DECLARE v_all LONGTEXT DEFAULT '';
     DECLARE v_taken LONGTEXT DEFAULT '';
     DECLARE v_retry BOOLEAN;
-    DECLARE v_full, v_locks, v_keep_lock, v_plain, v_plain_rows, v_odd LONGTEXT;
-    DECLARE v_tenant, v_booking, v_request, v_slot, v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_full, v_locks, v_keep_lock, v_plain, v_plain_rows, v_odd, v_single, v_claimed LONGTEXT;
+    DECLARE v_claimed_rows LONGTEXT;
+    DECLARE v_claims, v_c INT DEFAULT 0;
+    DECLARE v_tenant, v_booking, v_slot, v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_clock, v_at, v_held DATETIME(6);
@@ -1994,23 +1997,28 @@ BEGIN
     -- that costs nothing); those whose lock row stays if they are asked again on their own (it was there
     -- before, or another hold of the batch has the same student); the plain ones among them: no limits,
     -- their student and request each once in the batch, with what the check of their overlaps needs
-    -- (position, ids, the student's time in the slot, the earliest start an overlap can have), read here
-    -- so that the locking read below reads no slot row
+    -- (position, the student's time in the slot, the earliest start an overlap can have; the ids are read
+    -- again from the records by position, cheaper than quoting them here), read here so that the locking
+    -- read below reads no slot row; and those of the plain ones whose slot no other hold of the batch
+    -- names. Skipped when every hold is answered FULL.
+    IF v_full IS NULL OR CHAR_LENGTH(v_full) - CHAR_LENGTH(REPLACE(v_full, ',', '')) + 1 < v_count THEN
     SET STATEMENT group_concat_max_len = 4294967295 FOR
     SELECT GROUP_CONCAT(j.pos), GROUP_CONCAT(IF(l.resource_id IS NULL AND j.students = 1, NULL, j.pos)),
            GROUP_CONCAT(IF(j.max_upcoming = '0' AND j.max_week = '0' AND j.students = 1 AND j.requests = 1,
                            j.pos, NULL)),
            GROUP_CONCAT(IF(j.max_upcoming = '0' AND j.max_week = '0' AND j.students = 1 AND j.requests = 1,
-                           CONCAT('[', j.pos, ',', JSON_QUOTE(j.tenant), ',', JSON_QUOTE(j.request), ',',
-                                  JSON_QUOTE(j.slot), ',', JSON_QUOTE(j.student), ',"', s.starts_at, '","',
+                           CONCAT('[', j.pos, ',"', s.starts_at, '","',
                                   IF(s.buffer_students, s.ends_at + INTERVAL s.buffer_seconds SECOND, s.ends_at),
                                   '","', s.starts_at - INTERVAL CAST(j.longest AS SIGNED) MICROSECOND, '"]'),
-                           NULL))
-      INTO v_locks, v_keep_lock, v_plain, v_plain_rows
+                           NULL)),
+           GROUP_CONCAT(IF(j.max_upcoming = '0' AND j.max_week = '0' AND j.students = 1 AND j.requests = 1
+                           AND j.slots = 1, j.pos, NULL))
+      INTO v_locks, v_keep_lock, v_plain, v_plain_rows, v_single
       FROM (SELECT t.*, IF(t.now_micros = '', UTC_TIMESTAMP(6), CAST('1970-01-01 00:00:00' AS DATETIME(6))
                            + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND) AS at,
                    COUNT(*) OVER (PARTITION BY t.tenant, t.student) AS students,
-                   COUNT(*) OVER (PARTITION BY t.tenant, t.request) AS requests
+                   COUNT(*) OVER (PARTITION BY t.tenant, t.request) AS requests,
+                   COUNT(*) OVER (PARTITION BY t.tenant, t.slot) AS slots
                       FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
                                pos FOR ORDINALITY,
                                request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
@@ -2030,6 +2038,7 @@ BEGIN
      WHERE NOT COALESCE(FIND_IN_SET(j.pos, v_full) > 0, FALSE) AND j.status IN ('HELD', 'CONFIRMED')
        AND j.waitlist = '0' AND s.status = 'OPEN' AND s.cost = 0 AND j.at < s.ends_at AND (s.opens_at IS NULL OR j.at >= s.opens_at)
        AND (s.closes_at IS NULL OR j.at < s.closes_at);
+    END IF;
     IF v_locks IS NOT NULL THEN
         -- their students, locked together in the batch's order (by tenant, then student)
         INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id)
@@ -2045,15 +2054,19 @@ BEGIN
         -- under their locks, newest committed rows (a locking read of the rows hold_do reads in share mode,
         -- and no other): those with anything to look at
         SELECT GROUP_CONCAT(DISTINCT j.pos) INTO v_odd
-          FROM JSON_TABLE(CONCAT('[', v_plain_rows, ']'), '$[*]' COLUMNS (
-                   pos INT PATH '$[0]',
-                   tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                   request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                   slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                   student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-                   starts_at DATETIME(6) PATH '$[5]',
-                   student_end DATETIME(6) PATH '$[6]',
-                   lowest DATETIME(6) PATH '$[7]')) j
+          FROM (SELECT p.pos, t.tenant, t.request, t.slot, t.student, p.starts_at, p.student_end, p.lowest
+                  FROM JSON_TABLE(CONCAT('[', v_plain_rows, ']'), '$[*]' COLUMNS (
+                           pos INT PATH '$[0]',
+                           starts_at DATETIME(6) PATH '$[1]',
+                           student_end DATETIME(6) PATH '$[2]',
+                           lowest DATETIME(6) PATH '$[3]')) p
+                  JOIN JSON_TABLE(v_json, '$[*]' COLUMNS (
+                           pos FOR ORDINALITY,
+                           request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                           slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                           student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                           tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t
+                    ON t.pos = p.pos) j
           LEFT JOIN ${prefix}booking r FORCE INDEX (${prefix}booking_request_uk)
                  ON r.tenant_id = j.tenant AND r.request_id = j.request
           LEFT JOIN ${prefix}waiter w FORCE INDEX (PRIMARY) ON w.tenant_id = j.tenant AND w.request_id = j.request
@@ -2068,8 +2081,76 @@ BEGIN
           LOCK IN SHARE MODE;
     END IF;
     SET v_clock = UTC_TIMESTAMP(6);
+    IF v_single LIKE '%,%' THEN
+        -- the plain holds whose slot no other hold of the batch names (two or more), together: each the first
+        -- free seat of its slot, read by one locking read that skips a seat another transaction has locked
+        -- (that hold then goes one by one below, as hold_do takes a seat), and their seats written by one
+        -- update; a seat that is not FREE under the lock fails the batch. One statement per step costs less
+        -- than two per hold. The seats' rows (position, seat, held until, now) go to v_taken, their answers
+        -- (TAKEN) to v_claimed_rows, in the order of their positions.
+        SET STATEMENT group_concat_max_len = 4294967295 FOR
+        SELECT GROUP_CONCAT(j.pos ORDER BY j.pos), COUNT(*),
+               GROUP_CONCAT(CONCAT('[', j.pos, ',', f.seq, ',"', j.at + INTERVAL CAST(j.hold_micros AS SIGNED) MICROSECOND,
+                                   '","', j.at, '"]')),
+               GROUP_CONCAT(CONCAT('["TAKEN",null,null,null,null,', f.seq, ',null,"',
+                                   j.at + INTERVAL CAST(j.hold_micros AS SIGNED) MICROSECOND, '","', j.at,
+                                   '",null,null,null,null,null,null,null,', j.pos, ',null,null,null]')
+                            ORDER BY j.pos SEPARATOR ';')
+          INTO v_claimed, v_claims, v_taken, v_claimed_rows
+          FROM (SELECT t.*, IF(t.now_micros = '', v_clock, CAST('1970-01-01 00:00:00' AS DATETIME(6))
+                               + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND) AS at
+                  FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
+                           pos FOR ORDINALITY,
+                           booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+                           request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                           slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                           student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                           status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+                           now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[5]',
+                           hold_micros VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
+                           tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t
+                 WHERE FIND_IN_SET(t.pos, v_single) > 0 AND NOT COALESCE(FIND_IN_SET(t.pos, v_odd) > 0, FALSE)) j
+          STRAIGHT_JOIN ${prefix}slot_seat f FORCE INDEX (PRIMARY)
+            ON f.tenant_id = j.tenant AND f.slot_id = j.slot AND f.status = 'FREE'
+           AND f.seq = (SELECT MIN(g.seq) FROM ${prefix}slot_seat g FORCE INDEX (${prefix}slot_seat_claim_ix)
+                         WHERE g.tenant_id = j.tenant AND g.slot_id = j.slot AND g.status = 'FREE')
+           FOR UPDATE SKIP LOCKED;
+        IF v_claims > 0 THEN
+            UPDATE (SELECT t.tenant, t.booking, t.request, t.slot, t.student, t.status, k.pos, k.seq, k.held, k.at
+                 FROM JSON_TABLE(CONCAT('[', v_taken, ']'), '$[*]' COLUMNS (
+                          pos INT PATH '$[0]',
+                          seq INT PATH '$[1]',
+                          held DATETIME(6) PATH '$[2]',
+                          at DATETIME(6) PATH '$[3]')) k
+                 JOIN JSON_TABLE(v_json, '$[*]' COLUMNS (
+                          pos FOR ORDINALITY,
+                          booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+                          request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                          slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                          student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                          status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+                          tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t
+                   ON t.pos = k.pos) k
+              STRAIGHT_JOIN ${prefix}slot_seat s FORCE INDEX (PRIMARY)
+                ON s.tenant_id = k.tenant AND s.slot_id = k.slot AND s.seq = k.seq
+               SET s.status = k.status, s.booking_id = k.booking, s.student_id = k.student, s.held_until = k.held
+             WHERE s.status = 'FREE';
+            IF ROW_COUNT() <> v_claims THEN
+                SIGNAL SQLSTATE '40001' SET MESSAGE_TEXT = 'hold_batch: a locked free seat changed under the claim';
+            END IF;
+        ELSE
+            SET v_taken = '';
+        END IF;
+    END IF;
     batch: WHILE v_k < v_count DO
         SET v_k = v_k + 1;
+        IF FIND_IN_SET(v_k, v_claimed) > 0 THEN
+            -- its answer, in the order of the positions
+            SET v_c = v_c + 1;
+            SET v_all = CONCAT(v_all, IF(v_all = '', '', ','),
+                               SUBSTRING_INDEX(SUBSTRING_INDEX(v_claimed_rows, ';', v_c), ';', -1));
+            ITERATE batch;
+        END IF;
         IF FIND_IN_SET(v_k, v_full) > 0 THEN
             SET v_all = CONCAT(v_all, IF(v_all = '', '', ','),
                                '["FULL",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,',
@@ -2081,7 +2162,6 @@ BEGIN
             -- a plain hold: the first free seat no other transaction has locked, as hold_do takes it
             SET v_tenant = SUBSTRING_INDEX(v_rec, CHAR(31), -1),
                 v_booking = SUBSTRING_INDEX(v_rec, CHAR(31), 1),
-                v_request = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 2), CHAR(31), -1),
                 v_slot = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 3), CHAR(31), -1),
                 v_student = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 4), CHAR(31), -1),
                 v_status = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 5), CHAR(31), -1),
@@ -2098,9 +2178,7 @@ BEGIN
                 UPDATE ${prefix}slot_seat
                    SET status = v_status, booking_id = v_booking, student_id = v_student, held_until = v_held
                  WHERE tenant_id = v_tenant AND slot_id = v_slot AND seq = v_seq AND status = 'FREE';
-                SET v_taken = CONCAT(v_taken, IF(v_taken = '', '', ','), '[', JSON_QUOTE(v_tenant), ',',
-                                     JSON_QUOTE(v_booking), ',', JSON_QUOTE(v_request), ',', JSON_QUOTE(v_slot), ',',
-                                     JSON_QUOTE(v_student), ',', v_seq, ',"', v_status, '","', v_held, '","', v_at,
+                SET v_taken = CONCAT(v_taken, IF(v_taken = '', '', ','), '[', v_k, ',', v_seq, ',"', v_held, '","', v_at,
                                      '"]');
                 SET v_all = CONCAT(v_all, IF(v_all = '', '', ','), '["TAKEN",null,null,null,null,', v_seq, ',null,"',
                                    v_held, '","', v_at, '",null,null,null,null,null,null,null,', v_k,
@@ -2137,26 +2215,43 @@ BEGIN
         INSERT INTO ${prefix}booking (tenant_id, booking_id, request_id, slot_id, student_id, seat, status, held_until,
                                       created_at, updated_at)
         SELECT k.tenant, k.booking, k.request, k.slot, k.student, k.seq, k.status, k.held, k.at, k.at
-          FROM JSON_TABLE(CONCAT('[', v_taken, ']'), '$[*]' COLUMNS (
-                   tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                   booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                   request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-                   slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                   student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-                   seq INT PATH '$[5]',
-                   status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
-                   held DATETIME(6) PATH '$[7]',
-                   at DATETIME(6) PATH '$[8]')) k;
+          FROM (SELECT t.tenant, t.booking, t.request, t.slot, t.student, t.status, k.pos, k.seq, k.held, k.at
+             FROM JSON_TABLE(CONCAT('[', v_taken, ']'), '$[*]' COLUMNS (
+                      pos INT PATH '$[0]',
+                      seq INT PATH '$[1]',
+                      held DATETIME(6) PATH '$[2]',
+                      at DATETIME(6) PATH '$[3]')) k
+             JOIN JSON_TABLE(v_json, '$[*]' COLUMNS (
+                      pos FOR ORDINALITY,
+                      booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+                      request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                      slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                      student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                      status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+                      tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t
+               ON t.pos = k.pos) k;
         INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id, booking_id,
                                         active)
-        SELECT k.tenant, 'STUDENT', k.student, s.starts_at,
-               IF(s.buffer_students, s.ends_at + INTERVAL s.buffer_seconds SECOND, s.ends_at), k.slot, k.booking, TRUE
-          FROM JSON_TABLE(CONCAT('[', v_taken, ']'), '$[*]' COLUMNS (
-                   tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-                   booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-                   slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-                   student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]')) k
-          STRAIGHT_JOIN ${prefix}slot s FORCE INDEX (PRIMARY) ON s.tenant_id = k.tenant AND s.slot_id = k.slot;
+        SELECT k.tenant, 'STUDENT', k.student, p.starts_at, p.student_end, k.slot, k.booking, TRUE
+          FROM (SELECT t.tenant, t.booking, t.request, t.slot, t.student, t.status, k.pos, k.seq, k.held, k.at
+             FROM JSON_TABLE(CONCAT('[', v_taken, ']'), '$[*]' COLUMNS (
+                      pos INT PATH '$[0]',
+                      seq INT PATH '$[1]',
+                      held DATETIME(6) PATH '$[2]',
+                      at DATETIME(6) PATH '$[3]')) k
+             JOIN JSON_TABLE(v_json, '$[*]' COLUMNS (
+                      pos FOR ORDINALITY,
+                      booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+                      request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                      slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                      student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                      status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+                      tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t
+               ON t.pos = k.pos) k
+          JOIN JSON_TABLE(CONCAT('[', v_plain_rows, ']'), '$[*]' COLUMNS (
+                   pos INT PATH '$[0]',
+                   starts_at DATETIME(6) PATH '$[1]',
+                   student_end DATETIME(6) PATH '$[2]')) p ON p.pos = k.pos;
     END IF;
     COMMIT;
     CALL ${prefix}emit(CONCAT('[', v_all, ']'));

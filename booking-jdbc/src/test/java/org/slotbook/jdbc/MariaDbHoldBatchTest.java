@@ -184,6 +184,89 @@ class MariaDbHoldBatchTest extends HoldBatchTests {
     }
 
     /**
+     * Plain holds whose slot the batch names once take their seats together, by one locking read and one
+     * update: each the first free seat of its slot, at its own now and status, with ids that need quoting.
+     * A first free seat another transaction has locked is skipped without waiting and that hold takes the
+     * next free seat on its own; a slot whose only free seat is locked answers RETRY and writes nothing.
+     * The rows are those hold writes: the booking owns its seat row, and the occupation ends with the
+     * session or, where the slot pads its students, with the buffer.
+     */
+    @Test
+    void plainHoldsOfSlotsNamedOnceTakeTheirSeatsTogether() throws Exception {
+        TenantId tenant = TenantId.of("claim-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).dialect(db.dialect()).build();
+        Slot a = slot(tenant, "a\"1\\", 0, 3);
+        Slot b = slot(tenant, "b", 1, 3);
+        Slot plain = slot(tenant, "c", 2, 3);
+        Slot c = new Slot(tenant, plain.slotId(), plain.coachId(), plain.roomId(), plain.time(), 3,
+                org.slotbook.core.SlotStatus.OPEN, null, null, java.time.Duration.ofMinutes(15), null, true);
+        Slot d = slot(tenant, "d", 3, 1);
+        for (Slot s : List.of(a, b, c, d)) {
+            assertThat(store.schedule(tenant, s, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        }
+        Instant now = T0.minus(java.time.Duration.ofDays(1));
+        String t = tenant.value();
+        String at = String.valueOf(java.time.temporal.ChronoUnit.MICROS.between(Instant.EPOCH, now));
+        String records = String.join(String.valueOf('\u001e'),
+                record(t, "b-a\"\\", "r-a\"\\", "a\"1\\", "st-a\"\\"),
+                record(t, "b-b", "r-b", "b", "st-b").replace("\u001fHELD\u001f\u001f", "\u001fCONFIRMED\u001f" + at + "\u001f"),
+                record(t, "b-c", "r-c", "c", "st-c").replace("\u001fHELD\u001f\u001f", "\u001fHELD\u001f" + at + "\u001f"),
+                record(t, "b-d", "r-d", "d", "st-d"));
+        try (Connection holder = db.dataSource().getConnection(); Connection caller = db.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            // another transaction holds the first free seat of b and the only one of d (each row by its key)
+            for (String locked : List.of("b", "d")) {
+                try (var lock = holder.prepareStatement("SELECT seq FROM " + db.table("slot_seat") + " FORCE INDEX (PRIMARY)"
+                        + " WHERE tenant_id = ? AND slot_id = ? AND seq = 1 FOR UPDATE")) {
+                    lock.setString(1, t);
+                    lock.setString(2, locked);
+                    lock.executeQuery().close();
+                }
+            }
+            try (var st = caller.createStatement()) {
+                st.execute("SET SESSION innodb_lock_wait_timeout = 3");
+            }
+            long started = System.nanoTime();
+            try (var ps = caller.prepareStatement("CALL " + db.prefix() + "hold_batch(?)")) {
+                ps.setString(1, records);
+                assertThat(rowsOf(ps)).containsExactly("1:TAKEN", "2:TAKEN", "3:TAKEN", "4:RETRY");
+            } finally {
+                try (var st = caller.createStatement()) {
+                    st.execute("SET SESSION innodb_lock_wait_timeout = DEFAULT");
+                }
+                holder.rollback();
+            }
+            assertThat(java.time.Duration.ofNanos(System.nanoTime() - started)).as("the batch waited for a lock")
+                    .isLessThan(java.time.Duration.ofSeconds(2));
+        }
+        String heldUntil = now.plus(HOUR).toString().replace("T", " ").replace("Z", "");
+        String created = now.toString().replace("T", " ").replace("Z", "");
+        // each booking owns its seat row: a and c their first seat, b the second (the first was locked)
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " bk JOIN " + db.table("slot_seat") + " s"
+                + " ON s.tenant_id = bk.tenant_id AND s.slot_id = bk.slot_id AND s.seq = bk.seat"
+                + " AND s.booking_id = bk.booking_id AND s.student_id = bk.student_id AND s.status = bk.status"
+                + " AND s.held_until = bk.held_until WHERE bk.tenant_id = ? AND ((bk.booking_id = 'b-a\"\\\\'"
+                + " AND bk.request_id = 'r-a\"\\\\' AND bk.slot_id = 'a\"1\\\\' AND bk.student_id = 'st-a\"\\\\'"
+                + " AND bk.seat = 1 AND bk.status = 'HELD')"
+                + " OR (bk.booking_id = 'b-b' AND bk.seat = 2 AND bk.status = 'CONFIRMED' AND bk.held_until = '"
+                + heldUntil + "' AND bk.created_at = '" + created + "' AND bk.updated_at = bk.created_at)"
+                + " OR (bk.booking_id = 'b-c' AND bk.seat = 1 AND bk.status = 'HELD' AND bk.held_until = '"
+                + heldUntil + "'))", t)).isEqualTo(3);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ?", t)).isEqualTo(3);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND status <> 'FREE'",
+                t)).isEqualTo(3);
+        // the student's time: the session, and for c the session and its buffer
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("occupancy") + " o JOIN " + db.table("slot") + " s"
+                + " ON s.tenant_id = o.tenant_id AND s.slot_id = o.slot_id AND s.starts_at = o.starts_at"
+                + " AND o.ends_at = IF(s.slot_id = 'c', s.ends_at + INTERVAL 15 MINUTE, s.ends_at)"
+                + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.active = TRUE"
+                + " AND o.booking_id IN ('b-a\"\\\\', 'b-b', 'b-c')", t)).isEqualTo(3);
+        // the RETRY left no lock row behind; the others' stay
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("resource_lock") + " WHERE tenant_id = ?"
+                + " AND resource_kind = 'STUDENT'", t)).isEqualTo(3);
+    }
+
+    /**
      * A batch locks no slot row: plain holds are decided while another transaction holds a slot's row
      * (as a cancel or a promotion does), instead of waiting for it, and their rows are written.
      */

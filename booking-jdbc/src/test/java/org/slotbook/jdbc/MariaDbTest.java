@@ -530,15 +530,23 @@ class MariaDbTest {
                             + " ON l.tenant_id = j.tenant AND l.resource_kind = 'STUDENT' AND l.resource_id = j.student"
                             + " WHERE j.students = 1 AND s.status = 'OPEN' AND s.cost = 0 AND j.at < s.ends_at",
                             Map.of("s", "PRIMARY", "l", "PRIMARY"));
-                    // hold_batch: under the plain holds' locks, those with anything to look at (no slot row read)
-                    String plainRows = "JSON_TABLE('[[1, \"t\", \"q1-1\", \"slot1\", \"st6\", \"2030-01-02 10:00\","
-                            + " \"2030-01-02 11:00\", \"2030-01-01 10:00\"]]', '$[*]' COLUMNS (pos INT PATH '$[0]',"
-                            + " tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',"
-                            + " request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',"
-                            + " slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',"
-                            + " student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',"
-                            + " starts_at DATETIME(6) PATH '$[5]', student_end DATETIME(6) PATH '$[6]',"
-                            + " lowest DATETIME(6) PATH '$[7]')) j";
+                    // hold_batch: under the plain holds' locks, those with anything to look at (no slot row read;
+                    // the ids read again from the records by position)
+                    String records = "JSON_TABLE('[[\"b1-9\", \"q1-1\", \"slot1\", \"st6\", \"HELD\", \"\","
+                            + " \"3600000000\", \"1\", \"0\", \"0\", \"0\", \"0\", \"0\", \"AT_BOOKING\", \"t\"],"
+                            + " [\"b2-9\", \"qy\", \"slot3\", \"st98\", \"HELD\", \"\", \"3600000000\", \"1\", \"0\","
+                            + " \"0\", \"0\", \"0\", \"0\", \"AT_BOOKING\", \"t\"]]', '$[*]' COLUMNS (pos FOR ORDINALITY,"
+                            + " booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',"
+                            + " request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',"
+                            + " slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',"
+                            + " student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',"
+                            + " status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',"
+                            + " tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t";
+                    String plainRows = "(SELECT p.pos, t.tenant, t.request, t.slot, t.student, p.starts_at, p.student_end,"
+                            + " p.lowest FROM JSON_TABLE('[[1, \"2030-01-02 10:00\", \"2030-01-02 11:00\","
+                            + " \"2030-01-01 10:00\"]]', '$[*]' COLUMNS (pos INT PATH '$[0]',"
+                            + " starts_at DATETIME(6) PATH '$[1]', student_end DATETIME(6) PATH '$[2]',"
+                            + " lowest DATETIME(6) PATH '$[3]')) p JOIN " + records + " ON t.pos = p.pos) j";
                     assertPlan(s, "SELECT GROUP_CONCAT(DISTINCT j.pos) FROM " + plainRows
                             + " LEFT JOIN " + booking + " r FORCE INDEX (" + p + "booking_request_uk)"
                             + " ON r.tenant_id = j.tenant AND r.request_id = j.request"
@@ -554,6 +562,20 @@ class MariaDbTest {
                             + " OR c.id IS NOT NULL LOCK IN SHARE MODE",
                             Map.of("r", p + "booking_request_uk", "w", "PRIMARY", "o", p + "booking_slot_ix",
                                     "c", p + "occupancy_overlap_ix"));
+                    // hold_batch: the plain holds of slots named once take their first free seats together
+                    assertPlan(s, "SELECT GROUP_CONCAT(t.pos ORDER BY t.pos), COUNT(*) FROM " + records
+                            + " STRAIGHT_JOIN " + seat + " f FORCE INDEX (PRIMARY) ON f.tenant_id = t.tenant"
+                            + " AND f.slot_id = t.slot AND f.status = 'FREE' AND f.seq = (SELECT MIN(g.seq) FROM " + seat
+                            + " g FORCE INDEX (" + p + "slot_seat_claim_ix) WHERE g.tenant_id = t.tenant"
+                            + " AND g.slot_id = t.slot AND g.status = 'FREE') FOR UPDATE SKIP LOCKED",
+                            Map.of("f", "PRIMARY", "g", p + "slot_seat_claim_ix"));
+                    assertPlan(s, "UPDATE (SELECT t.tenant, t.booking, t.slot, t.student, t.status, k.seq, k.held FROM"
+                            + " JSON_TABLE('[[1, 7, \"2030-01-01 10:00\"]]', '$[*]' COLUMNS (pos INT PATH '$[0]',"
+                            + " seq INT PATH '$[1]', held DATETIME(6) PATH '$[2]')) k JOIN " + records
+                            + " ON t.pos = k.pos) k STRAIGHT_JOIN " + seat + " s FORCE INDEX (PRIMARY)"
+                            + " ON s.tenant_id = k.tenant AND s.slot_id = k.slot AND s.seq = k.seq"
+                            + " SET s.status = k.status, s.booking_id = k.booking, s.student_id = k.student,"
+                            + " s.held_until = k.held WHERE s.status = 'FREE'", Map.of("s", "PRIMARY"));
 
                     assertPlan(s, "SELECT seq FROM " + seat + " FORCE INDEX (" + p + "slot_seat_claim_ix) WHERE tenant_id = 't'"
                             + " AND slot_id = 'slot3' AND status = 'FREE' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED",
