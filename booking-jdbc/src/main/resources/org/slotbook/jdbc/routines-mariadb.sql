@@ -1917,7 +1917,8 @@ END//
 -- caller orders them by tenant, then student, so that concurrent batches take the students' locks in
 -- one order. Each is decided by hold_do without waiting (p_no_wait); one answered RETRY is rolled back
 -- to its savepoint (nothing of it stays) and answered as a RETRY row. Answers every hold's rows, each
--- with capacity = the hold's position (from 1); a seat taken plainly as one TAKEN row (see hold_record).
+-- with capacity = the hold's position (from 1), in the order of the positions; a seat taken plainly as
+-- one TAKEN row (see hold_record).
 -- Three kinds of holds are told apart first, by one read of all the records:
 -- * those hold_do would answer FULL at once (see below): answered FULL;
 -- * the others whose student hold_do would lock (a valid status, no waitlist, a slot open for booking
@@ -1941,7 +1942,8 @@ BEGIN
     DECLARE v_retry BOOLEAN;
     DECLARE v_full, v_locks, v_keep_lock, v_plain, v_plain_rows, v_odd, v_single, v_claimed LONGTEXT;
     DECLARE v_claimed_rows LONGTEXT;
-    DECLARE v_claims, v_c INT DEFAULT 0;
+    DECLARE v_full_rows, v_done LONGTEXT;
+    DECLARE v_claims INT DEFAULT 0;
     DECLARE v_tenant, v_booking, v_slot, v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_now_micros VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -1963,7 +1965,10 @@ BEGIN
     -- live booking of the student there. A hold's now is its own, or the database clock. Each NOT EXISTS
     -- stays a lookup by key per hold (exists_to_in would read a whole index to materialize it).
     SET STATEMENT optimizer_switch = 'exists_to_in=off' FOR
-    SELECT GROUP_CONCAT(j.pos) INTO v_full
+    SELECT GROUP_CONCAT(j.pos),
+           GROUP_CONCAT(CONCAT('["FULL",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,',
+                               j.pos, ',null,null,null]'))
+      INTO v_full, v_full_rows
       FROM (SELECT t.*, IF(t.now_micros = '', UTC_TIMESTAMP(6), CAST('1970-01-01 00:00:00' AS DATETIME(6))
                            + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND) AS at
                       FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
@@ -2087,15 +2092,14 @@ BEGIN
         -- (that hold then goes one by one below, as hold_do takes a seat), and their seats written by one
         -- update; a seat that is not FREE under the lock fails the batch. One statement per step costs less
         -- than two per hold. The seats' rows (position, seat, held until, now) go to v_taken, their answers
-        -- (TAKEN) to v_claimed_rows, in the order of their positions.
+        -- (TAKEN) to v_claimed_rows.
         SET STATEMENT group_concat_max_len = 4294967295 FOR
-        SELECT GROUP_CONCAT(j.pos ORDER BY j.pos), COUNT(*),
+        SELECT GROUP_CONCAT(j.pos), COUNT(*),
                GROUP_CONCAT(CONCAT('[', j.pos, ',', f.seq, ',"', j.at + INTERVAL CAST(j.hold_micros AS SIGNED) MICROSECOND,
                                    '","', j.at, '"]')),
                GROUP_CONCAT(CONCAT('["TAKEN",null,null,null,null,', f.seq, ',null,"',
                                    j.at + INTERVAL CAST(j.hold_micros AS SIGNED) MICROSECOND, '","', j.at,
-                                   '",null,null,null,null,null,null,null,', j.pos, ',null,null,null]')
-                            ORDER BY j.pos SEPARATOR ';')
+                                   '",null,null,null,null,null,null,null,', j.pos, ',null,null,null]'))
           INTO v_claimed, v_claims, v_taken, v_claimed_rows
           FROM (SELECT t.*, IF(t.now_micros = '', v_clock, CAST('1970-01-01 00:00:00' AS DATETIME(6))
                                + INTERVAL CAST(t.now_micros AS SIGNED) MICROSECOND) AS at
@@ -2142,19 +2146,12 @@ BEGIN
             SET v_taken = '';
         END IF;
     END IF;
+    -- the answers of the holds answered FULL and of those whose seats were claimed together; the others
+    -- are decided one by one below (the rows are put in the order of the positions when emitted)
+    SET v_all = CONCAT_WS(',', v_full_rows, v_claimed_rows), v_done = CONCAT_WS(',', v_full, v_claimed);
     batch: WHILE v_k < v_count DO
         SET v_k = v_k + 1;
-        IF FIND_IN_SET(v_k, v_claimed) > 0 THEN
-            -- its answer, in the order of the positions
-            SET v_c = v_c + 1;
-            SET v_all = CONCAT(v_all, IF(v_all = '', '', ','),
-                               SUBSTRING_INDEX(SUBSTRING_INDEX(v_claimed_rows, ';', v_c), ';', -1));
-            ITERATE batch;
-        END IF;
-        IF FIND_IN_SET(v_k, v_full) > 0 THEN
-            SET v_all = CONCAT(v_all, IF(v_all = '', '', ','),
-                               '["FULL",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,',
-                               v_k, ',null,null,null]');
+        IF FIND_IN_SET(v_k, v_done) > 0 THEN
             ITERATE batch;
         END IF;
         SET v_rec = SUBSTRING_INDEX(SUBSTRING_INDEX(p_commands, CHAR(30), v_k), CHAR(30), -1);
@@ -2254,7 +2251,32 @@ BEGIN
                    student_end DATETIME(6) PATH '$[2]')) p ON p.pos = k.pos;
     END IF;
     COMMIT;
-    CALL ${prefix}emit(CONCAT('[', v_all, ']'));
+    -- the rows of every hold in the order of the positions (capacity), each hold's rows in their order
+    SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
+           res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity, ref_id, amount, note
+      FROM JSON_TABLE(CONCAT('[', v_all, ']'), '$[*]' COLUMNS (
+               ord FOR ORDINALITY,
+               tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+               booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+               request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+               slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+               student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+               seat INT PATH '$[5]',
+               status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
+               held_until DATETIME(6) PATH '$[7]',
+               created_at DATETIME(6) PATH '$[8]',
+               updated_at DATETIME(6) PATH '$[9]',
+               res_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]',
+               res_id VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[11]',
+               starts_at DATETIME(6) PATH '$[12]',
+               ends_at DATETIME(6) PATH '$[13]',
+               coach_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]',
+               room_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[15]',
+               capacity INT PATH '$[16]',
+               ref_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[17]',
+               amount INT PATH '$[18]',
+               note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[19]')) x
+     ORDER BY capacity, ord;
 END//
 
 DELIMITER ;
