@@ -1951,7 +1951,8 @@ BEGIN
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
-    SET v_count = ${prefix}batch_size('BEST_EFFORT', p_commands);
+    SET v_count = IF(COALESCE(p_commands, '') = '', 0,
+                     CHAR_LENGTH(p_commands) - CHAR_LENGTH(REPLACE(p_commands, CHAR(30), '')) + 1);
     -- the records as a JSON list of lists of strings (fields hold no control characters; a backslash and
     -- a double quote are escaped)
     SET v_json = CONCAT('[["', REPLACE(REPLACE(REPLACE(REPLACE(p_commands,
