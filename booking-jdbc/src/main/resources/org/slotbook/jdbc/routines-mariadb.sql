@@ -2255,7 +2255,9 @@ BEGIN
                    student_end DATETIME(6) PATH '$[2]')) p ON p.pos = k.pos;
     END IF;
     COMMIT;
-    -- the rows of every hold in the order of the positions (capacity), each hold's rows in their order
+    -- the rows of every hold in the order of the positions (capacity), each hold's rows in their order:
+    -- emit's columns, spelled out again for this order (a second pass to reorder the list before emit
+    -- would parse and sort it once more)
     SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
            res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity, ref_id, amount, note
       FROM JSON_TABLE(CONCAT('[', v_all, ']'), '$[*]' COLUMNS (
