@@ -146,8 +146,9 @@ BEGIN
                                COALESCE(p_events, '[]'));
 END//
 
--- The one result set of a decision: the rows of the JSON list p_rows, in order, as the 20 columns.
-CREATE OR REPLACE PROCEDURE ${prefix}emit(p_rows LONGTEXT)
+-- The one result set of a decision: the rows of the JSON list p_rows, in order, as the 20 columns;
+-- p_by_position (hold_batch): ordered by capacity (a hold's position) first, each hold's rows in order.
+CREATE OR REPLACE PROCEDURE ${prefix}emit(p_rows LONGTEXT, p_by_position BOOLEAN)
 READS SQL DATA
 BEGIN
     SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
@@ -174,7 +175,7 @@ BEGIN
                ref_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[17]',
                amount INT PATH '$[18]',
                note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[19]')) x
-     ORDER BY ord;
+     ORDER BY IF(p_by_position, capacity, 0), ord;
 END//
 
 -- The promotion terms of a call as one value (a JSON array, read back with JSON_VALUE by position):
@@ -705,7 +706,7 @@ BEGIN
                                                   p_buffer_students, p_class_type, p_cost),
                               v_rows);
     COMMIT;
-    CALL ${prefix}emit(v_rows);
+    CALL ${prefix}emit(v_rows, FALSE);
 END//
 
 -- Holds (p_status HELD) or books (CONFIRMED) a seat inside the caller's transaction (hold, hold_all);
@@ -1166,7 +1167,7 @@ BEGIN
                NULL AS res_kind, NULL AS res_id, NULL AS starts_at, NULL AS ends_at, NULL AS coach_id,
                NULL AS room_id, NULL AS capacity, NULL AS ref_id, NULL AS amount, NULL AS note;
     ELSE
-        CALL ${prefix}emit(v_rows);
+        CALL ${prefix}emit(v_rows, FALSE);
     END IF;
 END//
 
@@ -1241,7 +1242,7 @@ BEGIN
         SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, IF(v_status = 'EXPIRED', 'HOLD_EXPIRED', 'CONFIRMED'));
     END main;
     COMMIT;
-    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events));
+    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events), FALSE);
 END//
 
 CREATE OR REPLACE PROCEDURE ${prefix}cancel(
@@ -1345,7 +1346,7 @@ BEGIN
         CALL ${prefix}promote(p_tenant, v_terms, v_slot, v_now, v_events);
     END main;
     COMMIT;
-    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events));
+    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events), FALSE);
 END//
 
 -- Calls a slot off inside the caller's transaction (cancel_slot, cancel_series): SLOT_CANCELLED (the
@@ -1431,7 +1432,7 @@ BEGIN
     START TRANSACTION;
     CALL ${prefix}cancel_slot_do(p_tenant, p_slot, p_now, v_rows);
     COMMIT;
-    CALL ${prefix}emit(v_rows);
+    CALL ${prefix}emit(v_rows, FALSE);
 END//
 
 CREATE OR REPLACE PROCEDURE ${prefix}expire_due(
@@ -1536,7 +1537,7 @@ BEGIN
         END WHILE;
     END main;
     COMMIT;
-    CALL ${prefix}emit(${prefix}answer_rows(NULL, NULL, v_events));
+    CALL ${prefix}emit(${prefix}answer_rows(NULL, NULL, v_events), FALSE);
 END//
 
 CREATE OR REPLACE PROCEDURE ${prefix}leave_waitlist(
@@ -1567,7 +1568,7 @@ BEGIN
         SET v_answer = ${prefix}waiter_fact(p_tenant, p_request, IF(v_status = 'WAITING', 'LEFT', 'NOT_WAITING'));
     END IF;
     COMMIT;
-    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, NULL));
+    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, NULL), FALSE);
 END//
 
 -- ---------------------------------------------------------------------------------------------
@@ -1615,7 +1616,7 @@ BEGIN
       INTO v_answer
       FROM ${prefix}lesson_package WHERE tenant_id = p_tenant AND package_id = p_package LOCK IN SHARE MODE;
     COMMIT;
-    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, NULL));
+    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, NULL), FALSE);
 END//
 
 -- Checks a CONFIRMED booking in within [start - p_opens_before_micros, end + p_closes_after_micros):
@@ -1689,7 +1690,7 @@ BEGIN
         END IF;
     END main;
     COMMIT;
-    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events));
+    CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events), FALSE);
 END//
 
 -- Schedules the occurrences of a series in one transaction, each as schedule does, in order (an
@@ -1752,7 +1753,7 @@ BEGIN
     ELSE
         COMMIT;
     END IF;
-    CALL ${prefix}emit(v_all);
+    CALL ${prefix}emit(v_all, FALSE);
 END//
 
 -- Cancels, as cancel_slot does, every OPEN occurrence of series p_series starting at or after p_from,
@@ -1788,7 +1789,7 @@ BEGIN
         SET v_i = v_i + 1;
     END WHILE;
     COMMIT;
-    CALL ${prefix}emit(v_all);
+    CALL ${prefix}emit(v_all, FALSE);
 END//
 
 -- hold_do for one record of hold_all or hold_batch (fields: booking, request, slot, student, status,
@@ -1907,7 +1908,7 @@ BEGIN
     ELSE
         COMMIT;
     END IF;
-    CALL ${prefix}emit(v_all);
+    CALL ${prefix}emit(v_all, FALSE);
 END//
 
 -- The holds of concurrent callers, of any tenants and students, in one READ COMMITTED transaction.
@@ -2255,34 +2256,8 @@ BEGIN
                    student_end DATETIME(6) PATH '$[2]')) p ON p.pos = k.pos;
     END IF;
     COMMIT;
-    -- the rows of every hold in the order of the positions (capacity), each hold's rows in their order:
-    -- emit's columns, spelled out again for this order (a second pass to reorder the list before emit
-    -- would parse and sort it once more)
-    SELECT tag, booking_id, request_id, slot_id, student_id, seat, status, held_until, created_at, updated_at,
-           res_kind, res_id, starts_at, ends_at, coach_id, room_id, capacity, ref_id, amount, note
-      FROM JSON_TABLE(CONCAT('[', v_all, ']'), '$[*]' COLUMNS (
-               ord FOR ORDINALITY,
-               tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
-               booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
-               request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
-               slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
-               student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
-               seat INT PATH '$[5]',
-               status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
-               held_until DATETIME(6) PATH '$[7]',
-               created_at DATETIME(6) PATH '$[8]',
-               updated_at DATETIME(6) PATH '$[9]',
-               res_kind VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[10]',
-               res_id VARCHAR(700) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[11]',
-               starts_at DATETIME(6) PATH '$[12]',
-               ends_at DATETIME(6) PATH '$[13]',
-               coach_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]',
-               room_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[15]',
-               capacity INT PATH '$[16]',
-               ref_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[17]',
-               amount INT PATH '$[18]',
-               note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[19]')) x
-     ORDER BY capacity, ord;
+    -- the rows of every hold in the order of the positions, each hold's rows in their order
+    CALL ${prefix}emit(CONCAT('[', v_all, ']'), TRUE);
 END//
 
 DELIMITER ;
