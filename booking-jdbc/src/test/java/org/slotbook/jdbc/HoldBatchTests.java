@@ -175,14 +175,24 @@ abstract class HoldBatchTests {
         }
         int[] pick = new int[students * picks * tenantCount];
         for (int i = 0; i < pick.length; i++) {
-            pick[i] = even ? i % slots : random.nextInt(slots);
+            pick[i] = random.nextInt(slots);
         }
         if (even) {
-            for (int i = pick.length - 1; i > 0; i--) {
-                int j = random.nextInt(i + 1);
-                int t = pick[i];
-                pick[i] = pick[j];
-                pick[j] = t;
+            // each tenant's own holds (i % tenantCount) spread equally over its slots, in random order
+            for (int t = 0; t < tenantCount; t++) {
+                int[] own = new int[students * picks];
+                for (int k = 0; k < own.length; k++) {
+                    own[k] = k % slots;
+                }
+                for (int k = own.length - 1; k > 0; k--) {
+                    int j = random.nextInt(k + 1);
+                    int x = own[k];
+                    own[k] = own[j];
+                    own[j] = x;
+                }
+                for (int k = 0; k < own.length; k++) {
+                    pick[k * tenantCount + t] = own[k];
+                }
             }
         }
         Instant now = T0.minus(Duration.ofDays(1));
