@@ -59,8 +59,8 @@ import redis.clients.jedis.RedisClient;
  *
  * <p>Arguments: the Redis URL (default {@code redis://127.0.0.1:6379}) and the seconds measured per
  * figure (default 5). Keys are written under a fresh
- * {@code slotbook-bench:...} prefix, expire within the hour, and are deleted at the end (found by
- * {@code SCAN} with the gate's own key pattern, never {@code KEYS}).
+ * {@code slotbook-bench:...} prefix, expire within the hour, and are deleted at the end, Redisson's
+ * included (found by {@code SCAN} with the gate's own key pattern, never {@code KEYS}).
  */
 public final class GateBench {
     private static final TenantId TENANT = TenantId.of("bench");
@@ -188,6 +188,9 @@ public final class GateBench {
                 System.out.println("| " + String.join(" | ", r) + " |");
             }
             RedisCleanUp.deleteMatching(redis, gate.keyPattern());
+            // Redisson's semaphores: the permits key under the run's prefix, the leases under "{<name>}:"
+            RedisCleanUp.deleteMatching(redis, prefix + "redisson-*");
+            RedisCleanUp.deleteMatching(redis, "{" + prefix + "redisson-*");
         } finally {
             redisson.shutdown();
         }
