@@ -85,7 +85,8 @@ import redis.clients.jedis.UnifiedJedis;
  * while a pipeline of their lane is on the wire queue, and go out together (at most 64) in the next
  * one, on one pooled connection; a lone call goes out at once. {@link Builder#pipelineLanes} sets how
  * many pipelines may be on the wire at once (default 2; 0 sends each call on its own connection).
- * Cluster clients send each call on its own. {@code confirm} and {@code release} share the pipelines
+ * The holds of one pipeline go in it as a single call of {@code hold.lua}, which decides each exactly
+ * as it would alone. Cluster clients send each call on its own. {@code confirm} and {@code release} share the pipelines
  * too; the other scripts (initialize, reconcile, close, inspect) are always sent on their own.
  *
  * <h2>Faults</h2>

@@ -1,4 +1,9 @@
 -- tryHold: takes a seat of one slot for one student, in one atomic step, on the server's clock.
+-- One call may carry several holds (a client's pipeline of concurrent holds on a standalone server):
+-- each hold's two keys and four arguments follow the previous hold's, and the reply is then a list
+-- of each hold's reply, in order. The holds are decided one after the other on one reading of the
+-- clock, exactly as that many calls of one hold would be; a hold that fails (a key of the wrong type)
+-- answers its error in its place and the others go on. With one hold, the reply is that hold's.
 --
 -- KEYS[1] holders (zset: student -> hold expiry in epoch ms, pinned = 9e15; plus the member '' at
 --         +inf, which marks the key as present)
@@ -21,75 +26,100 @@
 --
 -- Success path: TIME, HGET, ZCARD, ZADD, HSET. Full slot: TIME, HGET, ZCARD, HGET, ZCOUNT. Keys' expiry
 -- is set where they are created (init, reconcile, close): ZADD and HSET on an existing key keep it.
--- Numbers are turned into text at most once per call (it costs about as much as a command): the
+-- Numbers are turned into text at most once per hold (it costs about as much as a command): the
 -- clock's milliseconds are cut from the text TIME answers.
+if #KEYS % 2 == 1 or #ARGV ~= 2 * #KEYS or #KEYS == 0 then
+  return redis.error_reply('ERR hold.lua takes 2 keys and 4 arguments per hold, got ' .. #KEYS .. ' keys and '
+    .. #ARGV .. ' arguments')
+end
 local t = redis.call('TIME')
 local nowText = t[1] .. string.sub('00000' .. t[2], -6, -4)
 local now = tonumber(nowText)
-local capacity = redis.call('HGET', KEYS[2], '')
-if not capacity then
-  return 'M'
-end
-if capacity == 'closed' then
-  return 'C'
-end
--- members, the '' marker included; 0 means the holders key is gone: partial state
-local members = redis.call('ZCARD', KEYS[1])
-if members == 0 then
-  return 'M'
-end
-local bar = string.find(capacity, '|', 1, true)
-if bar then
-  local opens = string.sub(capacity, bar + 1)
-  if (now + 1000) * 1000 < tonumber(opens) then
-    return 'N' .. opens
-  end
-  capacity = string.sub(capacity, 1, bar - 1)
-end
-capacity = tonumber(capacity)
 
--- the hold's expiry as text; a Lua number prints as an integer below 1e14 (epoch ms of the year 5138)
-local function expiryText()
-  local expiry = now + tonumber(ARGV[3])
-  if expiry < 1e14 then
-    return expiry .. ''
+-- one hold: its keys and arguments as KEYS[1..2] and ARGV[1..4] above
+local function hold(holders, meta, student, request, ttl, reclaim)
+  local capacity = redis.call('HGET', meta, '')
+  if not capacity then
+    return 'M'
   end
-  return string.format('%.0f', expiry)
-end
-
-local expiry
-local added = 0
-if members <= capacity then
-  expiry = expiryText()
-  added = redis.call('ZADD', KEYS[1], 'NX', expiry, ARGV[1])
-end
-if added == 0 then
-  local record = redis.call('HGET', KEYS[2], ARGV[1])
-  if record then
-    local bar = string.find(record, '|', 1, true)
-    if tonumber(string.sub(record, 1, bar - 1)) > now then
-      return 'D' .. string.sub(record, string.find(record, '|', bar + 1, true) + 1)
+  if capacity == 'closed' then
+    return 'C'
+  end
+  -- members, the '' marker included; 0 means the holders key is gone: partial state
+  local members = redis.call('ZCARD', holders)
+  if members == 0 then
+    return 'M'
+  end
+  local bar = string.find(capacity, '|', 1, true)
+  if bar then
+    local opens = string.sub(capacity, bar + 1)
+    if (now + 1000) * 1000 < tonumber(opens) then
+      return 'N' .. opens
     end
+    capacity = string.sub(capacity, 1, bar - 1)
   end
-  if members > capacity then
-    -- live holders plus the marker
-    local live = redis.call('ZCOUNT', KEYS[1], '(' .. nowText, '+inf')
-    if live > capacity then
-      -- Abandoned holds are reclaimed here, a bounded batch per call, with no sweeper. Counting never
-      -- needed it (ZCOUNT sees live holders only); this keeps a busy full slot's keys small.
-      if members > live then
-        local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', nowText, 'LIMIT', 0, ARGV[4])
-        for i = 1, #expired, 100 do
-          local last = math.min(i + 99, #expired)
-          redis.call('ZREM', KEYS[1], unpack(expired, i, last))
-          redis.call('HDEL', KEYS[2], unpack(expired, i, last))
-        end
+  capacity = tonumber(capacity)
+
+  -- the hold's expiry as text; a Lua number prints as an integer below 1e14 (epoch ms of the year 5138)
+  local function expiryText()
+    local expiry = now + tonumber(ttl)
+    if expiry < 1e14 then
+      return expiry .. ''
+    end
+    return string.format('%.0f', expiry)
+  end
+
+  local expiry
+  local added = 0
+  if members <= capacity then
+    expiry = expiryText()
+    added = redis.call('ZADD', holders, 'NX', expiry, student)
+  end
+  if added == 0 then
+    local record = redis.call('HGET', meta, student)
+    if record then
+      local bar = string.find(record, '|', 1, true)
+      if tonumber(string.sub(record, 1, bar - 1)) > now then
+        return 'D' .. string.sub(record, string.find(record, '|', bar + 1, true) + 1)
       end
-      return 'F'
     end
+    if members > capacity then
+      -- live holders plus the marker
+      local live = redis.call('ZCOUNT', holders, '(' .. nowText, '+inf')
+      if live > capacity then
+        -- Abandoned holds are reclaimed here, a bounded batch per call, with no sweeper. Counting never
+        -- needed it (ZCOUNT sees live holders only); this keeps a busy full slot's keys small.
+        if members > live then
+          local expired = redis.call('ZRANGEBYSCORE', holders, '-inf', nowText, 'LIMIT', 0, reclaim)
+          for i = 1, #expired, 100 do
+            local last = math.min(i + 99, #expired)
+            redis.call('ZREM', holders, unpack(expired, i, last))
+            redis.call('HDEL', meta, unpack(expired, i, last))
+          end
+        end
+        return 'F'
+      end
+    end
+    expiry = expiry or expiryText()
+    redis.call('ZADD', holders, expiry, student)
   end
-  expiry = expiry or expiryText()
-  redis.call('ZADD', KEYS[1], expiry, ARGV[1])
+  redis.call('HSET', meta, student, expiry .. '|' .. nowText .. '|' .. request)
+  return 'H'
 end
-redis.call('HSET', KEYS[2], ARGV[1], expiry .. '|' .. nowText .. '|' .. ARGV[2])
-return 'H'
+
+if #KEYS == 2 then
+  return hold(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+end
+local replies = {}
+for i = 1, #KEYS / 2 do
+  local ok, reply = pcall(hold, KEYS[2 * i - 1], KEYS[2 * i], ARGV[4 * i - 3], ARGV[4 * i - 2], ARGV[4 * i - 1],
+    ARGV[4 * i])
+  if ok then
+    replies[i] = reply
+  elseif type(reply) == 'table' and reply.err then
+    replies[i] = reply
+  else
+    replies[i] = {err = tostring(reply)}
+  end
+end
+return replies

@@ -11,7 +11,7 @@ public final class GateScripts {
     public static final long PINNED_SCORE = 9_000_000_000_000_000L;
     public static final String PINNED = Long.toString(PINNED_SCORE);
 
-    public static final LuaScript HOLD = LuaScript.load("hold");
+    public static final LuaScript HOLD = LuaScript.loadCombinable("hold");
     public static final LuaScript RELEASE = LuaScript.load("release");
     public static final LuaScript CONFIRM = LuaScript.load("confirm");
     public static final LuaScript INIT = LuaScript.load("init");

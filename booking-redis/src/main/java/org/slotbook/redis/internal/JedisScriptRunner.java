@@ -2,12 +2,14 @@ package org.slotbook.redis.internal;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.List;
 import org.slotbook.core.internal.CallCombiner;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisClusterOperationException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
 
@@ -17,12 +19,14 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  *
  * <p>With {@code lanes > 0}, concurrent {@link #runBinary} calls share round trips through a
  * {@link CallCombiner}: the calls queued while a batch is on the wire go out as one pipeline on one
- * pooled connection. This needs a client whose {@code pipelined()} answers a pipeline on one
+ * pooled connection, and the calls of a {@link LuaScript#combinable() combinable} script among them
+ * (the holds) as one call of it. This needs a client whose {@code pipelined()} answers a pipeline on one
  * connection (a standalone client: {@code RedisClient}, {@code JedisPooled}); on any other client
  * ({@code RedisClusterClient}, {@code JedisCluster}, a client that cannot pipeline) each call is sent
  * on its own, as with {@code lanes = 0}, from the first batch on. A {@code UnifiedJedis} over a cluster
  * provider answers a pipeline on one node: the calls that node redirects are sent again on their own,
- * and so is every call after them.
+ * and so is every call after them; so are calls sent as one that the node refuses ({@code CROSSSLOT},
+ * {@code MOVED}, {@code ASK}).
  */
 public final class JedisScriptRunner implements ScriptRunner {
     /** UnifiedJedis.pipelined(): its declared return type differs between Jedis 6 and 8, so it is called reflectively. */
@@ -87,7 +91,11 @@ public final class JedisScriptRunner implements ScriptRunner {
         }
     }
 
-    /** A batch of the combiner: one call alone, more as one pipeline; a call the server did not know is sent again alone. */
+    /**
+     * A batch of the combiner: one call alone, more as one pipeline; a call the server did not know is
+     * sent again alone. The calls of a {@link LuaScript#combinable() combinable} script (the holds) go
+     * in the pipeline as one call of it, when two or more of them share its shape.
+     */
     private void send(CallCombiner.Call<ScriptCall, Object>[] calls, int count) {
         if (count == 1 || !pipelines) {
             for (int i = 0; i < count; i++) {
@@ -106,12 +114,35 @@ public final class JedisScriptRunner implements ScriptRunner {
             }
             return;
         }
+        int[] combined = combined(calls, count);
+        Response<Object> together = null;
+        if (combined != null) {
+            try {
+                together = sendTogether(pipeline, calls, combined);
+            } catch (RuntimeException e) {
+                closeQuietly(pipeline);
+                if (!(e instanceof JedisClusterOperationException)) {
+                    for (int i = 0; i < count; i++) {
+                        calls[i].fail(e);
+                    }
+                    return;
+                }
+                // a client that holds the keys of one call to one hash slot: a cluster, each call alone
+                pipelines = false;
+                for (int i = 0; i < count; i++) {
+                    sendAlone(calls[i]);
+                }
+                return;
+            }
+        }
         @SuppressWarnings("unchecked")
         Response<Object>[] responses = new Response[count];
         try (pipeline) {
             for (int i = 0; i < count; i++) {
-                ScriptCall call = calls[i].request();
-                responses[i] = pipeline.evalsha(call.script().shaBytes(), call.keyCount(), call.keysAndArgs());
+                if (combined == null || Arrays.binarySearch(combined, i) < 0) {
+                    ScriptCall call = calls[i].request();
+                    responses[i] = pipeline.evalsha(call.script().shaBytes(), call.keyCount(), call.keysAndArgs());
+                }
             }
             pipeline.sync();
         } catch (RuntimeException e) {
@@ -120,7 +151,13 @@ public final class JedisScriptRunner implements ScriptRunner {
             }
             return;
         }
+        if (combined != null) {
+            answerTogether(together, calls, combined);
+        }
         for (int i = 0; i < count; i++) {
+            if (responses[i] == null) {
+                continue;
+            }
             try {
                 calls[i].complete(responses[i].get());
             } catch (JedisDataException e) {
@@ -137,6 +174,105 @@ public final class JedisScriptRunner implements ScriptRunner {
             } catch (RuntimeException e) {
                 calls[i].fail(e);
             }
+        }
+    }
+
+    /**
+     * The positions, ascending, of the batch's calls that go out as one call: those of the first
+     * combinable script with the shape (keys, arguments) of its first call; null when fewer than two.
+     */
+    private static int[] combined(CallCombiner.Call<ScriptCall, Object>[] calls, int count) {
+        ScriptCall first = null;
+        int[] positions = null;
+        int n = 0;
+        for (int i = 0; i < count; i++) {
+            ScriptCall call = calls[i].request();
+            if (!call.script().combinable()) {
+                continue;
+            }
+            if (first == null) {
+                first = call;
+                positions = new int[count - i];
+            } else if (call.script() != first.script() || call.keyCount() != first.keyCount()
+                    || call.keysAndArgs().length != first.keysAndArgs().length) {
+                continue;
+            }
+            positions[n++] = i;
+        }
+        return n < 2 ? null : Arrays.copyOf(positions, n);
+    }
+
+    /** One call of the combinable script for the calls at {@code positions}: all their keys, then all their arguments. */
+    private static Response<Object> sendTogether(AbstractPipeline pipeline, CallCombiner.Call<ScriptCall, Object>[] calls,
+                                                 int[] positions) {
+        ScriptCall first = calls[positions[0]].request();
+        int keys = first.keyCount();
+        int args = first.keysAndArgs().length - keys;
+        int n = positions.length;
+        byte[][] keysAndArgs = new byte[n * (keys + args)][];
+        for (int k = 0; k < n; k++) {
+            byte[][] one = calls[positions[k]].request().keysAndArgs();
+            System.arraycopy(one, 0, keysAndArgs, k * keys, keys);
+            System.arraycopy(one, keys, keysAndArgs, n * keys + k * args, args);
+        }
+        return pipeline.evalsha(first.script().shaBytes(), n * keys, keysAndArgs);
+    }
+
+    /** Answers the calls sent as one from its reply: each its own element, or each alone again when it did not run. */
+    private void answerTogether(Response<Object> together, CallCombiner.Call<ScriptCall, Object>[] calls,
+                                int[] positions) {
+        Object reply;
+        try {
+            reply = together.get();
+        } catch (JedisClusterOperationException e) {
+            pipelines = false;
+            for (int position : positions) {
+                sendAlone(calls[position]);
+            }
+            return;
+        } catch (JedisDataException e) {
+            if (isRedirect(e) || isCrossSlot(e)) {
+                // keys of several hash slots, or another node's: a cluster, where each call goes alone
+                pipelines = false;
+            } else if (!isNoScript(e)) {
+                for (int position : positions) {
+                    calls[position].fail(e);
+                }
+                return;
+            }
+            for (int position : positions) {
+                sendAlone(calls[position]);
+            }
+            return;
+        } catch (RuntimeException e) {
+            for (int position : positions) {
+                calls[position].fail(e);
+            }
+            return;
+        }
+        if (!(reply instanceof List<?> replies) || replies.size() != positions.length) {
+            IllegalStateException wrong = new IllegalStateException("unexpected reply of " + calls[positions[0]]
+                    .request().script().name() + ".lua for " + positions.length + " calls: " + reply);
+            for (int position : positions) {
+                calls[position].fail(wrong);
+            }
+            return;
+        }
+        for (int k = 0; k < positions.length; k++) {
+            Object one = replies.get(k);
+            if (one instanceof RuntimeException e) {
+                calls[positions[k]].fail(e);
+            } else {
+                calls[positions[k]].complete(one);
+            }
+        }
+    }
+
+    private static void closeQuietly(AbstractPipeline pipeline) {
+        try {
+            pipeline.close();
+        } catch (RuntimeException e) {
+            // nothing was queued on it
         }
     }
 
@@ -180,6 +316,12 @@ public final class JedisScriptRunner implements ScriptRunner {
         String message = e.getMessage();
         return e instanceof JedisRedirectionException
                 || message != null && (message.startsWith("MOVED ") || message.startsWith("ASK "));
+    }
+
+    /** Keys of several hash slots in one call, refused by a cluster node. */
+    static boolean isCrossSlot(JedisDataException e) {
+        String message = e.getMessage();
+        return message != null && message.startsWith("CROSSSLOT");
     }
 
     static boolean isNoScript(JedisDataException e) {
