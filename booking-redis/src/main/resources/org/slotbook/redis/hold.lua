@@ -24,7 +24,8 @@
 -- live holders counted exactly (ZCOUNT); a full slot with expired members also reclaims a bounded
 -- batch of them.
 --
--- Success path: TIME, HGET, ZCARD, ZADD, HSET. Full slot: TIME, HGET, ZCARD, HGET, ZCOUNT. Keys' expiry
+-- Success path: TIME, HGET, ZCARD, ZADD, HSET. Full slot: TIME, HGET, ZCARD, HGET, ZCOUNT; a later hold
+-- of the same call on a slot it found full: HGET (the student's record) alone. Keys' expiry
 -- is set where they are created (init, reconcile, close): ZADD and HSET on an existing key keep it.
 -- Numbers are turned into text at most once per hold (it costs about as much as a command): the
 -- clock's milliseconds are cut from the text TIME answers.
@@ -36,8 +37,31 @@ local t = redis.call('TIME')
 local nowText = t[1] .. string.sub('00000' .. t[2], -6, -4)
 local now = tonumber(nowText)
 
+-- the request id under which a live record of the student holds a seat, or nil
+local function heldUnder(meta, student)
+  local record = redis.call('HGET', meta, student)
+  if record then
+    local bar = string.find(record, '|', 1, true)
+    if tonumber(string.sub(record, 1, bar - 1)) > now then
+      return string.sub(record, string.find(record, '|', bar + 1, true) + 1)
+    end
+  end
+  return nil
+end
+
+-- the meta keys of the slots an earlier hold of this call found full: they stay full for the rest of the
+-- call, whose holds take seats and never free one, so a later hold there only looks for its own record
+local full = {}
+
 -- one hold: its keys and arguments as KEYS[1..2] and ARGV[1..4] above
 local function hold(holders, meta, student, request, ttl, reclaim)
+  if full[meta] then
+    local under = heldUnder(meta, student)
+    if under then
+      return 'D' .. under
+    end
+    return 'F'
+  end
   local capacity = redis.call('HGET', meta, '')
   if not capacity then
     return 'M'
@@ -76,12 +100,9 @@ local function hold(holders, meta, student, request, ttl, reclaim)
     added = redis.call('ZADD', holders, 'NX', expiry, student)
   end
   if added == 0 then
-    local record = redis.call('HGET', meta, student)
-    if record then
-      local bar = string.find(record, '|', 1, true)
-      if tonumber(string.sub(record, 1, bar - 1)) > now then
-        return 'D' .. string.sub(record, string.find(record, '|', bar + 1, true) + 1)
-      end
+    local under = heldUnder(meta, student)
+    if under then
+      return 'D' .. under
     end
     if members > capacity then
       -- live holders plus the marker
@@ -97,6 +118,7 @@ local function hold(holders, meta, student, request, ttl, reclaim)
             redis.call('HDEL', meta, unpack(expired, i, last))
           end
         end
+        full[meta] = true
         return 'F'
       end
     end

@@ -2,6 +2,7 @@ package org.slotbook.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -24,6 +25,7 @@ import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateOutcome;
 import org.slotbook.core.spi.GateView;
+import org.slotbook.redis.internal.GateScripts;
 import org.slotbook.redis.support.JedisClients;
 import org.slotbook.redis.support.TestRedis;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -153,10 +155,63 @@ class CombinedHoldsTest {
         }
     }
 
+    /**
+     * In one call, a slot found full stays full: the later holds there read only their student's record
+     * (a live one answers its request id), and the server counts the slot's live holders once.
+     */
+    @ParameterizedTest
+    @EnumSource(RedisProtocol.class)
+    void aSlotFoundFullInACallIsNotCountedAgainInIt(RedisProtocol protocol) {
+        try (UnifiedJedis client = JedisClients.standalone(TestRedis.standalone(),
+                DefaultJedisClientConfig.builder().protocol(protocol).connectionTimeoutMillis(500)
+                        .socketTimeoutMillis(5000).build(), TestRedis.poolConfig(2))) {
+            RedisSeatReservation gate = RedisSeatReservation.builder(client)
+                    .keyPrefix(TestRedis.freshPrefix("full-once-" + protocol)).build();
+            SlotId full = SlotId.of("full");
+            SlotId open = SlotId.of("open");
+            Instant keep = Instant.now().plus(Duration.ofHours(1));
+            gate.initialize(TENANT, full, 1, keep);
+            gate.initialize(TENANT, open, 5, keep);
+            assertThat(gate.tryHold(TENANT, full, StudentId.of("x"), RequestId.of("rx"), TTL)).isEqualTo(GateDecision.HELD);
+            // y, x again, z on the full slot, w on the open one, in that order in one call
+            String[][] holds = {{"y", "ry", "full"}, {"x", "rx2", "full"}, {"z", "rz", "full"}, {"w", "rw", "open"}};
+            List<byte[]> keys = new ArrayList<>();
+            List<byte[]> args = new ArrayList<>();
+            for (String[] h : holds) {
+                for (String key : gate.keys(TENANT, SlotId.of(h[2]))) {
+                    keys.add(key.getBytes(StandardCharsets.UTF_8));
+                }
+                for (String arg : gate.holdArgs(StudentId.of(h[0]), RequestId.of(h[1]), TTL)) {
+                    args.add(arg.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            keys.addAll(args);
+            long zcountBefore = calls(client, "zcount");
+            Object reply = client.evalsha(GateScripts.HOLD.shaBytes(), holds.length * 2, keys.toArray(byte[][]::new));
+            assertThat(calls(client, "zcount") - zcountBefore).as("live holders counted").isEqualTo(1);
+            assertThat(reply).isInstanceOf(List.class);
+            List<String> answers = new ArrayList<>();
+            for (Object one : (List<?>) reply) {
+                answers.add(new String((byte[]) one, StandardCharsets.UTF_8));
+            }
+            assertThat(answers).containsExactly("F", "Drx", "F", "H");
+            assertThat(gate.inspect(TENANT, full).orElseThrow().holders()).extracting(h -> h.requestId().value())
+                    .containsExactly("rx");
+            assertThat(gate.inspect(TENANT, open).orElseThrow().holders()).extracting(h -> h.requestId().value())
+                    .containsExactly("rw");
+        }
+    }
+
     private static long evalshaCalls(UnifiedJedis redis) {
+        return calls(redis, "evalsha");
+    }
+
+    /** How many times the server ran {@code command} since its statistics were last reset. */
+    private static long calls(UnifiedJedis redis, String command) {
+        String prefix = "cmdstat_" + command + ":calls=";
         for (String line : redis.info("commandstats").split("\r\n")) {
-            if (line.startsWith("cmdstat_evalsha:calls=")) {
-                return Long.parseLong(line.substring("cmdstat_evalsha:calls=".length(), line.indexOf(',')));
+            if (line.startsWith(prefix)) {
+                return Long.parseLong(line.substring(prefix.length(), line.indexOf(',')));
             }
         }
         return 0;
