@@ -48,9 +48,7 @@ class CombinedHoldsTest {
     @ParameterizedTest
     @EnumSource(RedisProtocol.class)
     void holdsSentAsOneCallAreEachAnsweredAsAlone(RedisProtocol protocol) throws Exception {
-        try (UnifiedJedis client = JedisClients.standalone(TestRedis.standalone(),
-                DefaultJedisClientConfig.builder().protocol(protocol).connectionTimeoutMillis(500)
-                        .socketTimeoutMillis(5000).build(), TestRedis.poolConfig(8));
+        try (UnifiedJedis client = client(protocol, 8);
              UnifiedJedis other = TestRedis.client(TestRedis.standalone())) {
             RedisSeatReservation gate = RedisSeatReservation.builder(client)
                     .keyPrefix(TestRedis.freshPrefix("combined-" + protocol)).pipelineLanes(1).build();
@@ -162,9 +160,7 @@ class CombinedHoldsTest {
     @ParameterizedTest
     @EnumSource(RedisProtocol.class)
     void aSlotFoundFullInACallIsNotCountedAgainInIt(RedisProtocol protocol) {
-        try (UnifiedJedis client = JedisClients.standalone(TestRedis.standalone(),
-                DefaultJedisClientConfig.builder().protocol(protocol).connectionTimeoutMillis(500)
-                        .socketTimeoutMillis(5000).build(), TestRedis.poolConfig(2))) {
+        try (UnifiedJedis client = client(protocol, 2)) {
             RedisSeatReservation gate = RedisSeatReservation.builder(client)
                     .keyPrefix(TestRedis.freshPrefix("full-once-" + protocol)).build();
             SlotId full = SlotId.of("full");
@@ -200,6 +196,12 @@ class CombinedHoldsTest {
             assertThat(gate.inspect(TENANT, open).orElseThrow().holders()).extracting(h -> h.requestId().value())
                     .containsExactly("rw");
         }
+    }
+
+    /** A client of the standalone server speaking {@code protocol}, its socket timeout above the busy script's time. */
+    private static UnifiedJedis client(RedisProtocol protocol, int pool) {
+        return JedisClients.standalone(TestRedis.standalone(), DefaultJedisClientConfig.builder().protocol(protocol)
+                .connectionTimeoutMillis(500).socketTimeoutMillis(5000).build(), TestRedis.poolConfig(pool));
     }
 
     private static long evalshaCalls(UnifiedJedis redis) {
