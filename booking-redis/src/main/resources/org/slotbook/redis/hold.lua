@@ -37,6 +37,15 @@ local t = redis.call('TIME')
 local nowText = t[1] .. string.sub('00000' .. t[2], -6, -4)
 local now = tonumber(nowText)
 
+-- a hold's expiry as text; a Lua number prints as an integer below 1e14 (epoch ms of the year 5138)
+local function expiryText(ttl)
+  local expiry = now + tonumber(ttl)
+  if expiry < 1e14 then
+    return expiry .. ''
+  end
+  return string.format('%.0f', expiry)
+end
+
 -- the request id under which a live record of the student holds a seat, or nil
 local function heldUnder(meta, student)
   local record = redis.call('HGET', meta, student)
@@ -84,19 +93,10 @@ local function hold(holders, meta, student, request, ttl, reclaim)
   end
   capacity = tonumber(capacity)
 
-  -- the hold's expiry as text; a Lua number prints as an integer below 1e14 (epoch ms of the year 5138)
-  local function expiryText()
-    local expiry = now + tonumber(ttl)
-    if expiry < 1e14 then
-      return expiry .. ''
-    end
-    return string.format('%.0f', expiry)
-  end
-
   local expiry
   local added = 0
   if members <= capacity then
-    expiry = expiryText()
+    expiry = expiryText(ttl)
     added = redis.call('ZADD', holders, 'NX', expiry, student)
   end
   if added == 0 then
@@ -122,7 +122,7 @@ local function hold(holders, meta, student, request, ttl, reclaim)
         return 'F'
       end
     end
-    expiry = expiry or expiryText()
+    expiry = expiry or expiryText(ttl)
     redis.call('ZADD', holders, expiry, student)
   end
   redis.call('HSET', meta, student, expiry .. '|' .. nowText .. '|' .. request)

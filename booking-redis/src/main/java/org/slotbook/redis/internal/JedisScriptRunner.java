@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.slotbook.core.internal.CallCombiner;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Pipeline;
@@ -120,18 +121,9 @@ public final class JedisScriptRunner implements ScriptRunner {
             try {
                 together = sendTogether(pipeline, calls, combined);
             } catch (RuntimeException e) {
+                // refused while it was built, before anything was queued: nothing ran
                 closeQuietly(pipeline);
-                if (!(e instanceof JedisClusterOperationException)) {
-                    for (int i = 0; i < count; i++) {
-                        calls[i].fail(e);
-                    }
-                    return;
-                }
-                // a client that holds the keys of one call to one hash slot: a cluster, each call alone
-                pipelines = false;
-                for (int i = 0; i < count; i++) {
-                    sendAlone(calls[i]);
-                }
+                notRun(calls, IntStream.range(0, count).toArray(), e);
                 return;
             }
         }
@@ -224,30 +216,8 @@ public final class JedisScriptRunner implements ScriptRunner {
         Object reply;
         try {
             reply = together.get();
-        } catch (JedisClusterOperationException e) {
-            pipelines = false;
-            for (int position : positions) {
-                sendAlone(calls[position]);
-            }
-            return;
-        } catch (JedisDataException e) {
-            if (isRedirect(e) || isCrossSlot(e)) {
-                // keys of several hash slots, or another node's: a cluster, where each call goes alone
-                pipelines = false;
-            } else if (!isNoScript(e)) {
-                for (int position : positions) {
-                    calls[position].fail(e);
-                }
-                return;
-            }
-            for (int position : positions) {
-                sendAlone(calls[position]);
-            }
-            return;
         } catch (RuntimeException e) {
-            for (int position : positions) {
-                calls[position].fail(e);
-            }
+            notRun(calls, positions, e);
             return;
         }
         if (!(reply instanceof List<?> replies) || replies.size() != positions.length) {
@@ -264,6 +234,28 @@ public final class JedisScriptRunner implements ScriptRunner {
                 calls[positions[k]].fail(e);
             } else {
                 calls[positions[k]].complete(one);
+            }
+        }
+    }
+
+    /**
+     * The calls at {@code positions}, sent as one, failed as a whole with {@code e}. Refused because their
+     * keys are not in one hash slot (a cluster: {@code CROSSSLOT}, {@code MOVED}, {@code ASK}, or the
+     * client's own check), or unknown to the server ({@code NOSCRIPT}), they did not run and each goes
+     * alone, and on a cluster every call from then on; any other failure is theirs.
+     */
+    private void notRun(CallCombiner.Call<ScriptCall, Object>[] calls, int[] positions, RuntimeException e) {
+        boolean cluster = e instanceof JedisClusterOperationException
+                || e instanceof JedisDataException d && (isRedirect(d) || isCrossSlot(d));
+        if (cluster) {
+            pipelines = false;
+        }
+        boolean again = cluster || e instanceof JedisDataException d && isNoScript(d);
+        for (int position : positions) {
+            if (again) {
+                sendAlone(calls[position]);
+            } else {
+                calls[position].fail(e);
             }
         }
     }
