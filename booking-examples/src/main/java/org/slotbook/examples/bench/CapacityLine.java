@@ -23,13 +23,16 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 
 /**
- * The capacity line of one database: holds on a slot of {@value #SMALL_SEATS} seats and on a slot of
- * {@code --capacity-seats} seats of the same tenant, interleaved request by request on the same threads
- * (at most {@value #SMALL_SEATS}, so the small slot always has a free seat: each thread cancels its
- * hold, untimed, before its next one). A size's rate is its holds over the time the threads spent in them.
+ * The capacity line of one database: holds on two slots of {@value #SMALL_SEATS} seats, and on two slots of
+ * {@code --capacity-seats} seats, of the same tenant, on the same threads (at most {@value #SMALL_SEATS}, so
+ * a small slot always has a free seat: each thread cancels its hold, untimed, before its next one). The
+ * sizes take turns ({@code --turns} blocks of each size, small first), so that a spell of the machine falls
+ * on both; within a block the holds alternate between the size's two slots, so that the calls concurrent
+ * holds share (hold lanes) have the same shape at both sizes and only the seat count differs. A size's
+ * rate is its holds over the time the threads spent in them.
  */
 final class CapacityLine {
-    /** Seats of the small slot. */
+    /** Seats of a small slot. */
     static final int SMALL_SEATS = 10;
 
     private CapacityLine() {
@@ -39,15 +42,17 @@ final class CapacityLine {
     static Capacity run(BenchDb db, TenantId tenant, Options sizes, Suite suite) throws Exception {
         BookingEngine engine = db.dbOnly();
         int[] seats = {SMALL_SEATS, sizes.capacitySeats()};
-        SlotId[] slots = new SlotId[2];
+        SlotId[][] slots = new SlotId[2][2];
         TimeRange time = TimeRange.of(Instant.now().truncatedTo(ChronoUnit.DAYS).plus(Duration.ofDays(3)),
                 Duration.ofMinutes(60));
         for (int k = 0; k < 2; k++) {
-            slots[k] = SlotId.of("capacity-" + seats[k]);
-            ScheduleResult r = engine.schedule(tenant, new SlotSpec(slots[k], CoachId.of("coach-c" + k),
-                    RoomId.of("room-c" + k), time, seats[k]));
-            if (!(r instanceof Scheduled)) {
-                throw new IllegalStateException("could not schedule " + slots[k] + ": " + r);
+            for (int j = 0; j < 2; j++) {
+                slots[k][j] = SlotId.of("capacity-" + seats[k] + "-" + j);
+                ScheduleResult r = engine.schedule(tenant, new SlotSpec(slots[k][j], CoachId.of("coach-c" + k + j),
+                        RoomId.of("room-c" + k + j), time, seats[k]));
+                if (!(r instanceof Scheduled)) {
+                    throw new IllegalStateException("could not schedule " + slots[k][j] + ": " + r);
+                }
             }
         }
         int threads = Math.min(sizes.threads(), SMALL_SEATS);
@@ -57,31 +62,40 @@ final class CapacityLine {
         LongAdder[] holds = {new LongAdder(), new LongAdder()};
         LongAdder[] errors = {new LongAdder(), new LongAdder()};
         AtomicReference<Throwable> firstError = new AtomicReference<>();
-        LoadDriver.threads(threads).requests(2 * sizes.capacityHolds(), (thread, i) -> {
-            int k = i & 1;
-            StudentId student = StudentId.of("c-" + i);
-            long t0 = System.nanoTime();
-            HoldResult r;
-            try {
-                r = engine.hold(tenant, HoldRequest.of(RequestId.of("c-" + i), slots[k], student));
-            } catch (RuntimeException e) {
-                errors[k].increment();
-                firstError.compareAndSet(null, e);
-                throw e;
+        // the sizes take turns, each turn a block of one size's holds: holds of both sizes at once would share
+        // calls (hold lanes), and a claim that costs more on a large slot would then slow the small slots' holds
+        // alike and hide itself from the ratio
+        int turns = Math.max(1, Math.min(sizes.turns(), sizes.capacityHolds()));
+        int perSize = sizes.capacityHolds();
+        for (int turn = 0; turn < turns; turn++) {
+            for (int size = 0; size < 2; size++) {
+                int k = size;
+                LoadDriver.threads(threads).requests(turn * perSize / turns, (turn + 1) * perSize / turns, (thread, i) -> {
+                    StudentId student = StudentId.of("c" + k + "-" + i);
+                    long t0 = System.nanoTime();
+                    HoldResult r;
+                    try {
+                        r = engine.hold(tenant, HoldRequest.of(RequestId.of("c" + k + "-" + i), slots[k][i & 1], student));
+                    } catch (RuntimeException e) {
+                        errors[k].increment();
+                        firstError.compareAndSet(null, e);
+                        throw e;
+                    }
+                    long elapsed = System.nanoTime() - t0;
+                    latencies[k].record(elapsed);
+                    nanos[k].add(elapsed);
+                    decisions[k].increment();
+                    if (r instanceof Held h) {
+                        holds[k].increment();
+                        if (!(engine.cancel(tenant, h.booking().bookingId(), student) instanceof Cancelled)) {
+                            throw new IllegalStateException("could not cancel " + h.booking().bookingId());
+                        }
+                        return true;
+                    }
+                    return false;
+                });
             }
-            long elapsed = System.nanoTime() - t0;
-            latencies[k].record(elapsed);
-            nanos[k].add(elapsed);
-            decisions[k].increment();
-            if (r instanceof Held h) {
-                holds[k].increment();
-                if (!(engine.cancel(tenant, h.booking().bookingId(), student) instanceof Cancelled)) {
-                    throw new IllegalStateException("could not cancel " + h.booking().bookingId());
-                }
-                return true;
-            }
-            return false;
-        });
+        }
         BenchDb.Violations found = db.violations(tenant);
         Result[] measured = new Result[2];
         for (int k = 0; k < 2; k++) {
