@@ -2096,7 +2096,8 @@ BEGIN
         -- checks) and updates it, cheaper here than a multi-table update; a row inserted, or a seat that is
         -- not FREE under the lock, fails the batch (2 affected rows per seat updated). One statement per step
         -- costs less than two per hold. The seats' rows (position, seat, held until, now) go to v_taken, their answers
-        -- (TAKEN) to v_claimed_rows.
+        -- (TAKEN) to v_claimed_rows. A slot's first free seat is the first entry of the claim index read in
+        -- order (LIMIT 1), not MIN(seq): for a MIN correlated to the outer row MariaDB reads every free seat.
         SET STATEMENT group_concat_max_len = 4294967295 FOR
         SELECT GROUP_CONCAT(j.pos), COUNT(*),
                GROUP_CONCAT(CONCAT('[', j.pos, ',', f.seq, ',"', j.at + INTERVAL CAST(j.hold_micros AS SIGNED) MICROSECOND,
@@ -2120,8 +2121,9 @@ BEGIN
                  WHERE FIND_IN_SET(t.pos, v_single) > 0 AND NOT COALESCE(FIND_IN_SET(t.pos, v_odd) > 0, FALSE)) j
           STRAIGHT_JOIN ${prefix}slot_seat f FORCE INDEX (PRIMARY)
             ON f.tenant_id = j.tenant AND f.slot_id = j.slot AND f.status = 'FREE'
-           AND f.seq = (SELECT MIN(g.seq) FROM ${prefix}slot_seat g FORCE INDEX (${prefix}slot_seat_claim_ix)
-                         WHERE g.tenant_id = j.tenant AND g.slot_id = j.slot AND g.status = 'FREE')
+           AND f.seq = (SELECT g.seq FROM ${prefix}slot_seat g FORCE INDEX (${prefix}slot_seat_claim_ix)
+                         WHERE g.tenant_id = j.tenant AND g.slot_id = j.slot AND g.status = 'FREE'
+                         ORDER BY g.seq LIMIT 1)
            FOR UPDATE SKIP LOCKED;
         IF v_claims > 0 THEN
             INSERT INTO ${prefix}slot_seat (tenant_id, slot_id, seq, status, booking_id, student_id, held_until)
