@@ -778,7 +778,7 @@ BEGIN
            s.cost,
            -- 4 (read here, decided below): full by committed seats, when neither the gate holds a seat
            -- for this request nor the waitlist is asked for
-           -- (one probe of slot_seat_takeable_ix: a FREE seat, or a HELD one whose deadline passed)
+           -- (one probe of slot_seat_takeable_seq_ix: a FREE seat, or a HELD one whose deadline passed)
            (NOT COALESCE(p_gate_held, FALSE) AND NOT COALESCE(p_waitlist, FALSE)
             AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat f
                             WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status IN ('FREE', 'HELD')
