@@ -239,6 +239,20 @@ public abstract class SqlDialect {
         public boolean checksIsolation() {
             return true;
         }
+
+        /**
+         * The live holds and the confirmed seats counted together over the seats that have a student: the
+         * partial student index holds exactly those, so the free seats of a large slot are never read (the
+         * status alone has no index here, and the primary key would walk every seat of the slot).
+         */
+        @Override
+        public String availability() {
+            return "SELECT " + SLOT_COLUMNS + ", b.held, b.confirmed FROM " + tables.slot() + " s CROSS JOIN LATERAL"
+                    + " (SELECT COUNT(*) FILTER (WHERE c.status = 'HELD' AND c.held_until > " + nowOr() + ") AS held,"
+                    + " COUNT(*) FILTER (WHERE c.status = 'CONFIRMED') AS confirmed FROM " + tables.seat() + " c"
+                    + " WHERE c.tenant_id = s.tenant_id AND c.slot_id = s.slot_id AND c.student_id IS NOT NULL) b"
+                    + " WHERE s.tenant_id = ? AND s.slot_id = ?";
+        }
     }
 
     /** MariaDB and MySQL: stored procedures that run their own READ COMMITTED transaction. */
