@@ -565,9 +565,9 @@ class MariaDbTest {
                     // hold_batch: the plain holds of slots named once take their first free seats together
                     assertPlan(s, "SELECT GROUP_CONCAT(t.pos ORDER BY t.pos), COUNT(*) FROM " + records
                             + " STRAIGHT_JOIN " + seat + " f FORCE INDEX (PRIMARY) ON f.tenant_id = t.tenant"
-                            + " AND f.slot_id = t.slot AND f.status = 'FREE' AND f.seq = (SELECT MIN(g.seq) FROM " + seat
+                            + " AND f.slot_id = t.slot AND f.status = 'FREE' AND f.seq = (SELECT g.seq FROM " + seat
                             + " g FORCE INDEX (" + p + "slot_seat_claim_ix) WHERE g.tenant_id = t.tenant"
-                            + " AND g.slot_id = t.slot AND g.status = 'FREE') FOR UPDATE SKIP LOCKED",
+                            + " AND g.slot_id = t.slot AND g.status = 'FREE' ORDER BY g.seq LIMIT 1) FOR UPDATE SKIP LOCKED",
                             Map.of("f", "PRIMARY", "g", p + "slot_seat_claim_ix"));
                     // (their seats are written by an insert that meets each seat's row on its primary key: no read to plan)
 
