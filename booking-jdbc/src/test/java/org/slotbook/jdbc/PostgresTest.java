@@ -1093,8 +1093,7 @@ class PostgresTest {
                 expectIndexWithout(c, f + "slot_seat_free_ix", "Sort Key: s.seq", firstFree(f), "varchar", "varchar");
                 expectIndexWithout(c, f + "slot_seat_free_ix", "Sort Key: e.seq", batchClaim(f), "varchar[]", f + "fact[]");
                 // availability counts the seats that have a student, not every seat of the slot
-                String availability = SqlDialect.of(JdbcDialect.POSTGRESQL,
-                        new org.slotbook.jdbc.internal.Tables(f)).availability();
+                String availability = SqlDialect.of(JdbcDialect.POSTGRESQL, new Tables(f)).availability();
                 for (int i = 1; availability.contains("?"); i++) {
                     availability = availability.replaceFirst("\\?", "\\$" + i);
                 }
