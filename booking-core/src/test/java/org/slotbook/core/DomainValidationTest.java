@@ -49,6 +49,46 @@ class DomainValidationTest {
     }
 
     @Test
+    void idsRefuseBidirectionalControlsAndInvisibleCharactersButKeepEmojiJoiners() {
+        String[] hidden = {"\u202A", "\u202B", "\u202C", "\u202D", "\u202E", "\u2066", "\u2067", "\u2068",
+                "\u2069", "\u200E", "\u200F", "\u061C", "\u200B", "\u2060", "\uFEFF"};
+        for (String c : hidden) {
+            String id = "ann" + c + "nna";
+            String shown = String.format("\\u%04X", (int) c.charAt(0));
+            assertThatThrownBy(() -> StudentId.of(id)).as(shown).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("studentId must not contain bidirectional controls or invisible characters")
+                    .hasMessageContaining(shown).hasMessageContaining("at index 3")
+                    .hasMessageNotContaining(c);
+        }
+        // "evil\u202Efdp.exe" would show as "evilexe.pdf" in a staff screen
+        assertThatThrownBy(() -> RequestId.of("evil\u202Efdp.exe")).hasMessageContaining("requestId")
+                .hasMessageContaining("evil\\u202Efdp.exe");
+        assertThatThrownBy(() -> TenantId.of("\uFEFFacme")).hasMessageContaining("tenantId");
+        // emoji sequences joined by U+200D (and their variation selectors) stay ids
+        String family = "\uD83D\uDC69\u200D\uD83D\uDC69\u200D\uD83D\uDC67\u200D\uD83D\uDC66";
+        String rainbowFlag = "\uD83C\uDFF3\uFE0F\u200D\uD83C\uDF08";
+        assertThat(StudentId.of(family).value()).isEqualTo(family);
+        assertThat(SlotId.of("yoga-" + rainbowFlag).value()).isEqualTo("yoga-" + rainbowFlag);
+    }
+
+    @Test
+    void instantsOutsideTheRangeEveryDatabaseStoresAreRefusedByFieldAndValue() {
+        assertThatThrownBy(() -> TimeRange.of(Instant.parse("9999-06-01T10:00:00Z"), Duration.ofHours(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("start must be from 1900-01-01T00:00:00Z and before 9999-01-01T00:00:00Z,"
+                        + " got 9999-06-01T10:00:00Z");
+        assertThatThrownBy(() -> TimeRange.of(Instant.parse("1899-12-31T23:59:59.999999Z"), Duration.ofHours(1)))
+                .hasMessageStartingWith("start must be from 1900-01-01T00:00:00Z");
+        assertThatThrownBy(() -> TimeRange.of(T, Instant.parse("9999-01-01T00:00:00Z")))
+                .hasMessageStartingWith("end must be from").hasMessageEndingWith("got 9999-01-01T00:00:00Z");
+        assertThatThrownBy(() -> TimeRange.of(Instant.MIN, T)).hasMessageStartingWith("start must be from");
+        assertThatThrownBy(() -> PackageGrant.of(PackageId.of("p"), StudentId.of("s"), 1, T, Instant.MAX))
+                .hasMessageContaining("validUntil");
+        assertThat(TimeRange.of(Instant.parse("1900-01-01T00:00:00Z"), Instant.parse("9998-12-31T23:59:59.999999Z"))
+                .duration()).isPositive();
+    }
+
+    @Test
     void timeRangeIsHalfOpenAndMicrosecondPrecise() {
         TimeRange nineToTen = TimeRange.of(T, Duration.ofHours(1));
         TimeRange tenToEleven = TimeRange.of(T.plus(Duration.ofHours(1)), Duration.ofHours(1));

@@ -53,12 +53,29 @@ public final class Checks {
                 throw new IllegalArgumentException(field + " must not contain control characters, got '"
                         + escape(value) + "'");
             }
+            if (hidden(c)) {
+                throw new IllegalArgumentException(field + " must not contain bidirectional controls or invisible"
+                        + " characters, got " + escape(String.valueOf(c)) + " at index " + i + " in '"
+                        + escape(value) + "'");
+            }
         }
         if (!value.strip().equals(value)) {
             throw new IllegalArgumentException(field + " must not start or end with white space, got '"
                     + escape(value) + "'");
         }
         return value;
+    }
+
+    /**
+     * Whether {@code c} would make an id display as another one: a bidirectional control (the embeddings
+     * and overrides U+202A..U+202E, the isolates U+2066..U+2069, the marks U+200E, U+200F and U+061C) or an
+     * invisible character (U+200B zero width space, U+2060 word joiner, U+FEFF zero width no-break space).
+     * U+200D (zero width joiner) stays allowed: emoji sequences are made with it.
+     */
+    private static boolean hidden(char c) {
+        return c >= '\u202A' && c <= '\u202E' || c >= '\u2066' && c <= '\u2069'
+                || c == '\u200E' || c == '\u200F' || c == '\u061C'
+                || c == '\u200B' || c == '\u2060' || c == '\uFEFF';
     }
 
     /**
@@ -143,8 +160,30 @@ public final class Checks {
         return value;
     }
 
-    /** Instants are kept at microsecond precision, which every supported database round-trips exactly. */
+    /**
+     * The earliest instant Slotbook accepts, 1900-01-01T00:00:00Z: after the Gregorian reform everywhere,
+     * so every driver converts it without a calendar shift.
+     */
+    public static final Instant MIN_INSTANT = Instant.parse("1900-01-01T00:00:00Z");
+
+    /**
+     * The first instant Slotbook refuses, 9999-01-01T00:00:00Z. MariaDB's DATETIME(6) stores up to
+     * 9999-12-31 23:59:59.999999 (PostgreSQL and H2 much further): the year left over holds what is
+     * derived from an accepted instant (a week's end, a hold deadline, a series occurrence, at most 366
+     * days on) and what is derived backwards (cutoffs) stays far above DATETIME's 1000-01-01.
+     */
+    public static final Instant MAX_INSTANT = Instant.parse("9999-01-01T00:00:00Z");
+
+    /**
+     * An instant every supported database stores exactly: from {@link #MIN_INSTANT} (inclusive) to
+     * {@link #MAX_INSTANT} (exclusive), kept at microsecond precision, which every one round-trips.
+     */
     public static Instant micros(String field, Instant value) {
-        return notNull(field, value).truncatedTo(ChronoUnit.MICROS);
+        notNull(field, value);
+        if (value.isBefore(MIN_INSTANT) || !value.isBefore(MAX_INSTANT)) {
+            throw new IllegalArgumentException(field + " must be from " + MIN_INSTANT + " and before " + MAX_INSTANT
+                    + ", got " + value);
+        }
+        return value.truncatedTo(ChronoUnit.MICROS);
     }
 }

@@ -606,7 +606,7 @@ public final class InMemoryStore implements BookingStore {
         // a seat of a slot with a cost, and a place on its waitlist, need a package that can pay it
         LessonPackage payer = null;
         if (slot.cost() > 0) {
-            payer = payer(t, request.studentId(), slot);
+            payer = payer(t, request.studentId(), slot, now);
             if (payer == null) {
                 return new StoreOutcome<>(new InsufficientCredits(slot.slotId(), slot.cost()), events, null, skipped);
             }
@@ -752,8 +752,32 @@ public final class InMemoryStore implements BookingStore {
 
     /**
      * The package that pays for the student's seat in {@code slot}: of those that cover it and still
-     * hold its cost, the one that runs out first (then the lowest package id); null when none can.
+     * hold its cost, the one that runs out first (then the lowest package id); null when none can, even
+     * after the credits of the student's dead holds came back.
      */
+    private static LessonPackage payer(Tenant t, StudentId studentId, Slot slot, Instant now) {
+        LessonPackage payer = payer(t, studentId, slot);
+        return payer == null && refundDeadHolds(t, studentId, now) ? payer(t, studentId, slot) : payer;
+    }
+
+    /**
+     * Gives back the credits the student's dead holds (HELD, deadline passed, not swept yet) still hold
+     * (a REFUND each); the holds themselves stay for the sweep or a takeover to expire. Asked only when no
+     * package can pay: a credit in a hold that ran out is the student's again. Whether any came back.
+     */
+    private static boolean refundDeadHolds(Tenant t, StudentId studentId, Instant now) {
+        boolean any = false;
+        for (Occupied o : List.copyOf(t.of(ResourceRef.of(studentId)))) {
+            Booking b = t.bookings.get(o.bookingId());
+            if (b != null && b.status() == BookingStatus.HELD && !b.isLive(now) && b.credits() > 0) {
+                refund(t, b, now);
+                any = true;
+            }
+        }
+        return any;
+    }
+
+    /** As {@link #payer(Tenant, StudentId, Slot, Instant)}, from the packages as they are. */
     private static LessonPackage payer(Tenant t, StudentId studentId, Slot slot) {
         LessonPackage best = null;
         for (PackageId id : t.packagesOf.getOrDefault(studentId, List.of())) {
@@ -798,7 +822,7 @@ public final class InMemoryStore implements BookingStore {
         if (rules.credits() != CreditPolicy.AT_CHECK_IN || slot.cost() == 0 || b.credits() > 0) {
             return b;
         }
-        LessonPackage payer = payer(t, b.studentId(), slot);
+        LessonPackage payer = payer(t, b.studentId(), slot, now);
         return payer == null ? b : charge(t, b, payer, slot.cost(), CreditEntry.Reason.FORFEIT, now);
     }
 
@@ -880,7 +904,7 @@ public final class InMemoryStore implements BookingStore {
                 reason = WaitlistEntry.SkipReason.CONFLICT;
             } else if (limitReached(t, w.studentId, row, terms.rules(), now).isPresent()) {
                 reason = WaitlistEntry.SkipReason.LIMIT;
-            } else if (slot.cost() > 0 && (payer = payer(t, w.studentId, slot)) == null) {
+            } else if (slot.cost() > 0 && (payer = payer(t, w.studentId, slot, now)) == null) {
                 reason = WaitlistEntry.SkipReason.NO_CREDITS;
             }
             if (reason != null) {
@@ -965,7 +989,8 @@ public final class InMemoryStore implements BookingStore {
             CancellationPolicy policy = slot.cancellation() != null ? slot.cancellation()
                     : terms.rules().cancellation();
             Instant cutoff = policy.cutoffFor(slot.time().start());
-            boolean late = cutoff != null && !now.isBefore(cutoff);
+            // a hold never confirmed is no booking yet: never late, never charged
+            boolean late = b.status() == BookingStatus.CONFIRMED && cutoff != null && !now.isBefore(cutoff);
             boolean lateByStudent = late && studentId != null;
             if (lateByStudent && policy.afterCutoff() == CancellationPolicy.LateCancel.REFUSE) {
                 return StoreOutcome.<CancelResult>of(new TooLateToCancel(bookingId, cutoff));
@@ -1110,7 +1135,7 @@ public final class InMemoryStore implements BookingStore {
             }
             Booking paid = b;
             if (rules.credits() == CreditPolicy.AT_CHECK_IN && slot.cost() > 0 && b.credits() == 0) {
-                LessonPackage payer = payer(t, b.studentId(), slot);
+                LessonPackage payer = payer(t, b.studentId(), slot, now);
                 if (payer == null) {
                     return StoreOutcome.<CheckInResult>of(new InsufficientCredits(slot.slotId(), slot.cost()));
                 }

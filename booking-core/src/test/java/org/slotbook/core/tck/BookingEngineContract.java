@@ -70,7 +70,8 @@ import org.slotbook.core.spi.SeatReservation;
  *
  * <p>Invariants are read back from the ledger (and the gate), never taken from return values.
  */
-public abstract class BookingEngineContract implements BookingRulesContract, LessonsContract {
+public abstract class BookingEngineContract implements BookingRulesContract, LessonsContract, HoldCreditsContract,
+        InputBoundsContract {
     protected static final HoldPolicy POLICY = HoldPolicy.ofDefaults()
             .withHoldTtl(Duration.ofMinutes(10))
             .withCacheGrace(Duration.ofSeconds(30))
