@@ -766,7 +766,8 @@ class H2Test {
                 Map.entry("lockPackage", "PRIMARY_KEY"),
                 Map.entry("drawPackage", "PRIMARY_KEY"),
                 Map.entry("refundPackage", "PRIMARY_KEY"),
-                Map.entry("setBookingCredits", "PRIMARY_KEY"));
+                Map.entry("setBookingCredits", "PRIMARY_KEY"),
+                Map.entry("deadPaidHolds", "OCCUPANCY_OVERLAP_IX"));
 
         private static final Pattern FIRST_INDEX = Pattern.compile("/\\* PUBLIC\\.(\\S+):");
 

@@ -220,11 +220,15 @@ public final class H2Routines {
                 return;
             }
             // 5. everything about this student is decided under his lock
+            call.beforeNewLock = null;
             call.lockResource("STUDENT", student);
             // 6. a replay of this request (any slot, any student: the caller checks the payload), and
             // 7. the student's own booking of this slot: read together
             Request request = call.requestOf(requestId, slotId, student);
             if (call.replay(request)) {
+                // a replay writes nothing, not even the lock row of a student new to the tenant (the request
+                // id may be another student's: the caller refuses that)
+                call.undoNewLock();
                 return;
             }
             Optional<Booking> mine = request.active();
@@ -436,7 +440,8 @@ public final class H2Routines {
                 cutoffMicros = cancelCutoffMicros;
             }
             OffsetDateTime cutoff = cutoffMicros == null ? null : slot.startsAt().minus(cutoffMicros, ChronoUnit.MICROS);
-            boolean late = cutoff != null && !call.now.isBefore(cutoff);
+            // a hold never confirmed is no booking yet: never late, never charged
+            boolean late = "CONFIRMED".equals(b.status()) && cutoff != null && !call.now.isBefore(cutoff);
             if (late && "REFUSE".equals(policy) && student != null) {
                 facts.instant("TOO_LATE", cutoff);
                 return;
@@ -922,6 +927,8 @@ public final class H2Routines {
         final Facts facts;
         /** The occurrence a series schedules now (its CONFLICT rows carry it as request_id); null otherwise. */
         String occurrence;
+        /** Taken just before this call created a resource_lock row (a first use), else null. */
+        Savepoint beforeNewLock;
 
         Call(Connection connection, Sql sql, String tenant, OffsetDateTime now, Facts facts) {
             this.connection = connection;
@@ -939,8 +946,10 @@ public final class H2Routines {
          */
         void lockResource(String kind, String id) throws SQLException {
             if (query(sql.lockResource, rs -> rs.getString(1), tenant, kind, id).isEmpty()) {
+                Savepoint before = connection.setSavepoint();
                 try {
                     update(sql.createResource, tenant, kind, id);
+                    beforeNewLock = before;
                     return;
                 } catch (SQLException e) {
                     // two first uses at once: the other one created the row, which is all we need
@@ -951,6 +960,14 @@ public final class H2Routines {
                 if (query(sql.lockResource, rs -> rs.getString(1), tenant, kind, id).isEmpty()) {
                     throw inconsistent("resource_lock row " + kind + " '" + id + "' could not be created");
                 }
+            }
+        }
+
+        /** Takes back the resource_lock row this call created, if it did: an answer that writes nothing. */
+        void undoNewLock() throws SQLException {
+            if (beforeNewLock != null) {
+                connection.rollback(beforeNewLock);
+                beforeNewLock = null;
             }
         }
 
@@ -1295,7 +1312,27 @@ public final class H2Routines {
                 return null;
             }
             List<String> payers = payers(student, slot);
+            if (payers.isEmpty() && refundDeadHolds(student)) {
+                payers = payers(student, slot);
+            }
             return payers.isEmpty() ? null : payers.get(0);
+        }
+
+        /**
+         * Gives back the credits the student's dead holds (HELD, deadline passed, not swept yet) still hold,
+         * each under its seat row's lock (as a sweeper or a takeover would); the holds stay for them to
+         * expire. Asked only when no package can pay. Whether any credit came back.
+         */
+        boolean refundDeadHolds(String student) throws SQLException {
+            boolean any = false;
+            for (Booking dead : query(sql.deadPaidHolds, Booking::read, tenant, student, now)) {
+                Optional<Booking> locked = lockSeatAndReread(dead);
+                if (locked.isPresent() && locked.get().isDeadHold(now) && locked.get().credits() > 0) {
+                    refund(locked.get());
+                    any = true;
+                }
+            }
+            return any;
         }
 
         /**
@@ -1307,10 +1344,15 @@ public final class H2Routines {
             if (slot.cost() <= 0) {
                 return null;
             }
-            for (String candidate : payers(student, slot)) {
-                List<Integer> remaining = query(sql.lockPackage, rs -> rs.getInt(1), tenant, candidate);
-                if (!remaining.isEmpty() && remaining.get(0) >= slot.cost()) {
-                    return candidate;
+            for (int round = 0; round < 2; round++) {
+                for (String candidate : payers(student, slot)) {
+                    List<Integer> remaining = query(sql.lockPackage, rs -> rs.getInt(1), tenant, candidate);
+                    if (!remaining.isEmpty() && remaining.get(0) >= slot.cost()) {
+                        return candidate;
+                    }
+                }
+                if (round > 0 || !refundDeadHolds(student)) {
+                    return null;
                 }
             }
             return null;
@@ -1989,6 +2031,7 @@ public final class H2Routines {
         final String drawPackage;
         final String refundPackage;
         final String setBookingCredits;
+        final String deadPaidHolds;
 
         Sql(Tables t) {
             String slot = t.slot();
@@ -2135,6 +2178,12 @@ public final class H2Routines {
                     + " WHERE tenant_id = ? AND student_id = ? AND remaining >= ? AND valid_from <= ?"
                     + " AND valid_until > ? ORDER BY valid_until, package_id";
             lockPackage = "SELECT remaining FROM " + lessonPackage + " WHERE tenant_id = ? AND package_id = ? FOR UPDATE";
+            // the student's HELD bookings that ran out still holding credits: through his active occupations
+            // (the student's index), each booking by its key
+            deadPaidHolds = "SELECT " + prefixed("b", BOOKING_COLUMNS) + " FROM " + occupancy + " o JOIN " + booking
+                    + " b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id"
+                    + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ? AND o.active = TRUE"
+                    + " AND b.status = 'HELD' AND b.held_until <= ? AND b.credits > 0 ORDER BY b.booking_id";
             drawPackage = "UPDATE " + lessonPackage + " SET remaining = remaining - ?"
                     + " WHERE tenant_id = ? AND package_id = ? AND remaining >= ?";
             refundPackage = "UPDATE " + lessonPackage + " SET remaining = remaining + ?"
