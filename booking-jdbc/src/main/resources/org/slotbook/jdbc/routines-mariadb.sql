@@ -354,6 +354,47 @@ BEGIN
     END IF;
 END//
 
+-- Gives back the credits p_student's dead holds (HELD, deadline passed by p_now, not swept yet) still
+-- hold, each under its seat row's lock and checked again there (a sweeper, a takeover or a cancel may
+-- have been first); the holds stay for them to expire. Called when no package can pay: a credit in a
+-- hold that ran out is the student's again. o_any: whether any came back. His active occupations lead
+-- to his bookings (his index, then each booking by its key).
+CREATE OR REPLACE PROCEDURE ${prefix}refund_dead_holds(
+    p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+    p_now DATETIME(6),
+    OUT o_any BOOLEAN)
+MODIFIES SQL DATA
+BEGIN
+    DECLARE v_bid, v_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_after VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT '';
+    DECLARE v_seat, v_seq INT;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
+    SET o_any = FALSE;
+    dead: LOOP
+        SET v_bid = NULL, v_seq = NULL;
+        SELECT b.booking_id, b.slot_id, b.seat INTO v_bid, v_slot, v_seat
+          FROM ${prefix}occupancy o FORCE INDEX (${prefix}occupancy_overlap_ix)
+          STRAIGHT_JOIN ${prefix}booking b FORCE INDEX (PRIMARY)
+            ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id
+         WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+           AND o.active = TRUE AND b.status = 'HELD' AND b.held_until <= p_now AND b.credits > 0
+           AND b.booking_id > v_after
+         ORDER BY b.booking_id LIMIT 1;
+        IF v_bid IS NULL THEN
+            LEAVE dead;
+        END IF;
+        SET v_after = v_bid;
+        SELECT seq INTO v_seq FROM ${prefix}slot_seat
+         WHERE tenant_id = p_tenant AND slot_id = v_slot AND seq = v_seat AND status = 'HELD'
+           AND booking_id = v_bid AND held_until <= p_now FOR UPDATE;
+        IF v_seq IS NOT NULL THEN
+            CALL ${prefix}refund(p_tenant, v_bid, p_now);
+            SET o_any = TRUE;
+        END IF;
+    END LOOP dead;
+END//
+
 -- What a late cancel by the student and a no-show cost under AT_CHECK_IN: a booking of a slot with a
 -- cost that holds no credits draws them as a FORFEIT when a package can pay (else nothing).
 CREATE OR REPLACE PROCEDURE ${prefix}forfeit(
@@ -365,6 +406,7 @@ MODIFIES SQL DATA
 BEGIN
     DECLARE v_slot, v_student, v_payer VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_credits, v_cost INT DEFAULT 0;
+    DECLARE v_refunded BOOLEAN DEFAULT FALSE;
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     IF p_credit_policy = 'AT_CHECK_IN' THEN
         SELECT b.slot_id, b.student_id, b.credits, s.cost INTO v_slot, v_student, v_credits, v_cost
@@ -373,6 +415,12 @@ BEGIN
          WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
         IF v_cost > 0 AND v_credits = 0 THEN
             CALL ${prefix}find_payer(p_tenant, v_student, v_slot, 1, v_payer);
+            IF v_payer IS NULL THEN
+                CALL ${prefix}refund_dead_holds(p_tenant, v_student, p_now, v_refunded);
+                IF v_refunded THEN
+                    CALL ${prefix}find_payer(p_tenant, v_student, v_slot, 1, v_payer);
+                END IF;
+            END IF;
             IF v_payer IS NOT NULL THEN
                 CALL ${prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'FORFEIT', p_now);
             END IF;
@@ -422,6 +470,7 @@ BEGIN
     DECLARE v_held_until DATETIME(6) DEFAULT p_now + INTERVAL JSON_VALUE(p_terms, '$[0]') MICROSECOND;
     DECLARE v_cost INT DEFAULT 0;
     DECLARE v_payer VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_refunded BOOLEAN DEFAULT FALSE;
     DECLARE v_status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_start, v_end, v_week_start, v_week_end, v_joined DATETIME(6);
     DECLARE v_seat INT;
@@ -504,6 +553,12 @@ BEGIN
                 ELSEIF v_cost > 0 THEN
                     -- a package that can pay: locked for update when it pays now, else only required
                     CALL ${prefix}find_payer(p_tenant, v_student, p_slot, IF(v_policy = 'AT_BOOKING', 1, 0), v_payer);
+                    IF v_payer IS NULL THEN
+                        CALL ${prefix}refund_dead_holds(p_tenant, v_student, p_now, v_refunded);
+                        IF v_refunded THEN
+                            CALL ${prefix}find_payer(p_tenant, v_student, p_slot, IF(v_policy = 'AT_BOOKING', 1, 0), v_payer);
+                        END IF;
+                    END IF;
                     IF v_payer IS NULL THEN
                         SET v_reason = 'NO_CREDITS';
                     END IF;
@@ -759,6 +814,8 @@ BEGIN
     DECLARE v_live, v_full BOOLEAN;
     DECLARE v_oid BIGINT DEFAULT 0;
     DECLARE v_payer, v_own_dead, v_old, v_displaced, v_bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_refunded BOOLEAN DEFAULT FALSE;
+    DECLARE v_locked INT DEFAULT 0;
     DECLARE v_refuse VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_seq INT;
     DECLARE v_done, v_round, v_taken, v_none INT DEFAULT 0;
@@ -842,9 +899,26 @@ BEGIN
         END IF;
 
         -- 5. the student's lock. What it guards (the student's bookings, waitlist entries and
-        --    occupations) is read from here on with locking reads (see the note at the top)
-        INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id) VALUES (p_tenant, 'STUDENT', p_student)
-            ON DUPLICATE KEY UPDATE resource_id = resource_id;
+        --    occupations) is read from here on with locking reads (see the note at the top). A student
+        --    new to the tenant has no lock row yet: a replay (the request id may be another student's,
+        --    which the caller refuses) is answered before his row is written, so that it writes nothing;
+        --    an attempt of his in flight is waited for by the locking read of the request
+        SELECT COUNT(*) INTO v_locked FROM ${prefix}resource_lock
+         WHERE tenant_id = p_tenant AND resource_kind = 'STUDENT' AND resource_id = p_student FOR UPDATE;
+        IF v_locked = 0 THEN
+            SELECT booking_id INTO v_bid FROM ${prefix}booking
+             WHERE tenant_id = p_tenant AND request_id = p_request LOCK IN SHARE MODE;
+            IF v_bid IS NOT NULL THEN
+                SET v_answer = ${prefix}booking_fact(p_tenant, v_bid, 'REPLAY');
+                LEAVE main;
+            ELSEIF EXISTS (SELECT 1 FROM ${prefix}waiter WHERE tenant_id = p_tenant AND request_id = p_request) THEN
+                SET v_answer = ${prefix}waiter_fact(p_tenant, p_request, 'WAITLISTED_REPLAY');
+                LEAVE main;
+            END IF;
+            INSERT INTO ${prefix}resource_lock (tenant_id, resource_kind, resource_id)
+                VALUES (p_tenant, 'STUDENT', p_student)
+                ON DUPLICATE KEY UPDATE resource_id = resource_id;
+        END IF;
 
         -- 6. a replay of this request (any slot, any status; the caller checks slot and student):
         --    its booking, else its waitlist entry
@@ -976,6 +1050,12 @@ BEGIN
         --      else in share mode (only required; check_in draws)
         IF v_cost > 0 THEN
             CALL ${prefix}find_payer(p_tenant, p_student, p_slot, IF(v_policy = 'AT_BOOKING', 1, 0), v_payer);
+            IF v_payer IS NULL THEN
+                CALL ${prefix}refund_dead_holds(p_tenant, p_student, v_now, v_refunded);
+                IF v_refunded THEN
+                    CALL ${prefix}find_payer(p_tenant, p_student, p_slot, IF(v_policy = 'AT_BOOKING', 1, 0), v_payer);
+                END IF;
+            END IF;
             IF v_payer IS NULL THEN
                 SET v_answer = ${prefix}fact('INSUFFICIENT_CREDITS', NULL, p_slot, v_cost, NULL, NULL, NULL);
                 LEAVE main;
@@ -1314,7 +1394,8 @@ BEGIN
             SET v_policy = p_cancel_policy,
                 v_cutoff = IF(p_cancel_cutoff_micros IS NULL, NULL, v_start - INTERVAL p_cancel_cutoff_micros MICROSECOND);
         END IF;
-        SET v_late = IF(v_cutoff IS NOT NULL AND v_now >= v_cutoff, 1, 0);
+        -- a hold never confirmed is no booking yet: never late, never charged
+        SET v_late = IF(v_status = 'CONFIRMED' AND v_cutoff IS NOT NULL AND v_now >= v_cutoff, 1, 0);
         IF v_late = 1 AND v_policy = 'REFUSE' AND p_student IS NOT NULL THEN
             SET v_answer = ${prefix}fact('TOO_LATE', NULL, NULL, NULL, NULL, v_cutoff, NULL);
             LEAVE main;
@@ -1637,6 +1718,7 @@ MODIFIES SQL DATA
 BEGIN
     DECLARE v_now DATETIME(6) DEFAULT COALESCE(p_now, UTC_TIMESTAMP(6));
     DECLARE v_slot, v_owner, v_payer VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_refunded BOOLEAN DEFAULT FALSE;
     DECLARE v_status, v_attendance VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_seq INT;
     DECLARE v_n INT DEFAULT 0;
@@ -1677,6 +1759,12 @@ BEGIN
         ELSE
             IF p_credit_policy = 'AT_CHECK_IN' AND v_cost > 0 AND v_credits = 0 THEN
                 CALL ${prefix}find_payer(p_tenant, v_owner, v_slot, 1, v_payer);
+                IF v_payer IS NULL THEN
+                    CALL ${prefix}refund_dead_holds(p_tenant, v_owner, v_now, v_refunded);
+                    IF v_refunded THEN
+                        CALL ${prefix}find_payer(p_tenant, v_owner, v_slot, 1, v_payer);
+                    END IF;
+                END IF;
                 IF v_payer IS NULL THEN
                     SET v_answer = ${prefix}fact('INSUFFICIENT_CREDITS', NULL, v_slot, v_cost, NULL, NULL, NULL);
                     LEAVE main;
@@ -2208,6 +2296,13 @@ BEGIN
                  WHERE tenant_id = SUBSTRING_INDEX(v_rec, CHAR(31), -1) AND resource_kind = 'STUDENT'
                    AND resource_id = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 4), CHAR(31), -1);
             END IF;
+        ELSEIF JSON_VALUE(v_part, '$[0][0]') IN ('REPLAY', 'WAITLISTED_REPLAY') AND FIND_IN_SET(v_k, v_locks) > 0
+                AND NOT COALESCE(FIND_IN_SET(v_k, v_keep_lock) > 0, FALSE) THEN
+            -- a replay writes nothing (its request id may be another student's, which the caller refuses):
+            -- the lock row this batch wrote for a student new to the tenant goes again
+            DELETE FROM ${prefix}resource_lock
+             WHERE tenant_id = SUBSTRING_INDEX(v_rec, CHAR(31), -1) AND resource_kind = 'STUDENT'
+               AND resource_id = SUBSTRING_INDEX(SUBSTRING_INDEX(v_rec, CHAR(31), 4), CHAR(31), -1);
         END IF;
         -- the part's rows without the list's brackets, joined by commas
         IF CHAR_LENGTH(v_part) > 2 THEN

@@ -308,6 +308,40 @@ BEGIN
 END;
 $$;
 
+-- Gives back the credits p_student's dead holds (HELD, deadline passed by p_now, not swept yet) still
+-- hold, each under its seat row's lock and checked again (a sweeper, a takeover or a cancel may have
+-- been first); the holds stay for them to expire. Asked when no package can pay: a credit in a hold
+-- that ran out is the student's again. Whether any came back. The student's active occupations lead
+-- to his bookings (his index, then each booking by its key).
+CREATE OR REPLACE FUNCTION ${prefix}refund_dead_holds(p_tenant VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ)
+RETURNS BOOLEAN
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_any BOOLEAN := FALSE;
+    r     RECORD;
+BEGIN
+    FOR r IN SELECT o.booking_id, o.slot_id, d.seat
+             FROM ${prefix}occupancy o
+             JOIN LATERAL (SELECT d.seat, d.status, d.held_until, d.credits FROM ${prefix}booking d
+                           WHERE d.tenant_id = p_tenant AND d.booking_id = o.booking_id OFFSET 0) d ON TRUE
+             WHERE o.tenant_id = p_tenant AND o.resource_kind = 'STUDENT' AND o.resource_id = p_student
+               AND o.active AND d.status = 'HELD' AND d.held_until <= p_now AND d.credits > 0
+             ORDER BY o.booking_id
+    LOOP
+        PERFORM 1 FROM ${prefix}slot_seat s
+            WHERE s.tenant_id = p_tenant AND s.slot_id = r.slot_id AND s.seq = r.seat AND s.status = 'HELD'
+              AND s.booking_id = r.booking_id AND s.held_until <= p_now
+            FOR UPDATE;
+        IF FOUND THEN
+            PERFORM ${prefix}refund(p_tenant, r.booking_id, p_now);
+            v_any := TRUE;
+        END IF;
+    END LOOP;
+    RETURN v_any;
+END;
+$$;
+
 -- What a late cancel by the student and a no-show cost under AT_CHECK_IN: a booking of a slot with a
 -- cost that holds no credits draws them as a FORFEIT when a package can pay (else nothing).
 CREATE OR REPLACE FUNCTION ${prefix}forfeit(p_tenant VARCHAR, p_booking VARCHAR, p_credit_policy VARCHAR,
@@ -332,6 +366,11 @@ BEGIN
         RETURN;
     END IF;
     v_payer := ${prefix}lock_payer(p_tenant, v_student, v_slot);
+    IF v_payer IS NULL THEN
+        IF ${prefix}refund_dead_holds(p_tenant, v_student, p_now) THEN
+            v_payer := ${prefix}lock_payer(p_tenant, v_student, v_slot);
+        END IF;
+    END IF;
     IF v_payer IS NOT NULL THEN
         PERFORM ${prefix}charge(p_tenant, p_booking, v_payer, v_cost, 'FORFEIT', p_now);
     END IF;
@@ -459,11 +498,16 @@ BEGIN
                 v_reason := 'LIMIT';
             ELSIF v_cost > 0 THEN
                 -- a package that can pay: locked when it pays now, else only required
-                IF p_credit_policy = 'AT_BOOKING' THEN
-                    v_payer := ${prefix}lock_payer(p_tenant, w.student_id, p_slot);
-                ELSE
-                    v_payer := ${prefix}payer(p_tenant, w.student_id, p_slot);
-                END IF;
+                -- (a credit in one of his dead holds is his again: given back, then looked for once more)
+                FOR i IN 1 .. 2 LOOP
+                    IF p_credit_policy = 'AT_BOOKING' THEN
+                        v_payer := ${prefix}lock_payer(p_tenant, w.student_id, p_slot);
+                    ELSE
+                        v_payer := ${prefix}payer(p_tenant, w.student_id, p_slot);
+                    END IF;
+                    EXIT WHEN v_payer IS NOT NULL OR i = 2;
+                    EXIT WHEN NOT ${prefix}refund_dead_holds(p_tenant, w.student_id, p_now);
+                END LOOP;
                 IF v_payer IS NULL THEN
                     v_reason := 'NO_CREDITS';
                 END IF;
@@ -925,6 +969,12 @@ BEGIN
     -- on the waitlist alike (read here without a lock; a seat's draw locks and checks it again)
     IF v_cost > 0 THEN
         v_payer := ${prefix}payer(p_tenant, p_student, p_slot);
+        -- a credit in one of his dead holds (any slot) is his again: given back, then looked for once more
+        IF v_payer IS NULL THEN
+            IF ${prefix}refund_dead_holds(p_tenant, p_student, v_now) THEN
+                v_payer := ${prefix}payer(p_tenant, p_student, p_slot);
+            END IF;
+        END IF;
         IF v_payer IS NULL THEN
             RETURN NEXT ${prefix}fact_of('INSUFFICIENT_CREDITS', slot_id => p_slot, seat => v_cost);
             RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
@@ -1229,7 +1279,8 @@ BEGIN
             v_policy := COALESCE(p_cancel_policy, 'FREE');
             v_cutoff_at := v_start - p_cancel_cutoff_micros * INTERVAL '1 microsecond';
         END IF;
-        v_late := v_cutoff_at IS NOT NULL AND v_now >= v_cutoff_at;
+        -- a hold never confirmed is no booking yet: never late, never charged
+        v_late := v_status = 'CONFIRMED' AND v_cutoff_at IS NOT NULL AND v_now >= v_cutoff_at;
         IF v_late AND v_policy = 'REFUSE' AND p_student IS NOT NULL THEN
             RETURN NEXT ${prefix}fact_of('TOO_LATE', p_booking, held_until => v_cutoff_at);
             RETURN;
@@ -1489,6 +1540,11 @@ BEGIN
     END IF;
     IF p_credit_policy = 'AT_CHECK_IN' AND v_cost > 0 AND v_credits = 0 THEN
         v_payer := ${prefix}lock_payer(p_tenant, v_owner, v_slot);
+        IF v_payer IS NULL THEN
+            IF ${prefix}refund_dead_holds(p_tenant, v_owner, v_now) THEN
+                v_payer := ${prefix}lock_payer(p_tenant, v_owner, v_slot);
+            END IF;
+        END IF;
         IF v_payer IS NULL THEN
             RETURN NEXT ${prefix}fact_of('INSUFFICIENT_CREDITS', slot_id => v_slot, seat => v_cost);
             RETURN;
