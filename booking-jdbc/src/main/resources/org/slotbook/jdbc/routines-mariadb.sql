@@ -828,6 +828,9 @@ BEGIN
     IF p_status IS NULL OR p_status NOT IN ('HELD', 'CONFIRMED') THEN
         SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'hold: p_status must be HELD or CONFIRMED';
     END IF;
+    IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
+        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'hold: p_credit_policy must be AT_BOOKING, AT_CHECK_IN or NULL';
+    END IF;
     SET v_held_until = v_now + INTERVAL p_hold_micros MICROSECOND;
     main: BEGIN
         -- 1. the slot; the student's time ends with the session, or its buffer when the slot pads its
@@ -1275,6 +1278,10 @@ BEGIN
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
+    -- bad input is refused before anything is written
+    IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
+        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'confirm: p_credit_policy must be AT_BOOKING, AT_CHECK_IN or NULL';
+    END IF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
     main: BEGIN
@@ -1355,6 +1362,13 @@ BEGIN
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
+    -- bad input is refused before anything is written
+    IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
+        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'cancel: p_credit_policy must be AT_BOOKING, AT_CHECK_IN or NULL';
+    END IF;
+    IF p_cancel_policy IS NOT NULL AND p_cancel_policy NOT IN ('FREE', 'REFUSE', 'LATE') THEN
+        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'cancel: p_cancel_policy must be FREE, REFUSE, LATE or NULL';
+    END IF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
     main: BEGIN
@@ -1550,6 +1564,10 @@ BEGIN
     IF p_limit IS NULL OR p_limit < 1 THEN
         SIGNAL SQLSTATE '22003' SET MESSAGE_TEXT = 'expire_due: p_limit must be positive';
     END IF;
+    -- bad input is refused before anything is written
+    IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
+        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'expire_due: p_credit_policy must be AT_BOOKING, AT_CHECK_IN or NULL';
+    END IF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
     main: BEGIN
@@ -1728,6 +1746,10 @@ BEGIN
     DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
+    -- bad input is refused before anything is written
+    IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
+        SIGNAL SQLSTATE '22023' SET MESSAGE_TEXT = 'check_in: p_credit_policy must be AT_BOOKING, AT_CHECK_IN or NULL';
+    END IF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
     main: BEGIN

@@ -813,6 +813,10 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('p_status must be HELD or CONFIRMED, got %s', p_status);
     END IF;
+    IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('p_credit_policy must be AT_BOOKING, AT_CHECK_IN or NULL, got %s', p_credit_policy);
+    END IF;
     v_held_until := v_now + p_hold_micros * INTERVAL '1 microsecond';
 
     -- 1. the slot
@@ -1150,6 +1154,11 @@ DECLARE
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
 BEGIN
+    -- bad input is refused before anything is written
+    IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('p_credit_policy must be AT_BOOKING, AT_CHECK_IN or NULL, got %s', p_credit_policy);
+    END IF;
     SELECT b.slot_id, b.seat, b.status, b.held_until INTO v_slot, v_seq, v_status, v_until FROM ${prefix}booking b
         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking AND b.student_id = p_student;
     IF NOT FOUND THEN
@@ -1237,6 +1246,15 @@ DECLARE
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
 BEGIN
+    -- bad input is refused before anything is written
+    IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('p_credit_policy must be AT_BOOKING, AT_CHECK_IN or NULL, got %s', p_credit_policy);
+    END IF;
+    IF p_cancel_policy IS NOT NULL AND p_cancel_policy NOT IN ('FREE', 'REFUSE', 'LATE') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('p_cancel_policy must be FREE, REFUSE, LATE or NULL, got %s', p_cancel_policy);
+    END IF;
     SELECT b.slot_id, b.seat, b.student_id, b.status INTO v_slot, v_seq, v_owner, v_status FROM ${prefix}booking b
         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
     IF NOT FOUND OR (p_student IS NOT NULL AND v_owner <> p_student) THEN
@@ -1377,6 +1395,11 @@ DECLARE
     v_done         INTEGER := 0;
     r              RECORD;
 BEGIN
+    -- bad input is refused before anything is written
+    IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('p_credit_policy must be AT_BOOKING, AT_CHECK_IN or NULL, got %s', p_credit_policy);
+    END IF;
     IF p_limit IS NULL OR p_limit <= 0 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = format('p_limit must be positive, got %s', p_limit);
     END IF;
@@ -1507,6 +1530,11 @@ DECLARE
     v_cost       INTEGER;
     v_payer      VARCHAR;
 BEGIN
+    -- bad input is refused before anything is written
+    IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('p_credit_policy must be AT_BOOKING, AT_CHECK_IN or NULL, got %s', p_credit_policy);
+    END IF;
     SELECT b.slot_id, b.seat, b.student_id INTO v_slot, v_seq, v_owner FROM ${prefix}booking b
         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
     IF NOT FOUND OR (p_student IS NOT NULL AND v_owner <> p_student) THEN

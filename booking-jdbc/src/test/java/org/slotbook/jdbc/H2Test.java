@@ -87,6 +87,14 @@ class H2Test {
     }
 
     @Nested
+    class RefusedRequests extends RefusedRequestTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.h2();
+        }
+    }
+
+    @Nested
     class Lessons extends LessonsStoreTests {
         @Override
         protected TestDatabase openDatabase() {

@@ -90,6 +90,14 @@ class MariaDbTest {
     }
 
     @Nested
+    class RefusedRequests extends RefusedRequestTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.mariadb();
+        }
+    }
+
+    @Nested
     class Lessons extends LessonsStoreTests {
         @Override
         protected TestDatabase openDatabase() {

@@ -244,6 +244,14 @@ class PostgresTest {
     }
 
     @Nested
+    class RefusedRequests extends RefusedRequestTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.postgres();
+        }
+    }
+
+    @Nested
     class Lessons extends LessonsStoreTests {
         @Override
         protected TestDatabase openDatabase() {
