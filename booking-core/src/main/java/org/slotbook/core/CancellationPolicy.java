@@ -12,6 +12,10 @@ import org.slotbook.core.internal.Checks;
  * can charge for it. Either way an accepted cancel gives the seat back at once. A staff cancel
  * ({@link BookingEngine#cancelByStaff}) is never refused, but is marked late by the same rule.
  *
+ * <p>The policy applies to confirmed bookings only. A hold that was never confirmed never became a
+ * booking: cancelling it is never late nor refused, and it is never charged or forfeited (its credits
+ * are refunded, as when it expires).
+ *
  * <p>Set per tenant in {@link BookingRules}, and per slot with {@link SlotSpec#withCancellation}.
  *
  * @param cutoff     how long before the start free cancellation ends; null: never (always free)

@@ -12,6 +12,11 @@ import org.slotbook.core.internal.Checks;
  * microsecond before they are compared, so a range shorter than a microsecond (for example
  * {@code 09:00:00.000000010} to {@code 09:00:00.000000020}) has equal ends and is refused.
  *
+ * <p>Range: every instant is from 1900-01-01T00:00:00Z (inclusive) to 9999-01-01T00:00:00Z (exclusive),
+ * which every supported database stores (MariaDB's DATETIME(6) ends with the year 9999, and the year
+ * left over holds what is derived from an instant: week ends, hold deadlines); one outside is refused
+ * with an {@link IllegalArgumentException} naming the field and the value, before anything is written.
+ *
  * <p>Two ranges overlap when {@code a.start < b.end && a.end > b.start}: a session ending at 10:00
  * and one starting at 10:00 do not overlap.
  */

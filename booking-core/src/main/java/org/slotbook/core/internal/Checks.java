@@ -23,7 +23,8 @@ public final class Checks {
      * An id: well-formed Unicode (no unpaired UTF-16 surrogate, which the databases would store as
      * {@code ?} or drop, making two ids collide), not made only of white space (including the
      * non-breaking and other Unicode spaces that {@link String#isBlank} lets through), at most
-     * {@value #MAX_ID_LENGTH} characters, without control characters or surrounding white space.
+     * {@value #MAX_ID_LENGTH} characters, without control characters, bidirectional controls or invisible
+     * characters (see {@code hidden}), or surrounding white space.
      * Messages show a refused value with its unusual characters escaped (<code>&#92;uD800</code>).
      */
     public static String id(String field, String value) {

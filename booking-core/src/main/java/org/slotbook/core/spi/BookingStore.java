@@ -121,7 +121,9 @@ public interface BookingStore {
      * Cancels the student's HELD or CONFIRMED booking and frees its seat and occupation, once, unless
      * the cancellation policy (the slot's, else {@code terms.rules()}'s) refuses it
      * ({@link org.slotbook.core.TooLateToCancel}). A cancel after the cutoff that the policy accepts is
-     * {@link org.slotbook.core.Cancelled#late() late}. A repeat answers
+     * {@link org.slotbook.core.Cancelled#late() late}. The policy applies to CONFIRMED bookings only: a
+     * HELD booking (a hold that never became a booking) is cancelled in time whenever it is cancelled,
+     * and its credits are refunded, as when it expires. A repeat answers
      * {@link org.slotbook.core.AlreadyCancelled} with the booking as its {@link StoreOutcome#subject()
      * subject}.
      *

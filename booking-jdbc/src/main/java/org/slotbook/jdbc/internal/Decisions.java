@@ -124,6 +124,12 @@ import org.slf4j.LoggerFactory;
  *       the booking holds no credits and a payer exists (else nothing).</li>
  *   <li>The payer check of hold comes after the dead holds of the student are retired (step 10 of
  *       hold) and before the seat claim and the waitlist: a waitlist place needs a payer too.</li>
+ *   <li>Dead holds: wherever no package can pay (hold, promotion, check_in, forfeit), the credits the
+ *       student's dead holds (HELD, {@code held_until <= now}, any slot) hold are refunded first, each
+ *       under its seat row's lock and checked again there (REFUND entry; the hold stays HELD holding
+ *       none, for the sweep or a takeover to expire), and the payer is looked for once more.</li>
+ *   <li>Cancel: only a CONFIRMED booking can be late (or refused as too late); a HELD one is cancelled
+ *       in time and refunded.</li>
  * </ul>
  *
  * <h3>Changed routines</h3>
