@@ -211,7 +211,7 @@ class PostgresTest {
                 st.execute("SELECT tag FROM " + earlier + "schedule('t', 's', 'c', 'r', now() + interval '1 day',"
                         + " now() + interval '25 hours', 2, 86400000000, NULL, NULL, 0, NULL, NULL, NULL, NULL, FALSE, NULL, 0, NULL)");
                 try (ResultSet rs = st.executeQuery("SELECT tag FROM " + earlier + "hold('t', 'b1', 'r1', 's', 'u1', 'HELD',"
-                        + " NULL, 600000000, 86400000000, FALSE, FALSE, 0, 0, 0, 'AT_CONFIRM')")) {
+                        + " NULL, 600000000, 86400000000, FALSE, FALSE, 0, 0, 0, 'AT_BOOKING')")) {
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getString(1)).isEqualTo("HELD");
                 }
