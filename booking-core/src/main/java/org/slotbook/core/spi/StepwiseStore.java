@@ -102,7 +102,7 @@ public final class StepwiseStore implements BookingStore {
     }
 
     private Instant at(Instant now) {
-        return now != null ? now : Checks.micros("clock.instant()", clock.instant());
+        return now != null ? Checks.micros("now", now) : Checks.micros("clock.instant()", clock.instant());
     }
 
     @Override

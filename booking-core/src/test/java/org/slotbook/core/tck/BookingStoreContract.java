@@ -107,6 +107,25 @@ public abstract class BookingStoreContract {
     /** The store under test (may be the same instance on every call). */
     protected abstract BookingStore store();
 
+    // ================================================================ input
+
+    @Test
+    void aNowOutsideTheRangeEveryDatabaseStoresIsRefusedByNameAndChangesNothing() {
+        Slot slot = slot(2);
+        Booking b = held(slot, Fixtures.student());
+        for (Instant bad : List.of(Instant.parse("9999-06-01T10:00:00Z"), Instant.parse("1899-12-31T00:00:00Z"))) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> store().cancel(tenant, b.bookingId(), b.studentId(), bad, TERMS))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("now")
+                    .hasMessageContaining(bad.toString());
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> store().confirm(tenant, b.bookingId(), b.studentId(), bad, TERMS))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(bad.toString());
+        }
+        assertThat(store().findBooking(tenant, b.bookingId())).contains(b);
+        assertThat(availability(slot, now).remaining()).isEqualTo(1);
+    }
+
     // ================================================================ schedule
 
     @Test

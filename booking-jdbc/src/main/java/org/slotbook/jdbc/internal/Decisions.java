@@ -559,6 +559,7 @@ public final class Decisions implements BookingStore {
         notNull("tenantId", tenantId);
         notNull("bookingId", bookingId);
         notNull("terms", terms);
+        inRange("now", now);
         return core.run(tenantId, verb + " booking " + bookingId, statement, ps -> {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
@@ -593,6 +594,7 @@ public final class Decisions implements BookingStore {
     public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         notNull("tenantId", tenantId);
         notNull("slotId", slotId);
+        inRange("now", now);
         Facts facts = core.run(tenantId, "cancel slot " + slotId, cancelSlot, ps -> {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
@@ -618,6 +620,7 @@ public final class Decisions implements BookingStore {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive, got " + limit);
         }
+        inRange("now", now);
         Facts facts = core.run(tenantId, "expire due holds", expireDue, ps -> {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
@@ -639,6 +642,7 @@ public final class Decisions implements BookingStore {
         notNull("tenantId", tenantId);
         notNull("requestId", requestId);
         notNull("studentId", studentId);
+        inRange("now", now);
         Facts facts = core.run(tenantId, "leave the waitlist of request " + requestId, leaveWaitlist, ps -> {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
@@ -869,6 +873,7 @@ public final class Decisions implements BookingStore {
     public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, @Nullable Instant now) {
         notNull("tenantId", tenantId);
         notNull("grant", grant);
+        inRange("now", now);
         Facts facts = core.run(tenantId, "grant package " + grant.packageId(), grantPackage, ps -> {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
@@ -943,6 +948,7 @@ public final class Decisions implements BookingStore {
         notNull("tenantId", tenantId);
         notNull("bookingId", bookingId);
         notNull("terms", terms);
+        inRange("now", now);
         Facts facts = core.run(tenantId, "check in booking " + bookingId, checkIn, ps -> {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
@@ -1041,7 +1047,8 @@ public final class Decisions implements BookingStore {
                                                       @Nullable Instant now) {
         notNull("tenantId", tenantId);
         notNull("seriesId", seriesId);
-        notNull("from", from);
+        inRange("from", notNull("from", from));
+        inRange("now", now);
         Facts facts = core.run(tenantId, "cancel series " + seriesId, cancelSeries, ps -> {
             int i = sql.bindPrefix(ps);
             ps.setString(i++, tenantId.value());
@@ -1208,6 +1215,16 @@ public final class Decisions implements BookingStore {
 
     private static BookingStoreException unexpected(String routine, Fact answer) {
         return new BookingStoreException("routine " + routine + " answered an unknown tag '" + answer.tag() + "'");
+    }
+
+    /**
+     * A caller's {@code now} (null: the database's clock) within the range every database stores (see
+     * {@link org.slotbook.core.TimeRange}), refused by name and value before the call is sent.
+     */
+    private static void inRange(String field, @Nullable Instant now) {
+        if (now != null) {
+            org.slotbook.core.internal.Checks.micros(field, now);
+        }
     }
 
     private static <T> T notNull(String field, T value) {
