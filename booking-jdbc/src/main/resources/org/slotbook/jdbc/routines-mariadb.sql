@@ -356,9 +356,10 @@ END//
 
 -- Gives back the credits p_student's dead holds (HELD, deadline passed by p_now, not swept yet) still
 -- hold, each under its seat row's lock and checked again there (a sweeper, a takeover or a cancel may
--- have been first); the holds stay for them to expire. Called when no package can pay: a credit in a
--- hold that ran out is the student's again. o_any: whether any came back. His active occupations lead
--- to his bookings (his index, then each booking by its key).
+-- have been first, and refunded it); the holds stay for them to expire. Called when no package can
+-- pay: a credit in a hold that ran out is the student's again. o_any: whether there was any such hold
+-- (its credit is back, by this call or the one that was first). His active occupations lead to his
+-- bookings (his index, then each booking by its key).
 CREATE OR REPLACE PROCEDURE ${prefix}refund_dead_holds(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -390,8 +391,8 @@ BEGIN
            AND booking_id = v_bid AND held_until <= p_now FOR UPDATE;
         IF v_seq IS NOT NULL THEN
             CALL ${prefix}refund(p_tenant, v_bid, p_now);
-            SET o_any = TRUE;
         END IF;
+        SET o_any = TRUE;
     END LOOP dead;
 END//
 

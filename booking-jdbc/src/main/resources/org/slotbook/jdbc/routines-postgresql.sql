@@ -310,9 +310,10 @@ $$;
 
 -- Gives back the credits p_student's dead holds (HELD, deadline passed by p_now, not swept yet) still
 -- hold, each under its seat row's lock and checked again (a sweeper, a takeover or a cancel may have
--- been first); the holds stay for them to expire. Asked when no package can pay: a credit in a hold
--- that ran out is the student's again. Whether any came back. The student's active occupations lead
--- to his bookings (his index, then each booking by its key).
+-- been first, and refunded it); the holds stay for them to expire. Asked when no package can pay: a
+-- credit in a hold that ran out is the student's again. Whether there was any such hold (its credit is
+-- back, by this call or the one that was first). The student's active occupations lead to his
+-- bookings (his index, then each booking by its key).
 CREATE OR REPLACE FUNCTION ${prefix}refund_dead_holds(p_tenant VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ)
 RETURNS BOOLEAN
 LANGUAGE plpgsql
@@ -335,8 +336,8 @@ BEGIN
             FOR UPDATE;
         IF FOUND THEN
             PERFORM ${prefix}refund(p_tenant, r.booking_id, p_now);
-            v_any := TRUE;
         END IF;
+        v_any := TRUE;
     END LOOP;
     RETURN v_any;
 END;

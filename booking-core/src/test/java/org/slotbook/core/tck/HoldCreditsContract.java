@@ -58,6 +58,8 @@ public interface HoldCreditsContract {
 
     BookingStore testStore();
 
+    int testRaceThreads();
+
     // ---------------------------------------------------------------- helpers
 
     private TimeRange hours(int startHours) {
@@ -145,6 +147,43 @@ public interface HoldCreditsContract {
             assertThat(balanceOf("p" + i, "sam" + i)).isZero();
             assertThat(reasonsOf("p" + i)).containsExactly(Reason.GRANT, Reason.DRAW, Reason.REFUND, Reason.DRAW);
         }
+    }
+
+    @Test
+    default void deadHoldsGiveTheirCreditBackExactlyOnceWhileSweepersExpireThemConcurrently() {
+        int students = Math.max(4, Math.min(testRaceThreads() / 2, 16));
+        BookingEngine engine = rulesEngine(BookingRules.defaults(), BookingListener.NONE);
+        Slot a = paidLesson(engine, "race-a", hours(0), students);
+        Slot b = paidLesson(engine, "race-b", hours(2), students);
+        List<Booking> dead = new ArrayList<>();
+        for (int i = 0; i < students; i++) {
+            grantOne(engine, "q" + i, "rae" + i);
+            dead.add(heldBooking(engine.hold(testTenant(), request(b, "rae" + i))));
+        }
+        testClock().set(dead.get(students - 1).heldUntil());
+
+        // each student holds a seat of a (paid with the credit of his dead hold on b) while as many
+        // sweepers expire those same dead holds
+        List<Object> answers = Concurrent.run(2 * students, k -> k < students
+                ? engine.hold(testTenant(), request(a, "rae" + k))
+                : (Object) engine.sweepExpired(testTenant(), 2));
+        engine.sweepExpired(testTenant(), 1000);
+
+        long held = answers.stream().filter(Held.class::isInstance).count();
+        int refundedOnce = 0;
+        for (int i = 0; i < students; i++) {
+            assertThat(storedBooking(dead.get(i)).status()).isEqualTo(BookingStatus.EXPIRED);
+            assertThat(balanceOf("q" + i, "rae" + i)).isZero();
+            List<Reason> reasons = reasonsOf("q" + i);
+            if (reasons.stream().filter(r -> r == Reason.REFUND).count() == 1) {
+                refundedOnce++;
+            }
+            assertThat(reasons).containsExactly(Reason.GRANT, Reason.DRAW, Reason.REFUND, Reason.DRAW);
+        }
+        assertThat(held).as("holds on a, of %d racing %d sweepers", students, students).isEqualTo(students);
+        assertThat(refundedOnce).as("dead holds refunded exactly once, of %d", students).isEqualTo(students);
+        assertThat(testStore().availability(testTenant(), a.slotId(), testClock().instant()).orElseThrow()
+                .remaining()).isZero();
     }
 
     @Test

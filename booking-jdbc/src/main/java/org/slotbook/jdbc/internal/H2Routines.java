@@ -1320,8 +1320,9 @@ public final class H2Routines {
 
         /**
          * Gives back the credits the student's dead holds (HELD, deadline passed, not swept yet) still hold,
-         * each under its seat row's lock (as a sweeper or a takeover would); the holds stay for them to
-         * expire. Asked only when no package can pay. Whether any credit came back.
+         * each under its seat row's lock (as a sweeper or a takeover would, which may have been first and
+         * refunded it); the holds stay for them to expire. Asked only when no package can pay. Whether
+         * there was any such hold (its credit is back, by this call or the one that was first).
          */
         boolean refundDeadHolds(String student) throws SQLException {
             boolean any = false;
@@ -1329,8 +1330,8 @@ public final class H2Routines {
                 Optional<Booking> locked = lockSeatAndReread(dead);
                 if (locked.isPresent() && locked.get().isDeadHold(now) && locked.get().credits() > 0) {
                     refund(locked.get());
-                    any = true;
                 }
+                any = true;
             }
             return any;
         }
