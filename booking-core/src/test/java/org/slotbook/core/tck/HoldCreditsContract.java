@@ -217,6 +217,8 @@ public interface HoldCreditsContract {
             if (entry.status() == WaitlistEntry.Status.PROMOTED) {
                 promoted++;
             }
+            assertThat(entry.reason()).as("round %d: why %s was passed over (promoted so far: %d of %d)", i, waiter,
+                    promoted, i + 1).isNull();
             Booking seat = testStore().findByRequest(testTenant(), waits.requestId()).orElseThrow();
             assertThat(seat.status()).isEqualTo(BookingStatus.HELD);
             assertThat(seat.packageId()).isEqualTo(PackageId.of("pw" + i));
