@@ -134,6 +134,31 @@ abstract class RefusedRequestTests {
     }
 
     @Test
+    void concurrentHoldsRefusedForAReusedIdLeaveEveryRowAsItWas() throws SQLException {
+        int students = 16;
+        TenantId t = TenantId.of("refused-race-" + UUID.randomUUID());
+        BookingEngine engine = BookingEngine.builder().store(store).build();
+        TimeRange time = TimeRange.of(Instant.now().plus(Duration.ofDays(2)).truncatedTo(java.time.temporal.ChronoUnit.HOURS),
+                Duration.ofHours(1));
+        Slot open = ((Scheduled) engine.schedule(t, new SlotSpec(SlotId.of("open"), CoachId.of("c1"), RoomId.of("r1"),
+                time, students))).slot();
+        HoldRequest annHolds = HoldRequest.of(RequestId.of("ann-1"), open.slotId(), StudentId.of("ann"));
+        held(engine.hold(t, annHolds));
+        Map<String, Integer> before = rows(t);
+        // students new to the tenant, all at once: with hold lanes, some go to the database in one batch
+        java.util.List<Boolean> refused = org.slotbook.core.tck.Concurrent.run(students, k -> {
+            try {
+                engine.hold(t, HoldRequest.of(annHolds.requestId(), open.slotId(), StudentId.of("new-" + k)));
+                return false;
+            } catch (IllegalArgumentException expected) {
+                return true;
+            }
+        });
+        assertThat(refused.stream().filter(r -> r).count()).as("refused of %d", students).isEqualTo(students);
+        assertThat(rows(t)).as("rows of every table after %d concurrent refused holds", students).isEqualTo(before);
+    }
+
+    @Test
     void badInputThatReachesARoutineLeavesEveryRowAsItWas() throws SQLException {
         TenantId t = TenantId.of("bad-" + UUID.randomUUID());
         Slot s = new Slot(t, SlotId.of("s"), CoachId.of("c"), RoomId.of("r"),
