@@ -1,13 +1,12 @@
 package org.slotbook.jdbc;
 
+import java.sql.SQLException;
 import javax.sql.DataSource;
-import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.JdbiException;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.ForwardingStore;
+import org.slotbook.jdbc.internal.Connections;
 import org.slotbook.jdbc.internal.Decisions;
 import org.slotbook.jdbc.internal.StoreCore;
 import org.slotbook.jdbc.internal.Tables;
@@ -54,23 +53,16 @@ public final class JdbcStore extends ForwardingStore {
         return builder(dataSource).build();
     }
 
-    /** A store on the host's Jdbi instance, tables prefixed {@code slotbook_}, dialect detected. */
-    public static JdbcStore create(Jdbi jdbi) {
-        return builder(jdbi).build();
-    }
-
     public static Builder builder(DataSource dataSource) {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource must not be null");
         }
-        return new Builder(Jdbi.create(dataSource), dataSource);
+        return new Builder(Connections.of(dataSource));
     }
 
-    public static Builder builder(Jdbi jdbi) {
-        if (jdbi == null) {
-            throw new IllegalArgumentException("jdbi must not be null");
-        }
-        return new Builder(jdbi, null);
+    /** A builder on any source of connections; {@link JdbiStores} builds one on a Jdbi. */
+    static Builder builder(Connections connections) {
+        return new Builder(connections);
     }
 
     public JdbcDialect dialect() {
@@ -96,16 +88,14 @@ public final class JdbcStore extends ForwardingStore {
 
     /** Configures a {@link JdbcStore}. */
     public static final class Builder {
-        private final Jdbi jdbi;
-        private final @Nullable DataSource dataSource;
+        private final Connections connections;
         private String tablePrefix = Tables.DEFAULT_PREFIX;
         private @Nullable JdbcDialect dialect;
         private int maxRetries = DEFAULT_MAX_RETRIES;
         private int holdLanes = DEFAULT_HOLD_LANES;
 
-        private Builder(Jdbi jdbi, @Nullable DataSource dataSource) {
-            this.jdbi = jdbi;
-            this.dataSource = dataSource;
+        private Builder(Connections connections) {
+            this.connections = connections;
         }
 
         /** Prefix of every table name: empty or up to 24 characters of a-z, 0-9 and _. Default {@code slotbook_}. */
@@ -156,15 +146,15 @@ public final class JdbcStore extends ForwardingStore {
          * @throws BookingStoreException when the dialect must be detected and the database cannot be reached
          */
         public JdbcStore build() {
-            JdbcDialect resolved = dialect != null ? dialect : detect(jdbi);
-            return new JdbcStore(new StoreCore(jdbi, dataSource, resolved, new Tables(tablePrefix), maxRetries),
+            JdbcDialect resolved = dialect != null ? dialect : detect(connections);
+            return new JdbcStore(new StoreCore(connections, resolved, new Tables(tablePrefix), maxRetries),
                     holdLanes);
         }
 
-        private static JdbcDialect detect(Jdbi jdbi) {
-            try (Handle handle = jdbi.open()) {
-                return JdbcDialect.forProductName(handle.getConnection().getMetaData().getDatabaseProductName());
-            } catch (JdbiException | java.sql.SQLException e) {
+        private static JdbcDialect detect(Connections connections) {
+            try (Connections.Lease lease = connections.open()) {
+                return JdbcDialect.forProductName(lease.connection().getMetaData().getDatabaseProductName());
+            } catch (SQLException e) {
                 throw new BookingStoreException("could not detect the SQL dialect: " + e.getMessage(), e);
             }
         }
