@@ -5,6 +5,11 @@ package org.slotbook.core;
  * cancellation policy's cutoff and was accepted as a late cancel (the host may charge for it).
  */
 public record Cancelled(Booking booking, boolean late) implements CancelResult {
+    /**
+     * A cancellation done by this call (not a repeat).
+     *
+     * @param booking the booking as cancelled
+     */
     public Cancelled(Booking booking) {
         this(booking, false);
     }

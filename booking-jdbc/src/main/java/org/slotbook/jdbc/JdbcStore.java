@@ -48,11 +48,22 @@ public final class JdbcStore extends ForwardingStore {
         return decisions;
     }
 
-    /** A store on the host's DataSource, tables prefixed {@code slotbook_}, dialect detected. */
+    /**
+     * A store on the host's DataSource, tables prefixed {@code slotbook_}, dialect detected.
+     *
+     * @param dataSource the host's database, whose schema {@link JdbcSchema} installed
+     * @return the store
+     */
     public static JdbcStore create(DataSource dataSource) {
         return builder(dataSource).build();
     }
 
+    /**
+     * {@return a builder of a store on the host's DataSource, for another table prefix, dialect or retry
+     * setting}
+     *
+     * @param dataSource the host's database, whose schema {@link JdbcSchema} installed
+     */
     public static Builder builder(DataSource dataSource) {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource must not be null");
@@ -65,17 +76,19 @@ public final class JdbcStore extends ForwardingStore {
         return new Builder(connections);
     }
 
+    /** {@return the SQL dialect of the store's database} */
     public JdbcDialect dialect() {
         return core.dialect();
     }
 
+    /** {@return the prefix of every table name} */
     public String tablePrefix() {
         return core.tables().prefix();
     }
 
     /**
-     * How many batches of concurrent holds may run at once (see {@link Builder#holdLanes}); 0 when each
-     * hold is a call of its own (the setting was 0, or the database is H2).
+     * {@return how many batches of concurrent holds may run at once (see {@link Builder#holdLanes}); 0 when each
+     * hold is a call of its own (the setting was 0, or the database is H2)}
      */
     public int holdLanes() {
         return decisions.holdLanes();
@@ -98,13 +111,24 @@ public final class JdbcStore extends ForwardingStore {
             this.connections = connections;
         }
 
-        /** Prefix of every table name: empty or up to 24 characters of a-z, 0-9 and _. Default {@code slotbook_}. */
+        /**
+         * Prefix of every table name: empty or up to 24 characters of a-z, 0-9 and _. Default {@code
+         * slotbook_}.
+         *
+         * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
+         * @return this builder
+         */
         public Builder tablePrefix(String prefix) {
             this.tablePrefix = Tables.checkPrefix(prefix);
             return this;
         }
 
-        /** The SQL dialect; by default detected from the database's metadata when {@link #build()} runs. */
+        /**
+         * The SQL dialect; by default detected from the database's metadata when {@link #build()} runs.
+         *
+         * @param dialect the SQL dialect of the database
+         * @return this builder
+         */
         public Builder dialect(JdbcDialect dialect) {
             if (dialect == null) {
                 throw new IllegalArgumentException("dialect must not be null");
@@ -113,7 +137,12 @@ public final class JdbcStore extends ForwardingStore {
             return this;
         }
 
-        /** How often a transaction runs again after a deadlock or serialization failure (0..100). Default 8. */
+        /**
+         * How often a transaction runs again after a deadlock or serialization failure (0..100). Default 8.
+         *
+         * @param maxRetries retries after a deadlock or serialization failure (0..100)
+         * @return this builder
+         */
         public Builder maxRetries(int maxRetries) {
             if (maxRetries < 0 || maxRetries > 100) {
                 throw new IllegalArgumentException("maxRetries must be between 0 and 100, got " + maxRetries);
@@ -132,6 +161,9 @@ public final class JdbcStore extends ForwardingStore {
          * holds keep busy at once; about the database server's cores is a good number, more when its
          * disk, not its CPU, is the limit. 0 sends every hold on its own. H2, in the same JVM, sends
          * every hold on its own whatever this says.
+         *
+         * @param lanes how many calls of combined holds may run at once (0..64)
+         * @return this builder
          */
         public Builder holdLanes(int lanes) {
             if (lanes < 0 || lanes > MAX_HOLD_LANES) {
@@ -143,6 +175,8 @@ public final class JdbcStore extends ForwardingStore {
         }
 
         /**
+         *
+         * @return the store
          * @throws BookingStoreException when the dialect must be detected and the database cannot be reached
          */
         public JdbcStore build() {
