@@ -73,7 +73,7 @@ public record Booking(TenantId tenantId, BookingId bookingId, RequestId requestI
     /**
      * {@return true when this booking holds its seat at {@code now}: CONFIRMED, or HELD with a live hold}
      *
-     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param now the instant to test
      */
     public boolean isLive(Instant now) {
         return status == BookingStatus.CONFIRMED || (status == BookingStatus.HELD && now.isBefore(heldUntil));

@@ -18,7 +18,10 @@ public enum JdbcDialect {
         this.fileSuffix = fileSuffix;
     }
 
-    /** {@return class path location of this dialect's tables, with a {@code ${prefix}} placeholder for the table prefix} */
+    /**
+     * {@return class path location of this dialect's tables, with a {@code ${prefix}} placeholder for the
+     * table prefix}
+     */
     public String schemaResource() {
         return "org/slotbook/jdbc/schema-" + fileSuffix + ".sql";
     }

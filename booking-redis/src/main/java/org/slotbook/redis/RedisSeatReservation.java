@@ -154,7 +154,10 @@ public final class RedisSeatReservation implements SeatReservation {
         return unavailable.sum();
     }
 
-    /** {@return how many pipelines of concurrent holds this gate lets on the wire at once (0: none; see the builder)} */
+    /**
+     * {@return how many pipelines of concurrent holds this gate lets on the wire at once (0: none; see the
+     * builder)}
+     */
     public int pipelineLanes() {
         return pipelineLanes;
     }

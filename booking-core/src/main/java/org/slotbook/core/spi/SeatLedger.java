@@ -102,7 +102,7 @@ public interface SeatLedger {
      *
      * @param tx the open transaction of the step, scoped to one tenant
      * @param booking the booking to seat
-     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param now the instant the step decides at
      * @return the claim, or empty when no seat is free
      * @throws DuplicateBookingException when the request id is used or the student has a seat already
      */
@@ -113,7 +113,7 @@ public interface SeatLedger {
      *
      * @param tx the open transaction of the step, scoped to one tenant
      * @param bookingId the booking, by its id within the tenant
-     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param now the instant the step decides at
      * @return true when this call confirmed it
      */
     boolean confirm(StoreTransaction tx, BookingId bookingId, Instant now);
@@ -123,7 +123,7 @@ public interface SeatLedger {
      *
      * @param tx the open transaction of the step, scoped to one tenant
      * @param bookingId the booking, by its id within the tenant
-     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param now the instant the step decides at
      * @return true when this call cancelled it
      */
     boolean cancel(StoreTransaction tx, BookingId bookingId, Instant now);
@@ -134,7 +134,7 @@ public interface SeatLedger {
      *
      * @param tx the open transaction of the step, scoped to one tenant
      * @param bookingId the booking, by its id within the tenant
-     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param now the instant the step decides at
      * @return true when this call expired it
      */
     boolean expire(StoreTransaction tx, BookingId bookingId, Instant now);
@@ -145,7 +145,7 @@ public interface SeatLedger {
      *
      * @param tx the open transaction of the step, scoped to one tenant
      * @param slotId the slot, by its id within the tenant
-     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param now the instant the step decides at
      * @return the bookings cancelled (empty when the slot was not OPEN)
      */
     List<BookingId> cancelSlot(StoreTransaction tx, SlotId slotId, Instant now);
@@ -158,7 +158,7 @@ public interface SeatLedger {
      *
      * @param tx the open transaction of the step, scoped to one tenant
      * @param slotId the slot, by its id within the tenant
-     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param now the instant the step decides at
      * @return true when a claim could find a seat
      */
     default boolean hasFreeSeat(StoreTransaction tx, SlotId slotId, Instant now) {
@@ -170,7 +170,7 @@ public interface SeatLedger {
      *
      * @param tx the open transaction of the step, scoped to one tenant
      * @param slotId the slot, by its id within the tenant
-     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param now the instant the step decides at
      * @return the counts
      */
     SeatCount count(StoreTransaction tx, SlotId slotId, Instant now);
@@ -181,7 +181,7 @@ public interface SeatLedger {
      *
      * @param tx the open transaction of the step, scoped to one tenant
      * @param slotId the slot, by its id within the tenant
-     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param now the instant the step decides at
      * @return the live bookings
      */
     List<Booking> liveBookings(StoreTransaction tx, SlotId slotId, Instant now);
@@ -192,7 +192,7 @@ public interface SeatLedger {
      * exactly one caller.
      *
      * @param tx the open transaction of the step, scoped to one tenant
-     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param now the instant the step decides at
      * @param limit the most entries one page returns (1..1000)
      * @return the bookings expired
      */
