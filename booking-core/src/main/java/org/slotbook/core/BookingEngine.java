@@ -78,6 +78,7 @@ public final class BookingEngine {
         this.settlement = new Settlement(store, guard, holds, events);
     }
 
+    /** {@return a builder of an engine; only the store is required} */
     public static Builder builder() {
         return new Builder();
     }
@@ -86,6 +87,11 @@ public final class BookingEngine {
      * Schedules a session: the coach and the room are checked for overlapping sessions and reserved,
      * and {@code capacity} seats are created, in one step. Scheduling the same spec again answers
      * {@link Scheduled} with the stored slot; the same slot id with another spec is refused.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param spec what to schedule
+     * @return {@link Scheduled}, or why nothing was scheduled (a conflict of the coach or the room, a slot id
+     *         already taken)
      */
     public ScheduleResult schedule(TenantId tenantId, SlotSpec spec) {
         Checks.notNull("tenantId", tenantId);
@@ -101,6 +107,10 @@ public final class BookingEngine {
     /**
      * Holds a seat for the student until the hold policy's TTL runs out; {@link #confirm} makes it
      * final. Idempotent per request id.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param request who wants which slot, under which request id
+     * @return {@link Held}, or why the student got no seat (full, waitlisted, not open, a limit reached, ...)
      */
     public HoldResult hold(TenantId tenantId, HoldRequest request) {
         Checks.notNull("tenantId", tenantId);
@@ -108,7 +118,13 @@ public final class BookingEngine {
         return observed.operation("hold", () -> holds.acquire(tenantId, request, BookingStatus.HELD));
     }
 
-    /** Hold and confirm in one step. Idempotent per request id. */
+    /**
+     * Hold and confirm in one step. Idempotent per request id.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param request who wants which slot, under which request id
+     * @return as {@link #hold}, the booking CONFIRMED when a seat was had
+     */
     public HoldResult book(TenantId tenantId, HoldRequest request) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("request", request);
@@ -119,6 +135,11 @@ public final class BookingEngine {
      * Confirms the student's hold. Succeeds iff the store says the hold is live ({@code now <
      * heldUntil}); at or after {@code heldUntil} the hold expires here and its seat goes back. A
      * repeated confirm answers {@link Confirmed} again.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param bookingId the booking, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @return {@link Confirmed}, or why not (expired, not found, not this student's)
      */
     public ConfirmResult confirm(TenantId tenantId, BookingId bookingId, StudentId studentId) {
         Checks.notNull("tenantId", tenantId);
@@ -132,6 +153,11 @@ public final class BookingEngine {
      * Cancels the student's booking and gives its seat back. Idempotent: every repeat (a retried
      * request, a redelivered message, ten concurrent deliveries) answers {@link AlreadyCancelled}
      * and changes nothing. Another student's or tenant's booking answers {@link NotFound}.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param bookingId the booking, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @return {@link Cancelled}, {@link AlreadyCancelled} for a repeat, or why the booking could not be cancelled
      */
     public CancelResult cancel(TenantId tenantId, BookingId bookingId, StudentId studentId) {
         Checks.notNull("tenantId", tenantId);
@@ -145,6 +171,10 @@ public final class BookingEngine {
      * Cancels a booking for the tenant's staff, without the student's id: the same idempotency and
      * give-back as {@link #cancel}, and the same promotion of a waiter. It is never refused as too
      * late, but a cancel after the cutoff is marked {@link Cancelled#late() late} alike.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param bookingId the booking, by its id within the tenant
+     * @return as {@link #cancel}
      */
     public CancelResult cancelByStaff(TenantId tenantId, BookingId bookingId) {
         Checks.notNull("tenantId", tenantId);
@@ -157,6 +187,11 @@ public final class BookingEngine {
     /**
      * Takes the student off the waitlist the request {@code requestId} joined: {@link LeftWaitlist}
      * once, then {@link NotWaiting}; {@link NotFound} when this student has no such entry.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     * @param studentId the student the booking or entry belongs to
+     * @return what became of the entry
      */
     public LeaveResult leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId) {
         Checks.notNull("tenantId", tenantId);
@@ -166,14 +201,24 @@ public final class BookingEngine {
                 () -> store.leaveWaitlist(tenantId, requestId, studentId, clock.storeNow()).result());
     }
 
-    /** The waitlist entry of a request, as it is now (its position among those still waiting). */
+    /**
+     * {@return the waitlist entry of a request, as it is now (its position among those still waiting)}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     */
     public Optional<WaitlistEntry> waitlistEntry(TenantId tenantId, RequestId requestId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("requestId", requestId);
         return store.findWaiter(tenantId, requestId);
     }
 
-    /** A booking of the tenant by id. */
+    /**
+     * {@return a booking of the tenant by id}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param bookingId the booking, by its id within the tenant
+     */
     public Optional<Booking> booking(TenantId tenantId, BookingId bookingId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
@@ -181,8 +226,13 @@ public final class BookingEngine {
     }
 
     /**
-     * Who is in the class: the slot's live bookings (CONFIRMED, and HELD with a live hold) by seat, one
-     * page of at most {@code limit} (1..1000) after skipping {@code offset}; empty for an unknown slot.
+     * {@return who is in the class: the slot's live bookings (CONFIRMED, and HELD with a live hold) by seat, one
+     * page of at most {@code limit} (1..1000) after skipping {@code offset}; empty for an unknown slot}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
      */
     public List<Booking> roster(TenantId tenantId, SlotId slotId, int offset, int limit) {
         Checks.notNull("tenantId", tenantId);
@@ -191,7 +241,14 @@ public final class BookingEngine {
         return store.roster(tenantId, slotId, clock.storeNow(), offset, limit);
     }
 
-    /** The slot's waiting list in order (position 1 first), one page; empty for an unknown slot. */
+    /**
+     * {@return the slot's waiting list in order (position 1 first), one page; empty for an unknown slot}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
+     */
     public List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
@@ -200,8 +257,14 @@ public final class BookingEngine {
     }
 
     /**
-     * What a student has booked: {@code upcoming} live bookings of sessions that have not ended,
-     * soonest first; else the confirmed bookings of past sessions, latest first. One page.
+     * {@return what a student has booked: {@code upcoming} live bookings of sessions that have not ended,
+     * soonest first; else the confirmed bookings of past sessions, latest first} One page.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param studentId the student the booking or entry belongs to
+     * @param upcoming true: live bookings of sessions not yet ended; false: confirmed bookings of past sessions
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
      */
     public List<BookedSession> bookingsOf(TenantId tenantId, StudentId studentId, boolean upcoming, int offset,
                                           int limit) {
@@ -211,7 +274,15 @@ public final class BookingEngine {
         return store.studentBookings(tenantId, studentId, clock.storeNow(), upcoming, offset, limit);
     }
 
-    /** A coach's or room's open sessions overlapping {@code range}, by start, one page. */
+    /**
+     * {@return a coach's or room's open sessions overlapping {@code range}, by start, one page}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param resource the coach or room (kind COACH or ROOM)
+     * @param range the time range the sessions must overlap
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
+     */
     public List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("resource", resource);
@@ -249,6 +320,10 @@ public final class BookingEngine {
      * Calls a session off: the slot stops selling, every booking of it is cancelled, every seat and
      * every occupation (coach, room, students) released, and the gate's state for it dropped.
      * Idempotent: a repeat answers {@link AlreadyCancelled}.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @return what the call did: the slot cancelled now, or already, or not found
      */
     public CancelSlotResult cancelSlot(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
@@ -260,6 +335,10 @@ public final class BookingEngine {
      * Seats of the slot as the store sees them now: {@link Availability} with {@code remaining =
      * capacity - live holds - confirmed}, or {@link NotFound} when the slot is not scheduled for
      * this tenant (as {@link #hold} answers for it).
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @return the slot's seats, or {@link NotFound}
      */
     public AvailabilityResult availability(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
@@ -272,6 +351,10 @@ public final class BookingEngine {
      * Expires, in batches of {@code batchSize}, every HELD booking of the tenant whose hold ran out,
      * frees its seat and occupation, and tells the gate and the listener. Safe to run on several
      * nodes at once. Returns how many bookings this call expired.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param batchSize the most holds one batch expires (1..10000)
+     * @return how many holds expired
      */
     public int sweepExpired(TenantId tenantId, int batchSize) {
         Checks.notNull("tenantId", tenantId);
@@ -287,6 +370,10 @@ public final class BookingEngine {
      * are removed (only when older than the policy's in-flight grace, so a hold whose transaction is
      * still running is never dropped), holders it has are added, the capacity corrected. A cancelled
      * slot's gate state is dropped. Without a gate this does nothing.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @return what was repaired
      */
     public ReconcileReport reconcile(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
@@ -299,6 +386,9 @@ public final class BookingEngine {
     /**
      * {@link #reconcile(TenantId, SlotId)} for every slot of the tenant that has not ended, page by
      * page (bounded memory).
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @return what was repaired, over all slots of the tenant
      */
     public ReconcileReport reconcileAll(TenantId tenantId) {
         Checks.notNull("tenantId", tenantId);
@@ -308,9 +398,12 @@ public final class BookingEngine {
     }
 
     /**
-     * Up to {@code limit} tenants of the store (those with at least one slot) in tenant id order,
+     * {@return up to {@code limit} tenants of the store (those with at least one slot) in tenant id order,
      * after {@code after} (null: from the first): one page of the tenants upkeep runs over when the
-     * host does not name them.
+     * host does not name them}
+     *
+     * @param after the last entry of the page before (null: from the first)
+     * @param limit the most entries one page returns (1..1000)
      */
     public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         Checks.between("limit", limit, 1, 10_000);
@@ -325,6 +418,10 @@ public final class BookingEngine {
      * drawn in the same step that gives a booking its seat (or at check-in, per
      * {@link BookingRules#credits()}). Idempotent per package id: the same grant again answers the
      * stored package; the same id with other terms is refused.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param grant the package to grant: its student, credits and validity
+     * @return the package as stored, with its remaining credits (a repeat answers the stored package)
      */
     public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant) {
         Checks.notNull("tenantId", tenantId);
@@ -341,7 +438,14 @@ public final class BookingEngine {
         });
     }
 
-    /** The student's packages with their remaining credits, the one that expires first first; one page. */
+    /**
+     * {@return the student's packages with their remaining credits, the one that expires first first; one page}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param studentId the student the booking or entry belongs to
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
+     */
     public List<LessonPackage> packages(TenantId tenantId, StudentId studentId, int offset, int limit) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("studentId", studentId);
@@ -349,7 +453,14 @@ public final class BookingEngine {
         return store.packages(tenantId, studentId, offset, limit);
     }
 
-    /** Every credit movement of a package (grant, draws, refunds, forfeits) in order; one page. */
+    /**
+     * {@return every credit movement of a package (grant, draws, refunds, forfeits) in order; one page}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param packageId the lesson package
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
+     */
     public List<CreditEntry> creditJournal(TenantId tenantId, PackageId packageId, int offset, int limit) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("packageId", packageId);
@@ -366,6 +477,11 @@ public final class BookingEngine {
      * {@link BookingRules#checkInClosesAfterEnd()} after the end). Idempotent: a repeat answers
      * {@link CheckedIn} with {@code replayed}. Under {@link CreditPolicy#AT_CHECK_IN} this is when the
      * credits are drawn.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param bookingId the booking, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @return {@link CheckedIn}, or why not (outside the window, not confirmed, not found)
      */
     public CheckInResult checkIn(TenantId tenantId, BookingId bookingId, StudentId studentId) {
         Checks.notNull("tenantId", tenantId);
@@ -375,7 +491,13 @@ public final class BookingEngine {
                 store.checkIn(tenantId, bookingId, studentId, clock.storeNow(), terms(tenantId))));
     }
 
-    /** {@link #checkIn} by the tenant's staff (at the desk), for any booking of the tenant. */
+    /**
+     * {@link #checkIn} by the tenant's staff (at the desk), for any booking of the tenant.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param bookingId the booking, by its id within the tenant
+     * @return as {@link #checkIn}
+     */
     public CheckInResult checkInByStaff(TenantId tenantId, BookingId bookingId) {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("bookingId", bookingId);
@@ -391,6 +513,11 @@ public final class BookingEngine {
      * {@link #schedule} does. {@link SeriesMode#ALL_OR_NOTHING} writes nothing when one occurrence
      * conflicts; {@link SeriesMode#BEST_EFFORT} schedules the others. The answer lists every occurrence.
      * Idempotent: the same series again answers its occurrences SCHEDULED.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param spec what to schedule
+     * @param mode whether every part must succeed, or each that can
+     * @return the scheduled occurrences and each conflict
      */
     public SeriesResult scheduleSeries(TenantId tenantId, SeriesSpec spec, SeriesMode mode) {
         Checks.notNull("tenantId", tenantId);
@@ -412,6 +539,11 @@ public final class BookingEngine {
     /**
      * Cancels the series from {@code from} on: every open occurrence starting at or after it is called
      * off as {@link #cancelSlot} does (bookings released, credits refunded). Idempotent.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param seriesId the weekly series
+     * @param from from this instant on
+     * @return which occurrences were called off
      */
     public SeriesCancelled cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from) {
         Checks.notNull("tenantId", tenantId);
@@ -426,6 +558,13 @@ public final class BookingEngine {
      * one step, with credits drawn per occurrence. {@link SeriesMode#ALL_OR_NOTHING} books all or none.
      * Idempotent per {@code requestId}: each occurrence is booked under {@code <requestId>/<yyyy-MM-dd>},
      * so a retry answers the same bookings (the request id is at most 53 characters).
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     * @param seriesId the weekly series
+     * @param studentId the student the booking or entry belongs to
+     * @param mode whether every part must succeed, or each that can
+     * @return each occurrence booked or refused, and why
      */
     public SeriesBooking bookSeries(TenantId tenantId, RequestId requestId, SeriesId seriesId, StudentId studentId,
                                     SeriesMode mode) {
@@ -441,15 +580,17 @@ public final class BookingEngine {
         return observed.operation("bookSeries", () -> holds.bookSeries(tenantId, requestId, seriesId, studentId, mode));
     }
 
-    /** Counters since this engine was built. */
+    /** {@return counters since this engine was built} */
     public EngineMetrics metrics() {
         return guard.metrics();
     }
 
+    /** {@return the hold policy the engine was built with} */
     public HoldPolicy holdPolicy() {
         return policy;
     }
 
+    /** {@return the clock the engine was built with, or the system UTC clock} */
     public Clock clock() {
         return clock.clock();
     }
@@ -468,18 +609,35 @@ public final class BookingEngine {
         private Builder() {
         }
 
-        /** The source of truth (required): {@code JdbcStore}, {@code InMemoryStore}, or another {@link BookingStore}. */
+        /**
+         * The source of truth (required): {@code JdbcStore}, {@code InMemoryStore}, or another {@link
+         * BookingStore}.
+         *
+         * @param store the store of record, where every decision is taken
+         * @return this builder
+         */
         public Builder store(BookingStore store) {
             this.store = Checks.notNull("store", store);
             return this;
         }
 
-        /** The optional fast gate; without it (or with {@link SeatReservation#none()}) the engine is DB-only. */
+        /**
+         * The optional fast gate; without it (or with {@link SeatReservation#none()}) the engine is DB-only.
+         *
+         * @param reservation the seat gate
+         * @return this builder
+         */
         public Builder reservation(SeatReservation reservation) {
             this.reservation = Checks.notNull("reservation", reservation);
             return this;
         }
 
+        /**
+         * How long a hold lasts and how long the gate keeps it; default {@link HoldPolicy#ofDefaults()}.
+         *
+         * @param holdPolicy the hold policy
+         * @return this builder
+         */
         public Builder holdPolicy(HoldPolicy holdPolicy) {
             this.holdPolicy = Checks.notNull("holdPolicy", holdPolicy);
             return this;
@@ -489,6 +647,9 @@ public final class BookingEngine {
          * A clock that decides every deadline instead of the store's own (the database's). Meant for
          * tests and simulations; in production leave it unset, so that app nodes whose clocks differ
          * still agree on every deadline.
+         *
+         * @param clock the clock that decides every deadline
+         * @return this builder
          */
         public Builder clock(Clock clock) {
             this.clock = Checks.notNull("clock", clock);
@@ -498,6 +659,9 @@ public final class BookingEngine {
         /**
          * The longest session {@link #schedule} accepts, default 24 hours. The conflict check looks
          * back this far, so lowering it while longer sessions are stored would hide their conflicts.
+         *
+         * @param maxSessionDuration the longest session (1 minute to 7 days)
+         * @return this builder
          */
         public Builder maxSessionDuration(Duration maxSessionDuration) {
             Checks.positive("maxSessionDuration", maxSessionDuration);
@@ -512,6 +676,9 @@ public final class BookingEngine {
         /**
          * The booking rules of every tenant (cancellation policy, limits, week zone, waitlist cutoff);
          * default {@link BookingRules#defaults()}.
+         *
+         * @param rules the booking rules
+         * @return this builder
          */
         public Builder rules(BookingRules rules) {
             Checks.notNull("rules", rules);
@@ -519,24 +686,41 @@ public final class BookingEngine {
             return this;
         }
 
-        /** The booking rules per tenant, asked on every call (keep it fast, for example a map lookup). */
+        /**
+         * The booking rules per tenant, asked on every call (keep it fast, for example a map lookup).
+         *
+         * @param rulesByTenant the rules of a tenant, asked on every call
+         * @return this builder
+         */
         public Builder rules(Function<TenantId, BookingRules> rulesByTenant) {
             this.rules = Checks.notNull("rulesByTenant", rulesByTenant);
             return this;
         }
 
-        /** Told about holds, confirms, cancels and expiries after they committed. */
+        /**
+         * Told about holds, confirms, cancels and expiries after they committed.
+         *
+         * @param listener told about every event after it committed
+         * @return this builder
+         */
         public Builder listener(BookingListener listener) {
             this.listener = Checks.notNull("listener", listener);
             return this;
         }
 
-        /** Told how long each operation took and how it ended, and what the gate, sweeps and reconciles did (metrics). */
+        /**
+         * Told how long each operation took and how it ended, and what the gate, sweeps and reconciles did
+         * (metrics).
+         *
+         * @param observer told about timings, outcomes and upkeep
+         * @return this builder
+         */
         public Builder observer(EngineObserver observer) {
             this.observer = Checks.notNull("observer", observer);
             return this;
         }
 
+        /** {@return the engine, with the defaults for whatever was not set} */
         public BookingEngine build() {
             if (store == null) {
                 throw new IllegalArgumentException("store must be set: the engine needs a BookingStore");

@@ -9,21 +9,36 @@ import org.slotbook.core.internal.Checks;
  * white space; {@link #of(long)} accepts positive numbers.
  */
 public record BookingId(String value) implements Identifier<BookingId> {
+    /**
+     * Checks the text: not blank, at most 64 characters, no control characters or surrounding white space.
+     *
+     * @param value the id's text
+     */
     public BookingId {
         Checks.id("bookingId", value);
     }
 
+    /**
+     * {@return the booking id with this text}
+     *
+     * @param value the id's text
+     */
     public static BookingId of(String value) {
         return new BookingId(value);
     }
 
+    /**
+     * {@return the booking id whose text is this number}
+     *
+     * @param value a positive number
+     */
     public static BookingId of(long value) {
         return new BookingId(Checks.id("bookingId", value));
     }
 
     /**
-     * A fresh booking id: a time-ordered UUID (version 7: 48 bits of epoch milliseconds, then random
-     * bits), so new rows land at the right edge of an index. Drawn from {@code ThreadLocalRandom}: no
+     * {@return a fresh booking id: a time-ordered UUID (version 7: 48 bits of epoch milliseconds, then random
+     * bits), so new rows land at the right edge of an index} Drawn from {@code ThreadLocalRandom}: no
      * lock on the hot path.
      */
     public static BookingId random() {

@@ -6,19 +6,44 @@ package org.slotbook.core;
  * the thread that made the change; keep them short or hand them off.
  */
 public interface BookingListener {
+    /**
+     * A student got a hold (a HELD booking).
+     *
+     * @param booking the booking as it is after the change
+     */
     default void held(Booking booking) {
     }
 
+    /**
+     * A booking was confirmed.
+     *
+     * @param booking the booking as it is after the change
+     */
     default void confirmed(Booking booking) {
     }
 
+    /**
+     * A booking was cancelled, by the student or by staff, or with its slot.
+     *
+     * @param booking the booking as it is after the change
+     */
     default void cancelled(Booking booking) {
     }
 
+    /**
+     * A hold ran out before it was confirmed; its seat went back.
+     *
+     * @param booking the booking as it is after the change
+     */
     default void expired(Booking booking) {
     }
 
-    /** Cancelled after the cancellation cutoff, accepted as late (the host may charge). Default: {@link #cancelled}. */
+    /**
+     * Cancelled after the cancellation cutoff, accepted as late (the host may charge). Default: {@link
+     * #cancelled}.
+     *
+     * @param booking the booking as it is after the change
+     */
     default void cancelledLate(Booking booking) {
         cancelled(booking);
     }
@@ -26,22 +51,38 @@ public interface BookingListener {
     /**
      * A waiter got a freed seat: a HELD booking under the waitlist request's id, to be confirmed before
      * {@link Booking#heldUntil()}.
+     *
+     * @param booking the booking as it is after the change
      */
     default void promoted(Booking booking) {
     }
 
-    /** The student checked in (or staff checked them in). */
+    /**
+     * The student checked in (or staff checked them in).
+     *
+     * @param booking the booking as it is after the change
+     */
     default void checkedIn(Booking booking) {
     }
 
-    /** The session ended and its check-in window closed without a check-in ({@link BookingRules#marksNoShows()}). */
+    /**
+     * The session ended and its check-in window closed without a check-in ({@link
+     * BookingRules#marksNoShows()}).
+     *
+     * @param booking the booking as it is after the change
+     */
     default void noShow(Booking booking) {
     }
 
-    /** A waiter was passed over for a freed seat and left the list; {@link WaitlistEntry#reason()} says why. */
+    /**
+     * A waiter was passed over for a freed seat and left the list; {@link WaitlistEntry#reason()} says why.
+     *
+     * @param entry the waitlist entry
+     */
     default void waitlistSkipped(WaitlistEntry entry) {
     }
 
+    /** A listener that ignores every event. */
     BookingListener NONE = new BookingListener() {
     };
 }

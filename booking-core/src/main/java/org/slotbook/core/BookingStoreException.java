@@ -20,24 +20,49 @@ package org.slotbook.core;
 public class BookingStoreException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** Whether trying the same call again later may succeed. */
     private final boolean retryable;
+    /** Whether the call may have committed. */
     private final boolean outcomeUnknown;
 
+    /**
+     * A failure that says whether a retry may help and whether the call may have committed.
+     *
+     * @param message what failed, naming no other tenant's data
+     * @param cause the failure underneath
+     * @param retryable whether trying the call again later may succeed
+     * @param outcomeUnknown whether the call may have committed
+     */
     public BookingStoreException(String message, Throwable cause, boolean retryable, boolean outcomeUnknown) {
         super(message, cause);
         this.retryable = retryable;
         this.outcomeUnknown = outcomeUnknown;
     }
 
+    /**
+     * A failure that is not retryable and changed nothing.
+     *
+     * @param message what failed, naming no other tenant's data
+     * @param cause the failure underneath
+     */
     public BookingStoreException(String message, Throwable cause) {
         this(message, cause, false, true);
     }
 
+    /**
+     * A failure that is not retryable and changed nothing.
+     *
+     * @param message what failed, naming no other tenant's data
+     */
     public BookingStoreException(String message) {
         this(message, null, false, true);
     }
 
-    /** Whether trying the same call again later may succeed. */
+    /**
+     * Whether trying the same call again later may succeed.
+     *
+     * @return true when a retry may succeed
+     */
     public boolean retryable() {
         return retryable;
     }
@@ -45,6 +70,8 @@ public class BookingStoreException extends RuntimeException {
     /**
      * True when the call reached the database and may have committed; false when it certainly
      * changed nothing (nothing was sent, or it was rolled back).
+     *
+     * @return true when the call may have committed
      */
     public boolean outcomeUnknown() {
         return outcomeUnknown;

@@ -32,6 +32,12 @@ public record CancellationPolicy(@Nullable Duration cutoff, LateCancel afterCuto
 
     private static final CancellationPolicy FREE = new CancellationPolicy(null, LateCancel.ACCEPT_LATE);
 
+    /**
+     * Checks the components: a kind and, except for FREE, a cutoff of whole seconds up to 366 days.
+     *
+     * @param cutoff how long before the start free cancellation ends; null: never (always free)
+     * @param afterCutoff what a cancel after the cutoff does
+     */
     public CancellationPolicy {
         if (cutoff != null) {
             Checks.notNegative("cutoff", cutoff);
@@ -45,22 +51,34 @@ public record CancellationPolicy(@Nullable Duration cutoff, LateCancel afterCuto
         Checks.notNull("afterCutoff", afterCutoff);
     }
 
-    /** Cancel any time, free. */
+    /** {@return cancel any time, free} */
     public static CancellationPolicy free() {
         return FREE;
     }
 
-    /** Free until {@code cutoff} before the start; later cancels are refused. */
+    /**
+     * {@return free until {@code cutoff} before the start; later cancels are refused}
+     *
+     * @param cutoff how long before the start the free cancellation ends
+     */
     public static CancellationPolicy refuseWithin(Duration cutoff) {
         return new CancellationPolicy(Checks.notNull("cutoff", cutoff), LateCancel.REFUSE);
     }
 
-    /** Free until {@code cutoff} before the start; later cancels go through, marked late. */
+    /**
+     * {@return free until {@code cutoff} before the start; later cancels go through, marked late}
+     *
+     * @param cutoff how long before the start the free cancellation ends
+     */
     public static CancellationPolicy lateWithin(Duration cutoff) {
         return new CancellationPolicy(Checks.notNull("cutoff", cutoff), LateCancel.ACCEPT_LATE);
     }
 
-    /** The instant free cancellation ends for a session starting at {@code start}, or null (never). */
+    /**
+     * {@return the instant free cancellation ends for a session starting at {@code start}, or null (never)}
+     *
+     * @param start the start of the session
+     */
     public @Nullable Instant cutoffFor(Instant start) {
         return cutoff == null ? null : start.minus(cutoff);
     }

@@ -6,6 +6,11 @@ package org.slotbook.core;
  * charge for it); a hold that was never confirmed is never cancelled late.
  */
 public record Cancelled(Booking booking, boolean late) implements CancelResult {
+    /**
+     * A cancellation done by this call (not a repeat).
+     *
+     * @param booking the booking as cancelled
+     */
     public Cancelled(Booking booking) {
         this(booking, false);
     }

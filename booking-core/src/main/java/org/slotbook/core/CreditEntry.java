@@ -26,6 +26,18 @@ public record CreditEntry(TenantId tenantId, PackageId packageId, long seq, Reas
         FORFEIT
     }
 
+    /**
+     * Checks the components: ids, kind and time present.
+     *
+     * @param tenantId the tenant it belongs to
+     * @param packageId the lesson package
+     * @param seq the entry's place in the tenant's journal (ascending in the order they were written)
+     * @param reason why the credits moved: grant, draw, refund or forfeit
+     * @param delta the credits added (positive) or taken (negative)
+     * @param bookingId the booking the credits moved for; null for the GRANT
+     * @param requestId the request of that booking; null for the GRANT
+     * @param at when the credits moved
+     */
     public CreditEntry {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("packageId", packageId);

@@ -29,19 +29,38 @@ public interface EngineObserver {
     default void operationFinished(String operation, String outcome, long nanos) {
     }
 
-    /** The gate answered a hold attempt ({@link GateOutcome#UNAVAILABLE} also when it failed or timed out). */
+    /**
+     * The gate answered a hold attempt ({@link GateOutcome#UNAVAILABLE} also when it failed or timed out).
+     *
+     * @param outcome the gate's answer
+     */
     default void gateDecision(GateOutcome outcome) {
     }
 
-    /** A gate call failed ({@code call}: {@code tryHold}, {@code release}, {@code reconcile}, ...); the database went on alone. */
+    /**
+     * A gate call failed ({@code call}: {@code tryHold}, {@code release}, {@code reconcile}, ...); the database
+     * went on alone.
+     *
+     * @param call the name of the gate call that failed
+     */
     default void gateUnavailable(String call) {
     }
 
-    /** A reconciliation of one tenant's slots (or of one slot) finished; its repairs are in the report. */
+    /**
+     * A reconciliation of one tenant's slots (or of one slot) finished; its repairs are in the report.
+     *
+     * @param tenantId the tenant of the event
+     * @param report what the reconciliation found and repaired
+     */
     default void reconciled(TenantId tenantId, ReconcileReport report) {
     }
 
-    /** A sweep of one tenant expired {@code expired} holds that ran out. */
+    /**
+     * A sweep of one tenant expired {@code expired} holds that ran out.
+     *
+     * @param tenantId the tenant of the event
+     * @param expired how many holds the sweep expired
+     */
     default void swept(TenantId tenantId, int expired) {
     }
 }

@@ -33,6 +33,14 @@ public record HoldPolicy(Duration holdTtl, Duration cacheGrace, Duration inFligh
     /** The longest {@code cacheGrace} and {@code inFlightGrace} accepted. */
     public static final Duration MAX_GRACE = Duration.ofDays(1);
 
+    /**
+     * Checks the components: the hold TTL positive, the graces not negative.
+     *
+     * @param holdTtl how long a hold lasts before it expires
+     * @param cacheGrace how much longer than the hold the gate keeps it
+     * @param inFlightGrace how old a holder the ledger does not know must be before it is removed, so a hold in
+     *                      flight survives
+     */
     public HoldPolicy {
         Checks.positive("holdTtl", holdTtl);
         Checks.notNegative("cacheGrace", cacheGrace);
@@ -51,10 +59,16 @@ public record HoldPolicy(Duration holdTtl, Duration cacheGrace, Duration inFligh
         }
     }
 
+    /** {@return the default policy: 10-minute holds, 30 s of cache grace} */
     public static HoldPolicy ofDefaults() {
         return new HoldPolicy(Duration.ofMinutes(10), Duration.ofSeconds(30), Duration.ofMinutes(2));
     }
 
+    /**
+     * {@return the default policy with holds of {@code minutes}}
+     *
+     * @param minutes how long a hold lasts, in minutes
+     */
     public static HoldPolicy ofMinutes(long minutes) {
         if (minutes <= 0) {
             throw new IllegalArgumentException("holdTtl minutes must be positive, got " + minutes);
@@ -66,19 +80,34 @@ public record HoldPolicy(Duration holdTtl, Duration cacheGrace, Duration inFligh
         return ofDefaults().withHoldTtl(Duration.ofMinutes(minutes));
     }
 
+    /**
+     * {@return this policy with another hold TTL}
+     *
+     * @param ttl how long a hold lasts before it expires
+     */
     public HoldPolicy withHoldTtl(Duration ttl) {
         return new HoldPolicy(ttl, cacheGrace, inFlightGrace);
     }
 
+    /**
+     * {@return this policy with another cache grace}
+     *
+     * @param grace how much longer than the hold the gate keeps it
+     */
     public HoldPolicy withCacheGrace(Duration grace) {
         return new HoldPolicy(holdTtl, grace, inFlightGrace);
     }
 
+    /**
+     * {@return this policy with another in-flight grace}
+     *
+     * @param grace how old a gate holder the ledger does not know must be before a reconcile removes it
+     */
     public HoldPolicy withInFlightGrace(Duration grace) {
         return new HoldPolicy(holdTtl, cacheGrace, grace);
     }
 
-    /** How long the gate keeps a hold: the confirm window plus the cache grace. */
+    /** {@return how long the gate keeps a hold: the confirm window plus the cache grace} */
     public Duration gateTtl() {
         return holdTtl.plus(cacheGrace);
     }

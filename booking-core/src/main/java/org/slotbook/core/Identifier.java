@@ -14,7 +14,7 @@ package org.slotbook.core;
 public sealed interface Identifier<T extends Identifier<T>> extends Comparable<T>
         permits BookingId, CoachId, PackageId, RequestId, RoomId, SeriesId, SlotId, StudentId, TenantId {
 
-    /** The identifier's text. */
+    /** {@return the identifier's text} */
     String value();
 
     @Override

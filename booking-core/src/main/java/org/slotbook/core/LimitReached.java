@@ -6,5 +6,10 @@ package org.slotbook.core;
  */
 public record LimitReached(Limit limit, int max) implements HoldResult {
     /** Which limit. */
-    public enum Limit { UPCOMING, WEEKLY }
+    public enum Limit {
+        /** Too many upcoming bookings ({@link BookingRules#maxUpcoming()}). */
+        UPCOMING,
+        /** Too many bookings in one calendar week ({@link BookingRules#maxPerWeek()}). */
+        WEEKLY
+    }
 }

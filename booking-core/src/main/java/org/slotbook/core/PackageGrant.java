@@ -12,9 +12,21 @@ import org.slotbook.core.internal.Checks;
  */
 public record PackageGrant(PackageId packageId, StudentId studentId, int credits, Instant validFrom,
                            Instant validUntil, Set<String> classTypes) {
+    /** The most credits one package may hold. */
     public static final int MAX_CREDITS = 10_000;
+    /** The most class types one package may name. */
     public static final int MAX_CLASS_TYPES = 20;
 
+    /**
+     * Checks the components: ids present, credits in range, the validity window not empty.
+     *
+     * @param packageId the lesson package
+     * @param studentId the student the booking or entry belongs to
+     * @param credits the credits granted (1..10,000)
+     * @param validFrom the start of validity: sessions starting before it are not paid
+     * @param validUntil the end of validity (exclusive): sessions starting at or after it are not paid
+     * @param classTypes the class types the package pays for (empty: every type)
+     */
     public PackageGrant {
         Checks.notNull("packageId", packageId);
         Checks.notNull("studentId", studentId);
@@ -35,13 +47,25 @@ public record PackageGrant(PackageId packageId, StudentId studentId, int credits
         classTypes = Set.copyOf(classTypes);
     }
 
-    /** A package of {@code credits} for any session starting within {@code [validFrom, validUntil)}. */
+    /**
+     * {@return a package of {@code credits} for any session starting within {@code [validFrom, validUntil)}}
+     *
+     * @param packageId the lesson package
+     * @param studentId the student the booking or entry belongs to
+     * @param credits the credits granted (1..10,000)
+     * @param validFrom the start of validity: sessions starting before it are not paid
+     * @param validUntil the end of validity (exclusive): sessions starting at or after it are not paid
+     */
     public static PackageGrant of(PackageId packageId, StudentId studentId, int credits, Instant validFrom,
                                   Instant validUntil) {
         return new PackageGrant(packageId, studentId, credits, validFrom, validUntil, Set.of());
     }
 
-    /** This grant for sessions of these class types only. */
+    /**
+     * {@return this grant for sessions of these class types only}
+     *
+     * @param types the class types the package pays for
+     */
     public PackageGrant forClassTypes(String... types) {
         return new PackageGrant(packageId, studentId, credits, validFrom, validUntil, Set.of(types));
     }

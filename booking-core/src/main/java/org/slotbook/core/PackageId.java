@@ -9,14 +9,29 @@ import org.slotbook.core.internal.Checks;
  * white space; {@link #of(long)} accepts positive numbers.
  */
 public record PackageId(String value) implements Identifier<PackageId> {
+    /**
+     * Checks the text: not blank, at most 64 characters, no control characters or surrounding white space.
+     *
+     * @param value the id's text
+     */
     public PackageId {
         Checks.id("packageId", value);
     }
 
+    /**
+     * {@return the package id with this text}
+     *
+     * @param value the id's text
+     */
     public static PackageId of(String value) {
         return new PackageId(value);
     }
 
+    /**
+     * {@return the package id whose text is this number}
+     *
+     * @param value a positive number
+     */
     public static PackageId of(long value) {
         return new PackageId(Checks.id("packageId", value));
     }

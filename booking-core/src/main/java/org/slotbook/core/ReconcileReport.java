@@ -7,8 +7,14 @@ package org.slotbook.core;
  */
 public record ReconcileReport(int slotsChecked, int holdersAdded, int holdersRemoved, int capacityFixed,
                               int slotsUnreachable) {
+    /** Nothing repaired. */
     public static final ReconcileReport EMPTY = new ReconcileReport(0, 0, 0, 0, 0);
 
+    /**
+     * {@return the sum of both reports}
+     *
+     * @param other the report to add
+     */
     public ReconcileReport plus(ReconcileReport other) {
         return new ReconcileReport(slotsChecked + other.slotsChecked, holdersAdded + other.holdersAdded,
                 holdersRemoved + other.holdersRemoved, capacityFixed + other.capacityFixed,

@@ -73,7 +73,13 @@ public final class ReconciliationJob implements AutoCloseable {
         }) : b.executor;
     }
 
-    /** A job over the tenants {@code tenants} names on each run. */
+    /**
+     * A job over the tenants {@code tenants} names on each run.
+     *
+     * @param engine the booking engine whose upkeep this is
+     * @param tenants supplies the tenants of each run
+     * @return a builder of the job
+     */
     public static Builder builder(BookingEngine engine, Supplier<? extends Collection<TenantId>> tenants) {
         return new Builder(engine, Checks.notNull("tenants", tenants));
     }
@@ -81,12 +87,19 @@ public final class ReconciliationJob implements AutoCloseable {
     /**
      * A job over every tenant the engine's store holds (every tenant with a slot), read page by page
      * through {@link BookingEngine#tenants} on each run: the host need not know its tenant list.
+     *
+     * @param engine the booking engine whose upkeep this is
+     * @return a builder of the job
      */
     public static Builder builder(BookingEngine engine) {
         return new Builder(engine, null);
     }
 
-    /** Schedules the job at the configured fixed delay, starting after one interval. Idempotent. */
+    /**
+     * Schedules the job at the configured fixed delay, starting after one interval. Idempotent.
+     *
+     * @return this job
+     */
     public synchronized ReconciliationJob start() {
         if (closed) {
             throw new IllegalStateException("this ReconciliationJob is closed");
@@ -103,6 +116,7 @@ public final class ReconciliationJob implements AutoCloseable {
      * another run is in progress in this JVM (the call then does nothing). A tenant whose upkeep
      * throws is logged and counted, and the run goes on with the next one.
      *
+     * @return the run's counts, or empty when another run was in progress
      * @throws RuntimeException when the tenants could not be listed (the tenants done so far stay done)
      */
     public Optional<Run> runOnce() {
@@ -183,17 +197,17 @@ public final class ReconciliationJob implements AutoCloseable {
         }
     }
 
-    /** Completed runs so far. */
+    /** {@return completed runs so far} */
     public long runs() {
         return runs.get();
     }
 
-    /** Runs that ended with an exception so far (the tenants could not be listed). */
+    /** {@return runs that ended with an exception so far (the tenants could not be listed)} */
     public long failedRuns() {
         return failedRuns.get();
     }
 
-    /** Tenant upkeeps (one tenant in one run) whose sweep or reconcile threw, so far. */
+    /** {@return tenant upkeeps (one tenant in one run) whose sweep or reconcile threw, so far} */
     public long failedTenants() {
         return failedTenants.get();
     }
@@ -255,30 +269,51 @@ public final class ReconciliationJob implements AutoCloseable {
             this.tenants = tenants;
         }
 
-        /** Delay between the end of one run and the start of the next; default 30 s. */
+        /**
+         * Delay between the end of one run and the start of the next; default 30 s.
+         *
+         * @param interval the delay between runs
+         * @return this builder
+         */
         public Builder interval(Duration interval) {
             this.interval = Checks.positive("interval", interval);
             return this;
         }
 
-        /** Holds expired per ledger transaction; default 500. */
+        /**
+         * Holds expired per ledger transaction; default 500.
+         *
+         * @param sweepBatch the most expired holds one batch of a sweep takes
+         * @return this builder
+         */
         public Builder sweepBatch(int sweepBatch) {
             this.sweepBatch = Checks.between("sweepBatch", sweepBatch, 1, 10_000);
             return this;
         }
 
-        /** Tenants read per page when the job runs over all tenants of the store; default 500. */
+        /**
+         * Tenants read per page when the job runs over all tenants of the store; default 500.
+         *
+         * @param tenantPage tenants read per page
+         * @return this builder
+         */
         public Builder tenantPage(int tenantPage) {
             this.tenantPage = Checks.between("tenantPage", tenantPage, 1, 10_000);
             return this;
         }
 
-        /** A scheduler of the host's; the job then neither creates nor shuts down one. */
+        /**
+         * A scheduler of the host's; the job then neither creates nor shuts down one.
+         *
+         * @param executor the host's scheduler
+         * @return this builder
+         */
         public Builder executor(ScheduledExecutorService executor) {
             this.executor = Checks.notNull("executor", executor);
             return this;
         }
 
+        /** {@return the job, not yet started} */
         public ReconciliationJob build() {
             return new ReconciliationJob(this);
         }

@@ -9,14 +9,29 @@ import org.slotbook.core.internal.Checks;
  * white space; {@link #of(long)} accepts positive numbers.
  */
 public record RoomId(String value) implements Identifier<RoomId> {
+    /**
+     * Checks the text: not blank, at most 64 characters, no control characters or surrounding white space.
+     *
+     * @param value the id's text
+     */
     public RoomId {
         Checks.id("roomId", value);
     }
 
+    /**
+     * {@return the room id with this text}
+     *
+     * @param value the id's text
+     */
     public static RoomId of(String value) {
         return new RoomId(value);
     }
 
+    /**
+     * {@return the room id whose text is this number}
+     *
+     * @param value a positive number
+     */
     public static RoomId of(long value) {
         return new RoomId(Checks.id("roomId", value));
     }

@@ -9,6 +9,11 @@ import org.slotbook.core.internal.Checks;
  * white space; {@link #of(long)} accepts positive numbers.
  */
 public record SeriesId(String value) implements Identifier<SeriesId> {
+    /**
+     * Checks the text: not blank, at most 64 characters, no control characters or surrounding white space.
+     *
+     * @param value the id's text
+     */
     public SeriesId {
         Checks.id("seriesId", value);
         if (value.length() > MAX_LENGTH) {
@@ -21,15 +26,29 @@ public record SeriesId(String value) implements Identifier<SeriesId> {
     /** The longest series id: 64 minus the 11 characters of {@code /yyyy-MM-dd}. */
     public static final int MAX_LENGTH = 53;
 
-    /** The slot id of this series' occurrence on {@code day} (its wall-clock date in the series' zone). */
+    /**
+     * {@return the slot id of this series' occurrence on {@code day} (its wall-clock date in the series' zone)}
+     *
+     * @param day the date of the occurrence
+     */
     public SlotId occurrence(java.time.LocalDate day) {
         return SlotId.of(value + "/" + day);
     }
 
+    /**
+     * {@return the series id with this text}
+     *
+     * @param value the id's text
+     */
     public static SeriesId of(String value) {
         return new SeriesId(value);
     }
 
+    /**
+     * {@return the series id whose text is this number}
+     *
+     * @param value a positive number
+     */
     public static SeriesId of(long value) {
         return new SeriesId(Checks.id("seriesId", value));
     }

@@ -40,6 +40,26 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
     /** A series spans at most this many days (a year and a day). */
     public static final int MAX_DAYS = 366;
 
+    /**
+     * Checks the components: everything present, at least one occurrence, at most 52 weeks.
+     *
+     * @param seriesId the weekly series
+     * @param coachId the coach who teaches the session
+     * @param roomId the room the session is in
+     * @param capacity the number of seats of the slot
+     * @param days the days of the week with a session
+     * @param startTime the wall-clock start of each session
+     * @param length how long each session lasts
+     * @param zone the zone of the wall-clock times and dates
+     * @param firstDay the first day of the series
+     * @param lastDay the last day of the series, inclusive
+     * @param opensBeforeStart how long before the start check-in opens
+     * @param closesBeforeStart how long before each start booking closes (null: at the start)
+     * @param buffer turnover time after the session for the coach and the room
+     * @param cancellation the series' own cancellation policy (null: the tenant's)
+     * @param classType the class type (null: none)
+     * @param cost credits one booking costs (0: free)
+     */
     public SeriesSpec {
         Checks.notNull("seriesId", seriesId);
         Checks.notNull("coachId", coachId);
@@ -76,12 +96,20 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
         Checks.between("cost", cost, 0, SlotSpec.MAX_COST);
     }
 
-    /** Starts a weekly series: name its days, time and span next. */
+    /**
+     * Starts a weekly series: name its days, time and span next.
+     *
+     * @param seriesId the weekly series
+     * @param coachId the coach who teaches the session
+     * @param roomId the room the session is in
+     * @param capacity the number of seats of the slot
+     * @return the first step of the series: its days
+     */
     public static Days weekly(SeriesId seriesId, CoachId coachId, RoomId roomId, int capacity) {
         return new Days(seriesId, coachId, roomId, capacity);
     }
 
-    /** The occurrences, in time order. */
+    /** {@return the occurrences, in time order} */
     public List<SlotSpec> occurrences() {
         List<SlotSpec> list = new ArrayList<>();
         for (LocalDate day = firstDay; !day.isAfter(lastDay); day = day.plusDays(1)) {
@@ -98,29 +126,56 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
         return list;
     }
 
+    /**
+     * {@return this series with each occurrence costing {@code credits} from the student's package}
+     *
+     * @param credits the cost of one occurrence (0..1000; 0: free)
+     */
     public SeriesSpec withCost(int credits) {
         return new SeriesSpec(seriesId, coachId, roomId, capacity, days, startTime, length, zone, firstDay, lastDay,
                 opensBeforeStart, closesBeforeStart, buffer, cancellation, classType, credits);
     }
 
+    /**
+     * {@return this series of a class type (null: none)}
+     *
+     * @param type the class type
+     */
     public SeriesSpec withClassType(@Nullable String type) {
         return new SeriesSpec(seriesId, coachId, roomId, capacity, days, startTime, length, zone, firstDay, lastDay,
                 opensBeforeStart, closesBeforeStart, buffer, cancellation, type, cost);
     }
 
-    /** Turnover time of the coach and the room after each session (see {@link SlotSpec#withBuffer(Duration)}). */
+    /**
+     * Turnover time of the coach and the room after each session (see {@link SlotSpec#withBuffer(Duration)}).
+     *
+     * @param turnover time after the session before the coach and the room are free again
+     * @return this series with that buffer
+     */
     public SeriesSpec withBuffer(Duration turnover) {
         return new SeriesSpec(seriesId, coachId, roomId, capacity, days, startTime, length, zone, firstDay, lastDay,
                 opensBeforeStart, closesBeforeStart, Checks.notNull("buffer", turnover), cancellation, classType,
                 cost);
     }
 
-    /** Booking of each occurrence opens {@code opensBefore} its start and closes {@code closesBefore} it (null: none). */
+    /**
+     * Booking of each occurrence opens {@code opensBefore} its start and closes {@code closesBefore} it (null:
+     * none).
+     *
+     * @param opensBefore how long before each start booking opens (null: at once)
+     * @param closesBefore how long before each start booking closes (null: at the start)
+     * @return this series with that booking window
+     */
     public SeriesSpec withBookingWindow(@Nullable Duration opensBefore, @Nullable Duration closesBefore) {
         return new SeriesSpec(seriesId, coachId, roomId, capacity, days, startTime, length, zone, firstDay, lastDay,
                 opensBefore, closesBefore, buffer, cancellation, classType, cost);
     }
 
+    /**
+     * {@return this series with a cancellation policy of its own (null: the tenant's)}
+     *
+     * @param policy the cancellation policy
+     */
     public SeriesSpec withCancellation(@Nullable CancellationPolicy policy) {
         return new SeriesSpec(seriesId, coachId, roomId, capacity, days, startTime, length, zone, firstDay, lastDay,
                 opensBeforeStart, closesBeforeStart, buffer, policy, classType, cost);
@@ -128,6 +183,12 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
 
     /** The first step of {@link #weekly}: the days of the week. */
     public record Days(SeriesId seriesId, CoachId coachId, RoomId roomId, int capacity) {
+        /**
+         * {@return the next step, the time of day: on these days of the week}
+         *
+         * @param first a day of the week
+         * @param more the other days
+         */
         public Time on(DayOfWeek first, DayOfWeek... more) {
             EnumSet<DayOfWeek> set = EnumSet.of(Checks.notNull("days", first));
             for (DayOfWeek d : more) {
@@ -139,6 +200,13 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
 
     /** The second step: the wall-clock start, the length, the zone. */
     public record Time(Days series, Set<DayOfWeek> days) {
+        /**
+         * {@return the next step, the span: each session at this time of day, this long, in this zone}
+         *
+         * @param startTime the wall-clock start
+         * @param length how long each session lasts
+         * @param zone the zone of the wall clock
+         */
         public Span at(LocalTime startTime, Duration length, ZoneId zone) {
             return new Span(this, Checks.notNull("startTime", startTime), Checks.positive("length", length),
                     Checks.notNull("zone", zone));
@@ -147,6 +215,11 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
 
     /** The third step: the first day. */
     public record Span(Time time, LocalTime startTime, Duration length, ZoneId zone) {
+        /**
+         * {@return the last step, the end: from this first day}
+         *
+         * @param firstDay the first day of the series
+         */
         public Until from(LocalDate firstDay) {
             return new Until(this, Checks.notNull("firstDay", firstDay));
         }
@@ -154,13 +227,23 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
 
     /** The last step: for how many weeks, or until which day. */
     public record Until(Span span, LocalDate firstDay) {
-        /** {@code weeks} weeks (1..52) from the first day. */
+        /**
+         * {@code weeks} weeks (1..52) from the first day.
+         *
+         * @param weeks the number of weeks (1..52)
+         * @return the series, ending {@code weeks} weeks after its first day
+         */
         public SeriesSpec forWeeks(int weeks) {
             Checks.between("weeks", weeks, 1, 52);
             return until(firstDay.plusWeeks(weeks).minusDays(1));
         }
 
-        /** Until {@code lastDay}, inclusive. */
+        /**
+         * Until {@code lastDay}, inclusive.
+         *
+         * @param lastDay the last day of the series, inclusive
+         * @return the series, ending on {@code lastDay}
+         */
         public SeriesSpec until(LocalDate lastDay) {
             Days d = span.time().series();
             return new SeriesSpec(d.seriesId(), d.coachId(), d.roomId(), d.capacity(), span.time().days(),

@@ -16,6 +16,26 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
                    SlotStatus status, @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
                    @Nullable CancellationPolicy cancellation, boolean bufferStudents, @Nullable String classType,
                    int cost, @Nullable SeriesId seriesId) {
+    /**
+     * Checks the components: ids and time present, the capacity and the cost in range, instants in whole
+     * microseconds.
+     *
+     * @param tenantId the tenant it belongs to
+     * @param slotId the slot, by its id within the tenant
+     * @param coachId the coach who teaches the session
+     * @param roomId the room the session is in
+     * @param time when the session runs
+     * @param capacity the number of seats of the slot
+     * @param status OPEN, or CANCELLED once called off
+     * @param opensAt when booking opens (null: open now)
+     * @param closesAt when booking closes (null: at the end)
+     * @param buffer turnover time after the session for the coach and the room
+     * @param cancellation the slot's own cancellation policy (null: the tenant's)
+     * @param bufferStudents true: each booked student's time is padded by the buffer too
+     * @param classType the class type a {@link LessonPackage} must cover to pay for it; null: none
+     * @param cost credits a booking draws from the student's package (0: no package needed)
+     * @param seriesId the weekly series this slot is an occurrence of; null for a one-off session
+     */
     public Slot {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);
@@ -33,6 +53,22 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
         Checks.between("cost", cost, 0, SlotSpec.MAX_COST);
     }
 
+    /**
+     * A slot without class type, cost or series.
+     *
+     * @param tenantId the tenant it belongs to
+     * @param slotId the slot, by its id within the tenant
+     * @param coachId the coach who teaches the session
+     * @param roomId the room the session is in
+     * @param time when the session runs
+     * @param capacity the number of seats of the slot
+     * @param status OPEN, or CANCELLED once called off
+     * @param opensAt when booking opens (null: open now)
+     * @param closesAt when booking closes (null: at the end)
+     * @param buffer turnover time after the session for the coach and the room
+     * @param cancellation the slot's own cancellation policy (null: the tenant's)
+     * @param bufferStudents true: each booked student's time is padded by the buffer too
+     */
     public Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                 SlotStatus status, @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
                 @Nullable CancellationPolicy cancellation, boolean bufferStudents) {
@@ -40,12 +76,39 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
                 bufferStudents, null, 0, null);
     }
 
+    /**
+     * A slot open for booking now until the end, without buffer, own cancellation policy, class type, cost or
+     * series.
+     *
+     * @param tenantId the tenant it belongs to
+     * @param slotId the slot, by its id within the tenant
+     * @param coachId the coach who teaches the session
+     * @param roomId the room the session is in
+     * @param time when the session runs
+     * @param capacity the number of seats of the slot
+     * @param status OPEN, or CANCELLED once called off
+     */
     public Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                 SlotStatus status) {
         this(tenantId, slotId, coachId, roomId, time, capacity, status, null, null, Duration.ZERO, null, false, null, 0,
                 null);
     }
 
+    /**
+     * A slot with a class type and a cost, outside any series.
+     *
+     * @param tenantId the tenant it belongs to
+     * @param slotId the slot, by its id within the tenant
+     * @param coachId the coach who teaches the session
+     * @param roomId the room the session is in
+     * @param time when the session runs
+     * @param capacity the number of seats of the slot
+     * @param status OPEN, or CANCELLED once called off
+     * @param opensAt when booking opens (null: open now)
+     * @param closesAt when booking closes (null: at the end)
+     * @param buffer turnover time after the session for the coach and the room
+     * @param cancellation the slot's own cancellation policy (null: the tenant's)
+     */
     public Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                 SlotStatus status, @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
                 @Nullable CancellationPolicy cancellation) {
@@ -53,13 +116,23 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
                 null, 0, null);
     }
 
+    /**
+     * {@return a new OPEN slot of the tenant, as the spec describes it}
+     *
+     * @param tenantId the tenant it belongs to
+     * @param spec what to schedule
+     */
     public static Slot open(TenantId tenantId, SlotSpec spec) {
         return new Slot(tenantId, spec.slotId(), spec.coachId(), spec.roomId(), spec.time(), spec.capacity(),
                 SlotStatus.OPEN, spec.opensAt(), spec.closesAt(), spec.buffer(), spec.cancellation(),
                 spec.bufferStudents(), spec.classType(), spec.cost(), null);
     }
 
-    /** True when this slot was scheduled from exactly this spec. */
+    /**
+     * {@return true when this slot was scheduled from exactly this spec}
+     *
+     * @param spec the spec to compare with
+     */
     public boolean matches(SlotSpec spec) {
         return slotId.equals(spec.slotId()) && coachId.equals(spec.coachId()) && roomId.equals(spec.roomId())
                 && time.equals(spec.time()) && capacity == spec.capacity()
@@ -70,23 +143,32 @@ public record Slot(TenantId tenantId, SlotId slotId, CoachId coachId, RoomId roo
                 && java.util.Objects.equals(classType, spec.classType()) && cost == spec.cost();
     }
 
+    /**
+     * {@return this slot in {@code newStatus}}
+     *
+     * @param newStatus the new status
+     */
     public Slot withStatus(SlotStatus newStatus) {
         return new Slot(tenantId, slotId, coachId, roomId, time, capacity, newStatus, opensAt, closesAt, buffer,
                 cancellation, bufferStudents, classType, cost, seriesId);
     }
 
-    /** This slot as an occurrence of {@code series}. */
+    /**
+     * {@return this slot as an occurrence of {@code series}}
+     *
+     * @param series the series the slot is an occurrence of
+     */
     public Slot inSeries(SeriesId series) {
         return new Slot(tenantId, slotId, coachId, roomId, time, capacity, status, opensAt, closesAt, buffer,
                 cancellation, bufferStudents, classType, cost, series);
     }
 
-    /** The time a booked student is taken: the session, and its buffer when {@code bufferStudents}. */
+    /** {@return the time a booked student is taken: the session, and its buffer when {@code bufferStudents}} */
     public TimeRange studentTime() {
         return bufferStudents ? paddedTime() : time;
     }
 
-    /** The time the coach and the room are taken: the session and its buffer after it. */
+    /** {@return the time the coach and the room are taken: the session and its buffer after it} */
     public TimeRange paddedTime() {
         return buffer.isZero() ? time : TimeRange.of(time.start(), time.end().plus(buffer));
     }

@@ -30,12 +30,30 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
                        @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
                        @Nullable CancellationPolicy cancellation, boolean bufferStudents, @Nullable String classType,
                        int cost) {
+    /** The most seats a slot may have. */
     public static final int MAX_CAPACITY = 100_000;
     /** The longest buffer a slot may have. */
     public static final Duration MAX_BUFFER = Duration.ofHours(24);
     /** The highest cost of a slot in credits. */
     public static final int MAX_COST = 1_000;
 
+    /**
+     * Checks the components: ids and time present, the capacity and the cost in range, instants in whole
+     * microseconds.
+     *
+     * @param slotId the slot, by its id within the tenant
+     * @param coachId the coach who teaches the session
+     * @param roomId the room the session is in
+     * @param time when the session runs
+     * @param capacity the number of seats of the slot
+     * @param opensAt when booking opens (null: open now)
+     * @param closesAt when booking closes (null: at the end)
+     * @param buffer turnover time after the session for the coach and the room
+     * @param cancellation the slot's own cancellation policy (null: the tenant's)
+     * @param bufferStudents true: each booked student's time is padded by the buffer too
+     * @param classType the class type (null: none)
+     * @param cost credits one booking costs (0: free)
+     */
     public SlotSpec {
         Checks.notNull("slotId", slotId);
         Checks.notNull("coachId", coachId);
@@ -66,71 +84,138 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
         Checks.between("cost", cost, 0, MAX_COST);
     }
 
+    /**
+     * A spec without class type or cost.
+     *
+     * @param slotId the slot, by its id within the tenant
+     * @param coachId the coach who teaches the session
+     * @param roomId the room the session is in
+     * @param time when the session runs
+     * @param capacity the number of seats of the slot
+     * @param opensAt when booking opens (null: open now)
+     * @param closesAt when booking closes (null: at the end)
+     * @param buffer turnover time after the session for the coach and the room
+     * @param cancellation the slot's own cancellation policy (null: the tenant's)
+     * @param bufferStudents true: each booked student's time is padded by the buffer too
+     */
     public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                     @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
                     @Nullable CancellationPolicy cancellation, boolean bufferStudents) {
         this(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation, bufferStudents, null, 0);
     }
 
+    /**
+     * A spec open for booking now until the end, without buffer or own cancellation policy.
+     *
+     * @param slotId the slot, by its id within the tenant
+     * @param coachId the coach who teaches the session
+     * @param roomId the room the session is in
+     * @param time when the session runs
+     * @param capacity the number of seats of the slot
+     */
     public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity) {
         this(slotId, coachId, roomId, time, capacity, null, null, Duration.ZERO, null, false);
     }
 
+    /**
+     * A spec with a class type and a cost.
+     *
+     * @param slotId the slot, by its id within the tenant
+     * @param coachId the coach who teaches the session
+     * @param roomId the room the session is in
+     * @param time when the session runs
+     * @param capacity the number of seats of the slot
+     * @param opensAt when booking opens (null: open now)
+     * @param closesAt when booking closes (null: at the end)
+     * @param buffer turnover time after the session for the coach and the room
+     * @param cancellation the slot's own cancellation policy (null: the tenant's)
+     */
     public SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange time, int capacity,
                     @Nullable Instant opensAt, @Nullable Instant closesAt, Duration buffer,
                     @Nullable CancellationPolicy cancellation) {
         this(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation, false);
     }
 
-    /** This spec with booking open from {@code opensAt} (null: at once) until {@code closesAt} (null: the end). */
+    /**
+     * {@return this spec with booking open from {@code opensAt} (null: at once) until {@code closesAt} (null:
+     * the end)}
+     *
+     * @param opensAt when booking opens (null: open now)
+     * @param closesAt when booking closes (null: at the end)
+     */
     public SlotSpec withBookingWindow(@Nullable Instant opensAt, @Nullable Instant closesAt) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation,
                 bufferStudents, classType, cost);
     }
 
-    /** This spec with booking opening at {@code opensAt}. */
+    /**
+     * {@return this spec with booking opening at {@code opensAt}}
+     *
+     * @param at when booking opens (null: at once)
+     */
     public SlotSpec opensAt(@Nullable Instant at) {
         return withBookingWindow(at, closesAt);
     }
 
-    /** This spec with booking stopping {@code before} the start. */
+    /**
+     * {@return this spec with booking stopping {@code before} the start}
+     *
+     * @param before how long before the start
+     */
     public SlotSpec closesBeforeStart(Duration before) {
         Checks.notNegative("before", before);
         return withBookingWindow(opensAt, time.start().minus(before));
     }
 
-    /** This spec with {@code buffer} of turnover time for the coach and the room after the session. */
+    /**
+     * {@return this spec with {@code buffer} of turnover time for the coach and the room after the session}
+     *
+     * @param turnover time after the session before the coach and the room are free again
+     */
     public SlotSpec withBuffer(Duration turnover) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt,
                 Checks.notNull("buffer", turnover), cancellation, bufferStudents, classType, cost);
     }
 
     /**
-     * This spec with {@code buffer} after the session for the coach and the room, and, when
+     * {@return this spec with {@code buffer} after the session for the coach and the room, and, when
      * {@code studentsToo}, for each booked student as well (a student's next session may start only
-     * after the turnover too, for example time to shower and change).
+     * after the turnover too, for example time to shower and change)}
+     *
+     * @param turnover time after the session before the coach and the room are free again
+     * @param studentsToo true: each booked student's time is padded too
      */
     public SlotSpec withBuffer(Duration turnover, boolean studentsToo) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt,
                 Checks.notNull("buffer", turnover), cancellation, studentsToo, classType, cost);
     }
 
-    /** This spec with a cancellation policy of its own (null: the tenant's). */
+    /**
+     * {@return this spec with a cancellation policy of its own (null: the tenant's)}
+     *
+     * @param policy the slot's own policy (null: the tenant's)
+     */
     public SlotSpec withCancellation(@Nullable CancellationPolicy policy) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, policy,
                 bufferStudents, classType, cost);
     }
 
     /**
-     * This spec costing {@code credits} (0..1000) from the student's {@link LessonPackage} per booking;
-     * 0: no package needed.
+     * {@return this spec costing {@code credits} (0..1000) from the student's {@link LessonPackage} per booking;
+     * 0: no package needed}
+     *
+     * @param credits credits one booking costs (0..1000; 0: free)
      */
     public SlotSpec withCost(int credits) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation,
                 bufferStudents, classType, credits);
     }
 
-    /** This spec of class type {@code type} (null: none): only packages covering the type pay for it. */
+    /**
+     * {@return this spec of class type {@code type} (null: none): only packages covering the type pay for it}
+     *
+     * @param type the class type (null: none)
+     */
     public SlotSpec withClassType(@Nullable String type) {
         return new SlotSpec(slotId, coachId, roomId, time, capacity, opensAt, closesAt, buffer, cancellation,
                 bufferStudents, type, cost);

@@ -9,14 +9,29 @@ import org.slotbook.core.internal.Checks;
  * white space; {@link #of(long)} accepts positive numbers.
  */
 public record TenantId(String value) implements Identifier<TenantId> {
+    /**
+     * Checks the text: not blank, at most 64 characters, no control characters or surrounding white space.
+     *
+     * @param value the id's text
+     */
     public TenantId {
         Checks.id("tenantId", value);
     }
 
+    /**
+     * {@return the tenant id with this text}
+     *
+     * @param value the id's text
+     */
     public static TenantId of(String value) {
         return new TenantId(value);
     }
 
+    /**
+     * {@return the tenant id whose text is this number}
+     *
+     * @param value a positive number
+     */
     public static TenantId of(long value) {
         return new TenantId(Checks.id("tenantId", value));
     }

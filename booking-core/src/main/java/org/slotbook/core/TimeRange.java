@@ -21,6 +21,12 @@ import org.slotbook.core.internal.Checks;
  * and one starting at 10:00 do not overlap.
  */
 public record TimeRange(Instant start, Instant end) {
+    /**
+     * Checks the range: start before end, both in whole microseconds.
+     *
+     * @param start the start, inclusive
+     * @param end the end, exclusive
+     */
     public TimeRange {
         Instant givenStart = Checks.notNull("start", start);
         Instant givenEnd = Checks.notNull("end", end);
@@ -36,24 +42,47 @@ public record TimeRange(Instant start, Instant end) {
         }
     }
 
+    /**
+     * {@return the range from {@code start} to {@code end}}
+     *
+     * @param start the start, inclusive
+     * @param end the end, exclusive
+     */
     public static TimeRange of(Instant start, Instant end) {
         return new TimeRange(start, end);
     }
 
+    /**
+     * {@return the range from {@code start} lasting {@code length}}
+     *
+     * @param start the start, inclusive
+     * @param length how long it lasts
+     */
     public static TimeRange of(Instant start, Duration length) {
         Checks.notNull("start", start);
         Checks.positive("length", length);
         return new TimeRange(start, start.plus(length));
     }
 
+    /**
+     * {@return true when the two ranges share an instant}
+     *
+     * @param other the other range
+     */
     public boolean overlaps(TimeRange other) {
         return start.isBefore(other.end) && end.isAfter(other.start);
     }
 
+    /**
+     * {@return true when {@code instant} is in this range}
+     *
+     * @param instant the instant to test
+     */
     public boolean contains(Instant instant) {
         return !instant.isBefore(start) && instant.isBefore(end);
     }
 
+    /** {@return the length of this range} */
     public Duration duration() {
         return Duration.between(start, end);
     }

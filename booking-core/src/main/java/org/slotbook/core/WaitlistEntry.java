@@ -16,7 +16,16 @@ public record WaitlistEntry(TenantId tenantId, SlotId slotId, RequestId requestI
                             int position, Status status, @Nullable SkipReason reason, BookingId bookingId,
                             Instant joinedAt) {
     /** Where a waiter stands. */
-    public enum Status { WAITING, PROMOTED, LEFT, SKIPPED }
+    public enum Status {
+        /** On the list, waiting for a seat. */
+        WAITING,
+        /** Got a freed seat, as a HELD booking. */
+        PROMOTED,
+        /** The student left the list. */
+        LEFT,
+        /** Passed over for a freed seat; {@link WaitlistEntry#reason()} says why. */
+        SKIPPED
+    }
 
     /** Why a waiter was passed over when a seat came free. */
     public enum SkipReason {
@@ -30,6 +39,19 @@ public record WaitlistEntry(TenantId tenantId, SlotId slotId, RequestId requestI
         NO_CREDITS
     }
 
+    /**
+     * Checks the components: everything present, the position at least 1.
+     *
+     * @param tenantId the tenant it belongs to
+     * @param slotId the slot, by its id within the tenant
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     * @param studentId the student the booking or entry belongs to
+     * @param position 1 for the first one waiting; 0 when no longer waiting
+     * @param status WAITING, PROMOTED (a seat was given: {@code bookingId}), LEFT or SKIPPED
+     * @param reason why a SKIPPED waiter was passed over, else null
+     * @param bookingId the id of the booking a promotion gives (or gave) this waiter
+     * @param joinedAt when the request joined the list
+     */
     public WaitlistEntry {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("slotId", slotId);

@@ -18,14 +18,17 @@ public enum JdbcDialect {
         this.fileSuffix = fileSuffix;
     }
 
-    /** Class path location of this dialect's tables, with a {@code ${prefix}} placeholder for the table prefix. */
+    /**
+     * {@return class path location of this dialect's tables, with a {@code ${prefix}} placeholder for the
+     * table prefix}
+     */
     public String schemaResource() {
         return "org/slotbook/jdbc/schema-" + fileSuffix + ".sql";
     }
 
     /**
-     * Class path location of this dialect's decision routines (functions, procedures or aliases), run
-     * after {@link #schemaResource()}; same placeholder.
+     * {@return class path location of this dialect's decision routines (functions, procedures or aliases), run
+     * after {@link #schemaResource()}; same placeholder}
      */
     public String routinesResource() {
         return "org/slotbook/jdbc/routines-" + fileSuffix + ".sql";
@@ -34,6 +37,8 @@ public enum JdbcDialect {
     /**
      * The dialect for a JDBC database product name ({@code DatabaseMetaData#getDatabaseProductName}).
      *
+     * @param productName the database's product name, as JDBC metadata gives it
+     * @return the dialect
      * @throws IllegalArgumentException for a database the store does not support
      */
     public static JdbcDialect forProductName(String productName) {

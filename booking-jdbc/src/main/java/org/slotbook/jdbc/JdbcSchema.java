@@ -31,7 +31,11 @@ public final class JdbcSchema {
     private JdbcSchema() {
     }
 
-    /** Creates the tables with the default prefix {@code slotbook_}, in the dialect detected from the database. */
+    /**
+     * Creates the tables with the default prefix {@code slotbook_}, in the dialect detected from the database.
+     *
+     * @param dataSource the database to create the tables in
+     */
     public static void create(DataSource dataSource) {
         create(dataSource, Tables.DEFAULT_PREFIX);
     }
@@ -41,6 +45,8 @@ public final class JdbcSchema {
      * database. It does not add PostgreSQL's exclusion constraint: the store's locks alone keep
      * coaches, rooms and students from double-booking; see {@link #createExclusionBackstop}.
      *
+     * @param dataSource the database to create the tables in
+     * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
      * @throws BookingStoreException when a statement fails
      */
     public static void create(DataSource dataSource, String prefix) {
@@ -62,6 +68,8 @@ public final class JdbcSchema {
      * {@code btree_gist} extension stays). A host object that depends on one of the tables (a view, a
      * foreign key) makes the drop fail instead of going with it.
      *
+     * @param dataSource the database to drop the tables from
+     * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
      * @throws BookingStoreException when a statement fails
      */
     public static void drop(DataSource dataSource, String prefix) {
@@ -89,6 +97,8 @@ public final class JdbcSchema {
      * extension (its creation needs the CREATE privilege on the database, or an administrator who
      * created it beforehand).
      *
+     * @param dataSource the PostgreSQL database
+     * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
      * @throws IllegalArgumentException when the database is not PostgreSQL
      * @throws BookingStoreException    when the extension or the constraint could not be created
      */
@@ -106,7 +116,11 @@ public final class JdbcSchema {
         LOG.info("PostgreSQL exclusion constraint {}occupancy_no_overlap is in place", prefix);
     }
 
-    /** The dialect of the database behind {@code dataSource}. */
+    /**
+     * {@return the dialect of the database behind {@code dataSource}}
+     *
+     * @param dataSource the host's database
+     */
     public static JdbcDialect detect(DataSource dataSource) {
         try (Connection connection = dataSource.getConnection()) {
             return JdbcDialect.forProductName(connection.getMetaData().getDatabaseProductName());

@@ -1,13 +1,12 @@
 package org.slotbook.jdbc;
 
+import java.sql.SQLException;
 import javax.sql.DataSource;
-import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.JdbiException;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.ForwardingStore;
+import org.slotbook.jdbc.internal.Connections;
 import org.slotbook.jdbc.internal.Decisions;
 import org.slotbook.jdbc.internal.StoreCore;
 import org.slotbook.jdbc.internal.Tables;
@@ -49,41 +48,47 @@ public final class JdbcStore extends ForwardingStore {
         return decisions;
     }
 
-    /** A store on the host's DataSource, tables prefixed {@code slotbook_}, dialect detected. */
+    /**
+     * A store on the host's DataSource, tables prefixed {@code slotbook_}, dialect detected.
+     *
+     * @param dataSource the host's database, whose schema {@link JdbcSchema} installed
+     * @return the store
+     */
     public static JdbcStore create(DataSource dataSource) {
         return builder(dataSource).build();
     }
 
-    /** A store on the host's Jdbi instance, tables prefixed {@code slotbook_}, dialect detected. */
-    public static JdbcStore create(Jdbi jdbi) {
-        return builder(jdbi).build();
-    }
-
+    /**
+     * {@return a builder of a store on the host's DataSource, for another table prefix, dialect or retry
+     * setting}
+     *
+     * @param dataSource the host's database, whose schema {@link JdbcSchema} installed
+     */
     public static Builder builder(DataSource dataSource) {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource must not be null");
         }
-        return new Builder(Jdbi.create(dataSource), dataSource);
+        return new Builder(Connections.of(dataSource));
     }
 
-    public static Builder builder(Jdbi jdbi) {
-        if (jdbi == null) {
-            throw new IllegalArgumentException("jdbi must not be null");
-        }
-        return new Builder(jdbi, null);
+    /** A builder on any source of connections; {@link JdbiStores} builds one on a Jdbi. */
+    static Builder builder(Connections connections) {
+        return new Builder(connections);
     }
 
+    /** {@return the SQL dialect of the store's database} */
     public JdbcDialect dialect() {
         return core.dialect();
     }
 
+    /** {@return the prefix of every table name} */
     public String tablePrefix() {
         return core.tables().prefix();
     }
 
     /**
-     * How many batches of concurrent holds may run at once (see {@link Builder#holdLanes}); 0 when each
-     * hold is a call of its own (the setting was 0, or the database is H2).
+     * {@return how many batches of concurrent holds may run at once (see {@link Builder#holdLanes}); 0 when each
+     * hold is a call of its own (the setting was 0, or the database is H2)}
      */
     public int holdLanes() {
         return decisions.holdLanes();
@@ -96,25 +101,34 @@ public final class JdbcStore extends ForwardingStore {
 
     /** Configures a {@link JdbcStore}. */
     public static final class Builder {
-        private final Jdbi jdbi;
-        private final @Nullable DataSource dataSource;
+        private final Connections connections;
         private String tablePrefix = Tables.DEFAULT_PREFIX;
         private @Nullable JdbcDialect dialect;
         private int maxRetries = DEFAULT_MAX_RETRIES;
         private int holdLanes = DEFAULT_HOLD_LANES;
 
-        private Builder(Jdbi jdbi, @Nullable DataSource dataSource) {
-            this.jdbi = jdbi;
-            this.dataSource = dataSource;
+        private Builder(Connections connections) {
+            this.connections = connections;
         }
 
-        /** Prefix of every table name: empty or up to 24 characters of a-z, 0-9 and _. Default {@code slotbook_}. */
+        /**
+         * Prefix of every table name: empty or up to 24 characters of a-z, 0-9 and _. Default {@code
+         * slotbook_}.
+         *
+         * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
+         * @return this builder
+         */
         public Builder tablePrefix(String prefix) {
             this.tablePrefix = Tables.checkPrefix(prefix);
             return this;
         }
 
-        /** The SQL dialect; by default detected from the database's metadata when {@link #build()} runs. */
+        /**
+         * The SQL dialect; by default detected from the database's metadata when {@link #build()} runs.
+         *
+         * @param dialect the SQL dialect of the database
+         * @return this builder
+         */
         public Builder dialect(JdbcDialect dialect) {
             if (dialect == null) {
                 throw new IllegalArgumentException("dialect must not be null");
@@ -123,7 +137,12 @@ public final class JdbcStore extends ForwardingStore {
             return this;
         }
 
-        /** How often a transaction runs again after a deadlock or serialization failure (0..100). Default 8. */
+        /**
+         * How often a transaction runs again after a deadlock or serialization failure (0..100). Default 8.
+         *
+         * @param maxRetries retries after a deadlock or serialization failure (0..100)
+         * @return this builder
+         */
         public Builder maxRetries(int maxRetries) {
             if (maxRetries < 0 || maxRetries > 100) {
                 throw new IllegalArgumentException("maxRetries must be between 0 and 100, got " + maxRetries);
@@ -142,6 +161,9 @@ public final class JdbcStore extends ForwardingStore {
          * holds keep busy at once; about the database server's cores is a good number, more when its
          * disk, not its CPU, is the limit. 0 sends every hold on its own. H2, in the same JVM, sends
          * every hold on its own whatever this says.
+         *
+         * @param lanes how many calls of combined holds may run at once (0..64)
+         * @return this builder
          */
         public Builder holdLanes(int lanes) {
             if (lanes < 0 || lanes > MAX_HOLD_LANES) {
@@ -153,18 +175,20 @@ public final class JdbcStore extends ForwardingStore {
         }
 
         /**
+         *
+         * @return the store
          * @throws BookingStoreException when the dialect must be detected and the database cannot be reached
          */
         public JdbcStore build() {
-            JdbcDialect resolved = dialect != null ? dialect : detect(jdbi);
-            return new JdbcStore(new StoreCore(jdbi, dataSource, resolved, new Tables(tablePrefix), maxRetries),
+            JdbcDialect resolved = dialect != null ? dialect : detect(connections);
+            return new JdbcStore(new StoreCore(connections, resolved, new Tables(tablePrefix), maxRetries),
                     holdLanes);
         }
 
-        private static JdbcDialect detect(Jdbi jdbi) {
-            try (Handle handle = jdbi.open()) {
-                return JdbcDialect.forProductName(handle.getConnection().getMetaData().getDatabaseProductName());
-            } catch (JdbiException | java.sql.SQLException e) {
+        private static JdbcDialect detect(Connections connections) {
+            try (Connections.Lease lease = connections.open()) {
+                return JdbcDialect.forProductName(lease.connection().getMetaData().getDatabaseProductName());
+            } catch (SQLException e) {
                 throw new BookingStoreException("could not detect the SQL dialect: " + e.getMessage(), e);
             }
         }

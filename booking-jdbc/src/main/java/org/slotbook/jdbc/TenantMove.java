@@ -69,7 +69,13 @@ public final class TenantMove {
         this.tables = List.copyOf(b.tables);
     }
 
-    /** A move from the database of {@code source} to that of {@code target}, both with the default prefix. */
+    /**
+     * A move from the database of {@code source} to that of {@code target}, both with the default prefix.
+     *
+     * @param source the database the tenant moves from
+     * @param target the database the tenant moves to
+     * @return a builder of the move
+     */
     public static Builder builder(DataSource source, DataSource target) {
         return new Builder(source, target);
     }
@@ -78,6 +84,8 @@ public final class TenantMove {
      * Copies every row of {@code tenant} from the source to the target in one target transaction and
      * answers the rows copied per table. The tenant's traffic must be stopped first.
      *
+     * @param tenant the tenant to copy, its traffic stopped
+     * @return rows copied per table
      * @throws IllegalStateException  when the target already holds rows of the tenant (nothing written)
      * @throws BookingStoreException when a database fails (nothing written on the target)
      */
@@ -120,7 +128,13 @@ public final class TenantMove {
         }
     }
 
-    /** Deletes every row of {@code tenant} from the source (children first) in one transaction; answers the rows deleted. */
+    /**
+     * Deletes every row of {@code tenant} from the source (children first) in one transaction; answers the rows
+     * deleted.
+     *
+     * @param tenant the tenant whose rows to delete, once copied
+     * @return the rows deleted
+     */
     public int deleteFromSource(TenantId tenant) {
         if (tenant == null) {
             throw new IllegalArgumentException("tenantId must not be null");
@@ -233,19 +247,34 @@ public final class TenantMove {
             this.target = target;
         }
 
-        /** The table prefix on the source database (default {@code slotbook_}). */
+        /**
+         * The table prefix on the source database (default {@code slotbook_}).
+         *
+         * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
+         * @return this builder
+         */
         public Builder sourcePrefix(String prefix) {
             this.sourcePrefix = Tables.checkPrefix(prefix);
             return this;
         }
 
-        /** The table prefix on the target database (default {@code slotbook_}). */
+        /**
+         * The table prefix on the target database (default {@code slotbook_}).
+         *
+         * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
+         * @return this builder
+         */
         public Builder targetPrefix(String prefix) {
             this.targetPrefix = Tables.checkPrefix(prefix);
             return this;
         }
 
-        /** One more table (name without prefix, with a {@code tenant_id} column) to copy after the shipped ones. */
+        /**
+         * One more table (name without prefix, with a {@code tenant_id} column) to copy after the shipped ones.
+         *
+         * @param name the table's name without prefix
+         * @return this builder
+         */
         public Builder table(String name) {
             if (name == null || !name.matches("[a-z_][a-z0-9_]{0,39}")) {
                 throw new IllegalArgumentException("table must be a-z, 0-9 and _, got '" + name + "'");
@@ -256,6 +285,7 @@ public final class TenantMove {
             return this;
         }
 
+        /** {@return the move} */
         public TenantMove build() {
             return new TenantMove(this);
         }

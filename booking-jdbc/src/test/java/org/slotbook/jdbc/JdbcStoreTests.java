@@ -216,7 +216,7 @@ abstract class JdbcStoreTests {
      */
     @Test
     void aStoreBuiltOnAJdbiDecidesAsOneBuiltOnItsDataSource() throws Exception {
-        JdbcStore onJdbi = JdbcStore.builder(Jdbi.create(db.dataSource())).tablePrefix(db.prefix()).build();
+        JdbcStore onJdbi = JdbiStores.builder(Jdbi.create(db.dataSource())).tablePrefix(db.prefix()).build();
         TenantId t = tenant();
         Slot s = slot(t, "jdbi", 5);
         assertThat(onJdbi.schedule(t, s, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);

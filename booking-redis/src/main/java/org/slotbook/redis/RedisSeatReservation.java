@@ -126,7 +126,12 @@ public final class RedisSeatReservation implements SeatReservation {
         this.logIntervalNanos = builder.unavailableLogInterval.toNanos();
     }
 
-    /** A gate with the default settings: key prefix {@code slotbook:}, reclaim batch 16. */
+    /**
+     * A gate with the default settings: key prefix {@code slotbook:}, reclaim batch 16.
+     *
+     * @param jedis the Redis client: standalone or cluster, any UnifiedJedis
+     * @return the gate
+     */
     public static RedisSeatReservation create(UnifiedJedis jedis) {
         return builder(jedis).build();
     }
@@ -135,23 +140,29 @@ public final class RedisSeatReservation implements SeatReservation {
      * Settings for a gate over {@code jedis}: any {@link UnifiedJedis} ({@code RedisClient},
      * {@code JedisPooled}, {@code RedisClusterClient}, {@code JedisCluster}). The client's timeouts
      * bound how long a hold waits for a sick Redis.
+     *
+     * @param jedis the Redis client: standalone or cluster, any UnifiedJedis
+     * @return a builder of the gate
      */
     public static Builder builder(UnifiedJedis jedis) {
         Checks.notNull("jedis", jedis);
         return new Builder(jedis);
     }
 
-    /** How many times {@link #tryHold} answered {@link GateDecision#UNAVAILABLE} since this gate was built. */
+    /** {@return how many times {@link #tryHold} answered {@link GateDecision#UNAVAILABLE} since this gate was built} */
     public long unavailableCount() {
         return unavailable.sum();
     }
 
-    /** How many pipelines of concurrent holds this gate lets on the wire at once (0: none; see the builder). */
+    /**
+     * {@return how many pipelines of concurrent holds this gate lets on the wire at once (0: none; see the
+     * builder)}
+     */
     public int pipelineLanes() {
         return pipelineLanes;
     }
 
-    /** The key prefix of every key this gate writes. */
+    /** {@return the key prefix of every key this gate writes} */
     public String keyPrefix() {
         return slotKeys.prefix();
     }
@@ -160,6 +171,10 @@ public final class RedisSeatReservation implements SeatReservation {
      * The keys of one slot, as every script of this gate takes them: the holders sorted set, then the
      * meta hash (see <i>Keys</i> above). For operators who inspect Redis, and for tools that run a
      * script of the gate themselves.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @return the keys, in the order the scripts take them
      */
     public List<String> keys(TenantId tenantId, SlotId slotId) {
         Checks.notNull("tenantId", tenantId);
@@ -171,12 +186,21 @@ public final class RedisSeatReservation implements SeatReservation {
      * The MATCH pattern of every key this gate writes, for {@code SCAN} (e.g.
      * {@code redis-cli --scan --pattern}): its key prefix with the glob characters escaped, then
      * {@code *}. Keys of another gate whose prefix begins with this one's match it too.
+     *
+     * @return the SCAN pattern of every key this gate writes
      */
     public String keyPattern() {
         return SlotKeys.pattern(slotKeys.prefix());
     }
 
-    /** The arguments {@link #tryHold} sends to {@code hold.lua}, for tools that measure the script alone. */
+    /**
+     * The arguments {@link #tryHold} sends to {@code hold.lua}, for tools that measure the script alone.
+     *
+     * @param studentId the student the booking or entry belongs to
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     * @param ttl how long the hold lasts before it expires
+     * @return the arguments, in order
+     */
     public List<String> holdArgs(StudentId studentId, RequestId requestId, Duration ttl) {
         byte[][] call = holdCall(NO_KEY, NO_KEY, studentId, requestId, ttl);
         List<String> args = new ArrayList<>(call.length - 2);
@@ -477,13 +501,23 @@ public final class RedisSeatReservation implements SeatReservation {
             this.jedis = jedis;
         }
 
-        /** Prefix of every key (default {@code slotbook:}); must not contain braces. */
+        /**
+         * Prefix of every key (default {@code slotbook:}); must not contain braces.
+         *
+         * @param keyPrefix the prefix of every Redis key
+         * @return this builder
+         */
         public Builder keyPrefix(String keyPrefix) {
             this.keyPrefix = SlotKeys.checkPrefix(keyPrefix);
             return this;
         }
 
-        /** How many expired holders one {@code tryHold} reclaims at most (default 16, 1 to 10,000). */
+        /**
+         * How many expired holders one {@code tryHold} reclaims at most (default 16, 1 to 10,000).
+         *
+         * @param reclaimBatch how many expired holders one hold may reclaim
+         * @return this builder
+         */
         public Builder reclaimBatch(int reclaimBatch) {
             this.reclaimBatch = Checks.between("reclaimBatch", reclaimBatch, 1, 10_000);
             return this;
@@ -496,18 +530,27 @@ public final class RedisSeatReservation implements SeatReservation {
          * calls), on one pooled connection: one write and one read for many calls instead of a round trip
          * each. A lone call goes out at once. 0 sends every call on its own pooled connection. Cluster
          * clients always send each call on its own.
+         *
+         * @param pipelineLanes how many pipelines of holds may be in flight at once
+         * @return this builder
          */
         public Builder pipelineLanes(int pipelineLanes) {
             this.pipelineLanes = Checks.between("pipelineLanes", pipelineLanes, 0, MAX_PIPELINE_LANES);
             return this;
         }
 
-        /** At most one warning per interval while Redis is unavailable (default 10 seconds). */
+        /**
+         * At most one warning per interval while Redis is unavailable (default 10 seconds).
+         *
+         * @param interval the least time between two warnings
+         * @return this builder
+         */
         public Builder unavailableLogInterval(Duration interval) {
             this.unavailableLogInterval = Checks.positive("unavailableLogInterval", interval);
             return this;
         }
 
+        /** {@return the gate} */
         public RedisSeatReservation build() {
             return new RedisSeatReservation(this);
         }

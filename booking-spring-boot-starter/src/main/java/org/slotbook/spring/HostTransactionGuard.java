@@ -18,6 +18,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public final class HostTransactionGuard extends ForwardingStore {
     private final BookingStore delegate;
 
+    /**
+     * Guards {@code delegate} against calls from inside a host transaction.
+     *
+     * @param delegate the store that does the work
+     */
     public HostTransactionGuard(BookingStore delegate) {
         if (delegate == null) {
             throw new IllegalArgumentException("delegate must not be null");
@@ -37,7 +42,7 @@ public final class HostTransactionGuard extends ForwardingStore {
         return delegate;
     }
 
-    /** The store that does the work. */
+    /** {@return the store that does the work} */
     public BookingStore target() {
         return delegate;
     }

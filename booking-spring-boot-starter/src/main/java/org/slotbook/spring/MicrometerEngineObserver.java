@@ -31,6 +31,11 @@ public final class MicrometerEngineObserver implements EngineObserver {
     private final Counter capacityFixed;
     private final Counter swept;
 
+    /**
+     * An observer that records into {@code registry}.
+     *
+     * @param registry the application's meter registry
+     */
     public MicrometerEngineObserver(MeterRegistry registry) {
         this.registry = registry;
         this.holdersAdded = repairs("holders_added");

@@ -50,6 +50,10 @@ public class SlotbookAutoConfiguration {
      * The JDBC store on the application's DataSource (a {@link TransactionAwareDataSourceProxy} is
      * unwrapped: the store commits each decision on a connection of its own). Runs Slotbook's
      * migrations first when {@code slotbook.flyway.enabled}, and checks the schema.
+     *
+     * @param dataSource the host's database
+     * @param properties the slotbook.* properties
+     * @return the store, guarded against host transactions
      */
     @Bean
     @ConditionalOnMissingBean(BookingStore.class)
@@ -84,6 +88,19 @@ public class SlotbookAutoConfiguration {
         return current;
     }
 
+    /**
+     * The engine on the store, with the gate, observers and listeners the application defines, and the
+     * slotbook.* rules and hold policy.
+     *
+     * @param store the store of record
+     * @param properties the slotbook.* properties
+     * @param gate the application's seat gate, if it defines one (none: DB-only)
+     * @param observers the observers the application defines
+     * @param listener the application's listeners, told about every event
+     * @param rules the application's rules bean, if any, else the slotbook.* rules
+     * @param rulesByTenant the application's rules per tenant, if it defines them
+     * @return the engine
+     */
     @Bean
     @ConditionalOnMissingBean
     public BookingEngine slotbookEngine(BookingStore store, SlotbookProperties properties,
@@ -108,7 +125,14 @@ public class SlotbookAutoConfiguration {
         return builder.build();
     }
 
-    /** Sweeps expired holds and reconciles the gate, for every tenant of the store, every {@code slotbook.upkeep.interval}. */
+    /**
+     * Sweeps expired holds and reconciles the gate, for every tenant of the store, every {@code
+     * slotbook.upkeep.interval}.
+     *
+     * @param engine the booking engine whose upkeep this is
+     * @param properties the slotbook.* properties
+     * @return the job, started by Spring and stopped with the context
+     */
     @Bean(initMethod = "start", destroyMethod = "close")
     @ConditionalOnMissingBean
     @ConditionalOnProperty(prefix = "slotbook.upkeep", name = "enabled", matchIfMissing = true)

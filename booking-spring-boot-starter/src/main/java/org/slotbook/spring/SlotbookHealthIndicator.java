@@ -22,7 +22,12 @@ public final class SlotbookHealthIndicator extends AbstractHealthIndicator {
     private final BookingStore store;
     private final @Nullable SeatReservation gate;
 
-    /** {@code gate} null: the engine runs without a gate. */
+    /**
+     * {@code gate} null: the engine runs without a gate.
+     *
+     * @param store the store to probe
+     * @param gate the seat gate (null: none)
+     */
     public SlotbookHealthIndicator(BookingStore store, @Nullable SeatReservation gate) {
         super("Slotbook health check failed");
         this.store = store;

@@ -11,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass(name = {"com.fasterxml.jackson.databind.ObjectMapper", "org.slotbook.core.BookingEngine"})
 @ConditionalOnProperty(prefix = "slotbook.jackson", name = "enabled", matchIfMissing = true)
 public class SlotbookJacksonAutoConfiguration {
+    /** {@return the Jackson module for Slotbook's results and ids} */
     @Bean
     @ConditionalOnMissingBean
     public SlotbookJacksonModule slotbookJacksonModule() {

@@ -37,6 +37,7 @@ import org.slotbook.core.TenantId;
 public final class SlotbookJacksonModule extends SimpleModule {
     private static final long serialVersionUID = 1L;
 
+    /** A module that writes and reads Slotbook's ids as strings and its results with their type. */
     public SlotbookJacksonModule() {
         super("slotbook");
         id(TenantId.class, TenantId::value, TenantId::of);

@@ -20,7 +20,14 @@ public final class SlotbookMigrations {
     private SlotbookMigrations() {
     }
 
-    /** The Flyway that migrates Slotbook's tables with {@code prefix} on {@code dataSource}. */
+    /**
+     * The Flyway that migrates Slotbook's tables with {@code prefix} on {@code dataSource}.
+     *
+     * @param dataSource the host's database
+     * @param dialect the SQL dialect of the database
+     * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
+     * @return the Flyway, not yet run
+     */
     public static Flyway flyway(DataSource dataSource, JdbcDialect dialect, String prefix) {
         return Flyway.configure(SlotbookMigrations.class.getClassLoader())
                 .dataSource(dataSource)
@@ -33,7 +40,14 @@ public final class SlotbookMigrations {
                 .load();
     }
 
-    /** Applies every pending migration. */
+    /**
+     * Applies every pending migration.
+     *
+     * @param dataSource the host's database
+     * @param dialect the SQL dialect of the database
+     * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
+     * @return what Flyway did
+     */
     public static MigrateResult migrate(DataSource dataSource, JdbcDialect dialect, String prefix) {
         MigrateResult result = flyway(dataSource, dialect, prefix).migrate();
         LOG.info("Slotbook migrations (prefix '{}'): {} applied, schema at version {}", prefix,

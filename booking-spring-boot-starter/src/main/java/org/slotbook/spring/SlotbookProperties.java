@@ -120,7 +120,7 @@ public record SlotbookProperties(
             @DefaultValue("false") boolean markNoShows,
             @DefaultValue("at-booking") String creditsDrawn) {
 
-        /** These settings as {@link org.slotbook.core.BookingRules}; bad values name the property. */
+        /** {@return these settings as {@link org.slotbook.core.BookingRules}; bad values name the property} */
         public org.slotbook.core.BookingRules toBookingRules() {
             org.slotbook.core.CancellationPolicy cancellation;
             if (cancelCutoff == null) {

@@ -45,12 +45,20 @@ public final class SlotbookSchema {
     private SlotbookSchema() {
     }
 
-    /** The migrations folder of a dialect, as a Flyway location. */
+    /**
+     * {@return the migrations folder of a dialect, as a Flyway location}
+     *
+     * @param dialect the SQL dialect of the database
+     */
     public static String location(JdbcDialect dialect) {
         return "classpath:" + MIGRATIONS + dialect.name().toLowerCase(Locale.ROOT);
     }
 
-    /** Table (without prefix) to its columns, in file order, as the shipped schema file creates them. */
+    /**
+     * {@return table (without prefix) to its columns, in file order, as the shipped schema file creates them}
+     *
+     * @param dialect the SQL dialect of the database
+     */
     public static Map<String, List<String>> expectedTables(JdbcDialect dialect) {
         Map<String, List<String>> tables = new LinkedHashMap<>();
         Matcher m = TABLE.matcher(SqlScript.raw(dialect.schemaResource()));
@@ -76,7 +84,11 @@ public final class SlotbookSchema {
         return tables;
     }
 
-    /** Routine names (without prefix) the shipped routines file creates. */
+    /**
+     * {@return routine names (without prefix) the shipped routines file creates}
+     *
+     * @param dialect the SQL dialect of the database
+     */
     public static Set<String> expectedRoutines(JdbcDialect dialect) {
         Set<String> routines = new LinkedHashSet<>();
         Matcher m = ROUTINE.matcher(SqlScript.raw(dialect.routinesResource()));
@@ -89,6 +101,11 @@ public final class SlotbookSchema {
     /**
      * What is missing from the database, one entry per table, column or routine, each naming it with
      * its prefix; empty when the schema is complete.
+     *
+     * @param dataSource the host's database
+     * @param dialect the SQL dialect of the database
+     * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
+     * @return one line per missing table, column or routine (empty: nothing missing)
      */
     public static List<String> missing(DataSource dataSource, JdbcDialect dialect, String prefix) {
         List<String> missing = new ArrayList<>();
@@ -128,6 +145,10 @@ public final class SlotbookSchema {
     /**
      * Fails start-up with a message naming every missing table, column and routine, and how to
      * create them.
+     *
+     * @param dataSource the host's database
+     * @param dialect the SQL dialect of the database
+     * @param prefix the table prefix: empty or up to 24 characters of a-z, 0-9 and _
      */
     public static void validate(DataSource dataSource, JdbcDialect dialect, String prefix) {
         List<String> missing = missing(dataSource, dialect, prefix);
@@ -141,7 +162,11 @@ public final class SlotbookSchema {
         }
     }
 
-    /** Versions of the migrations shipped for the dialect, in order. */
+    /**
+     * {@return versions of the migrations shipped for the dialect, in order}
+     *
+     * @param dialect the SQL dialect of the database
+     */
     public static List<String> shippedVersions(JdbcDialect dialect) {
         List<String> versions = new ArrayList<>();
         try {

@@ -33,22 +33,27 @@ public final class InMemoryPrimitives {
     private InMemoryPrimitives() {
     }
 
-    /** New, empty primitives. */
+    /** {@return new, empty primitives} */
     public static InMemoryPrimitives create() {
         return new InMemoryPrimitives();
     }
 
-    /** A {@link StepwiseStore} over these primitives, whose own clock (a {@code now} of null) is {@code clock}. */
+    /**
+     * {@return a {@link StepwiseStore} over these primitives, whose own clock (a {@code now} of null) is {@code
+     * clock}}
+     *
+     * @param clock the clock that decides every deadline
+     */
     public StepwiseStore stepwise(Clock clock) {
         return StepwiseStore.of(ledger, conflicts, Checks.notNull("clock", clock));
     }
 
-    /** The ledger of this store; its transactions are joined by {@link #conflicts()}. */
+    /** {@return the ledger of this store; its transactions are joined by {@link #conflicts()}} */
     public SeatLedger ledger() {
         return ledger;
     }
 
-    /** The conflict detector of this store; it acts inside transactions of {@link #ledger()}. */
+    /** {@return the conflict detector of this store; it acts inside transactions of {@link #ledger()}} */
     public ConflictDetector conflicts() {
         return conflicts;
     }

@@ -57,12 +57,16 @@ public final class InMemorySeatReservation implements SeatReservation {
         this.clock = clock;
     }
 
-    /** A gate on the system UTC clock. */
+    /** {@return a gate on the system UTC clock} */
     public static InMemorySeatReservation create() {
         return new InMemorySeatReservation(Clock.systemUTC());
     }
 
-    /** A gate whose holds and slots expire by {@code clock}. */
+    /**
+     * {@return a gate whose holds and slots expire by {@code clock}}
+     *
+     * @param clock the clock that decides every deadline
+     */
     public static InMemorySeatReservation create(Clock clock) {
         return new InMemorySeatReservation(Checks.notNull("clock", clock));
     }
@@ -292,12 +296,19 @@ public final class InMemorySeatReservation implements SeatReservation {
      * Simulates the gate going down ({@code false}) or coming back: while down, {@link #tryHold}
      * answers {@code UNAVAILABLE} and every other method throws {@link IllegalStateException}.
      * State is kept.
+     *
+     * @param available false: the gate is down; true: it is back
      */
     public void setAvailable(boolean available) {
         this.available = available;
     }
 
-    /** Drops one slot's state, as a cache eviction would; the next {@link #tryHold} answers {@code MISSING}. */
+    /**
+     * Drops one slot's state, as a cache eviction would; the next {@link #tryHold} answers {@code MISSING}.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     */
     public void evict(TenantId tenantId, SlotId slotId) {
         gates.remove(key(tenantId, slotId));
     }

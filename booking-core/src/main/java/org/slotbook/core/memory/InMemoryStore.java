@@ -116,12 +116,16 @@ public final class InMemoryStore implements BookingStore {
         this.clock = clock;
     }
 
-    /** A new, empty store on the system UTC clock. */
+    /** {@return a new, empty store on the system UTC clock} */
     public static InMemoryStore create() {
         return new InMemoryStore(Clock.systemUTC());
     }
 
-    /** A new, empty store whose own clock (a {@code now} of null) is {@code clock}. */
+    /**
+     * {@return a new, empty store whose own clock (a {@code now} of null) is {@code clock}}
+     *
+     * @param clock the clock that decides every deadline
+     */
     public static InMemoryStore create(Clock clock) {
         return new InMemoryStore(Checks.notNull("clock", clock));
     }

@@ -20,7 +20,12 @@ import org.slotbook.core.internal.Checks;
 @FunctionalInterface
 public interface ShardMapping {
 
-    /** The name of the shard that holds {@code tenant}; one of the names the routed store was built with. */
+    /**
+     * {@return the name of the shard that holds {@code tenant}; one of the names the routed store was built
+     * with}
+     *
+     * @param tenant the tenant to place
+     */
     String shardOf(TenantId tenant);
 
     /**
@@ -33,6 +38,9 @@ public interface ShardMapping {
      * <p>The hash is fixed and part of the contract: FNV-1a 64 over the UTF-8 bytes of
      * {@code name + '\n' + tenantId}, passed through the SplitMix64 finaliser; ties go to the name
      * that sorts first. It never changes between versions, so a tenant stays where it was.
+     *
+     * @param shards the names of the shards
+     * @return the mapping
      */
     static ShardMapping rendezvous(Collection<String> shards) {
         Checks.notNull("shards", shards);
@@ -63,6 +71,10 @@ public interface ShardMapping {
      * The shard a table names for the tenant, else what {@code otherwise} says. The table is read on
      * every call, so a {@link java.util.concurrent.ConcurrentHashMap} the host updates switches a
      * tenant at once (the last step of moving it).
+     *
+     * @param table tenant to shard name
+     * @param otherwise the mapping for a tenant the table does not name
+     * @return the mapping
      */
     static ShardMapping table(Map<TenantId, String> table, ShardMapping otherwise) {
         Checks.notNull("table", table);
@@ -73,7 +85,12 @@ public interface ShardMapping {
         };
     }
 
-    /** The rendezvous weight of {@code shard} for {@code tenant} (see {@link #rendezvous}). */
+    /**
+     * {@return the rendezvous weight of {@code shard} for {@code tenant} (see {@link #rendezvous})}
+     *
+     * @param shard the shard, by its name
+     * @param tenant the tenant to weigh the shard for
+     */
     static long weight(String shard, TenantId tenant) {
         byte[] bytes = (shard + "\n" + tenant.value()).getBytes(StandardCharsets.UTF_8);
         long h = 0xcbf29ce484222325L;

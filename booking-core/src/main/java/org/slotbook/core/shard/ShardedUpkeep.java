@@ -36,18 +36,32 @@ public final class ShardedUpkeep implements AutoCloseable {
         this.jobs = Collections.unmodifiableMap(jobs);
     }
 
-    /** Upkeep for {@code engine}, whose store is {@code store} (or wraps it). */
+    /**
+     * Upkeep for {@code engine}, whose store is {@code store} (or wraps it).
+     *
+     * @param engine the booking engine whose upkeep this is
+     * @param store the routed store, the engine's or the one it wraps
+     * @return a builder of the upkeep
+     */
     public static Builder builder(BookingEngine engine, TenantRoutedStore store) {
         return new Builder(engine, store);
     }
 
-    /** Schedules every shard's job (each at the configured fixed delay, on its own thread). Idempotent. */
+    /**
+     * Schedules every shard's job (each at the configured fixed delay, on its own thread). Idempotent.
+     *
+     * @return this upkeep
+     */
     public ShardedUpkeep start() {
         jobs.values().forEach(ReconciliationJob::start);
         return this;
     }
 
-    /** The job of one shard (its counters: runs, failed runs, failed tenants). */
+    /**
+     * {@return the job of one shard (its counters: runs, failed runs, failed tenants)}
+     *
+     * @param shard the shard, by its name
+     */
     public ReconciliationJob job(String shard) {
         ReconciliationJob job = jobs.get(Checks.notNull("shard", shard));
         if (job == null) {
@@ -61,6 +75,8 @@ public final class ShardedUpkeep implements AutoCloseable {
      * Runs every shard's upkeep once now, shard after shard on the calling thread. A shard whose
      * tenants cannot be listed (it is down) is logged and named in {@link Result#failedShards()}, and
      * the next shard runs all the same; a shard whose job is already running in this JVM is left out.
+     *
+     * @return each shard's run, and the shards that failed
      */
     public Result runOnce() {
         Map<String, ReconciliationJob.Run> done = new LinkedHashMap<>();
@@ -101,7 +117,11 @@ public final class ShardedUpkeep implements AutoCloseable {
      * failed are counted in it), and the failure of each shard that could not.
      */
     public record Result(Map<String, ReconciliationJob.Run> shards, Map<String, RuntimeException> failedShards) {
-        /** Holds expired on all shards. */
+        /**
+         * Holds expired on all shards.
+         *
+         * @return holds expired on all shards
+         */
         public int expired() {
             return shards.values().stream().mapToInt(ReconciliationJob.Run::expired).sum();
         }
@@ -119,18 +139,29 @@ public final class ShardedUpkeep implements AutoCloseable {
             this.store = Checks.notNull("store", store);
         }
 
-        /** Delay between the end of one run of a shard and the start of its next; default 30 s. */
+        /**
+         * Delay between the end of one run of a shard and the start of its next; default 30 s.
+         *
+         * @param interval the delay between runs of a shard
+         * @return this builder
+         */
         public Builder interval(Duration interval) {
             this.interval = Checks.positive("interval", interval);
             return this;
         }
 
-        /** Holds expired per ledger transaction; default 500. */
+        /**
+         * Holds expired per ledger transaction; default 500.
+         *
+         * @param sweepBatch the most expired holds one batch of a sweep takes
+         * @return this builder
+         */
         public Builder sweepBatch(int sweepBatch) {
             this.sweepBatch = Checks.between("sweepBatch", sweepBatch, 1, 10_000);
             return this;
         }
 
+        /** {@return the upkeep, not yet started} */
         public ShardedUpkeep build() {
             Map<String, ReconciliationJob> jobs = new LinkedHashMap<>();
             for (String shard : store.shardNames()) {

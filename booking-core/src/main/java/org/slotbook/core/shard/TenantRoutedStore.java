@@ -81,16 +81,21 @@ public final class TenantRoutedStore implements BookingStore {
         this.mapping = mapping;
     }
 
+    /** {@return a builder of a store over named shards} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The shard names, in the order they were added. */
+    /** {@return the shard names, in the order they were added} */
     public Set<String> shardNames() {
         return shards.keySet();
     }
 
-    /** The store of the named shard. */
+    /**
+     * {@return the store of the named shard}
+     *
+     * @param name the shard's name
+     */
     public BookingStore shard(String name) {
         BookingStore store = shards.get(Checks.notNull("shard", name));
         if (store == null) {
@@ -100,7 +105,11 @@ public final class TenantRoutedStore implements BookingStore {
         return store;
     }
 
-    /** The name of the shard that holds {@code tenant} now. */
+    /**
+     * {@return the name of the shard that holds {@code tenant} now}
+     *
+     * @param tenant the tenant to look up
+     */
     public String shardOf(TenantId tenant) {
         Checks.notNull("tenantId", tenant);
         String name = mapping.shardOf(tenant);
@@ -112,15 +121,22 @@ public final class TenantRoutedStore implements BookingStore {
         return name;
     }
 
-    /** The store that holds {@code tenant}: every call of this store is {@code route(tenant).call(...)}. */
+    /**
+     * {@return the store that holds {@code tenant}: every call of this store is {@code
+     * route(tenant).call(...)}}
+     *
+     * @param tenant the tenant to route
+     */
     public BookingStore route(TenantId tenant) {
         return shards.get(shardOf(tenant));
     }
 
     /**
-     * Every tenant that has a slot on the named shard and that the mapping puts there, read page by
+     * {@return every tenant that has a slot on the named shard and that the mapping puts there, read page by
      * page from that shard alone (each call of the supplier reads it again): the tenant list of one
-     * shard's upkeep. Fails when that shard fails, and only then.
+     * shard's upkeep} Fails when that shard fails, and only then.
+     *
+     * @param shard the shard, by its name
      */
     public Supplier<List<TenantId>> tenantsOn(String shard) {
         BookingStore store = shard(shard);
@@ -322,7 +338,13 @@ public final class TenantRoutedStore implements BookingStore {
         private Builder() {
         }
 
-        /** Adds a shard: a name every node agrees on (the default mapping hashes it) and its store. */
+        /**
+         * Adds a shard: a name every node agrees on (the default mapping hashes it) and its store.
+         *
+         * @param name the shard's name
+         * @param store the shard's store
+         * @return this builder
+         */
         public Builder shard(String name, BookingStore store) {
             Checks.id("shard", name);
             Checks.notNull("store", store);
@@ -340,12 +362,16 @@ public final class TenantRoutedStore implements BookingStore {
         /**
          * The host's mapping from tenant to shard name; default {@link ShardMapping#rendezvous} over
          * the shard names.
+         *
+         * @param mapping the mapping from tenant to shard name
+         * @return this builder
          */
         public Builder mapping(ShardMapping mapping) {
             this.mapping = Checks.notNull("mapping", mapping);
             return this;
         }
 
+        /** {@return the routed store} */
         public TenantRoutedStore build() {
             if (shards.isEmpty()) {
                 throw new IllegalArgumentException("shards must hold at least one shard, got none");

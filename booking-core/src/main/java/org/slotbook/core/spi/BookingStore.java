@@ -86,6 +86,9 @@ public interface BookingStore {
      *                       search starts at {@code start - longestSession}
      * @param weekZone       the zone of the calendar week the slot counts in for
      *                       {@link org.slotbook.core.BookingRules#maxPerWeek()} (Monday 00:00 to Monday 00:00)
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slot the slot to store, OPEN, with its coach, room, time and capacity
+     * @return {@link org.slotbook.core.Scheduled}, or the conflicts that refused it
      */
     ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession, ZoneId weekZone);
 
@@ -104,6 +107,9 @@ public interface BookingStore {
      * the slot); and, when no seat is left and the request asks to wait, the waitlist (the slot's row is
      * locked and the claim tried once more first, so that a seat freed meanwhile is never missed).
      *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param command the hold to decide
+     * @return the result and the events the store wrote with it
      * @throws DuplicateBookingException when a unique key refused the write (the request id is used
      *                                   by another student); nothing was written
      */
@@ -113,6 +119,13 @@ public interface BookingStore {
      * Confirms the student's HELD booking while {@code now < heldUntil}; at or after it, expires the
      * hold and frees its seat (which goes to the first eligible waiter). Another student's or tenant's
      * booking answers NotFound.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param bookingId the booking, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param terms the booking rules and hold policy in force for the call
+     * @return the result and the events the store wrote with it
      */
     StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
                                         @Nullable Instant now, Terms terms);
@@ -135,6 +148,11 @@ public interface BookingStore {
      *
      * @param studentId the student the booking must belong to; null: staff acting for the tenant (any
      *                  booking of the tenant; never refused as too late, but marked late alike)
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param bookingId the booking, by its id within the tenant
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param terms the booking rules and hold policy in force for the call
+     * @return the result and the events the store wrote with it
      */
     StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
                                       @Nullable Instant now, Terms terms);
@@ -142,6 +160,11 @@ public interface BookingStore {
     /**
      * Calls the slot off: every booking cancelled (one CANCELLED event each), every seat and occupation
      * released. Nobody is promoted; the waitlist stays as it is.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @return the result and the events the store wrote with it
      */
     StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now);
 
@@ -155,6 +178,12 @@ public interface BookingStore {
      * CONFIRMED bookings not checked in whose check-in window closed ({@code end +
      * checkInClosesAfterEnd <= now}): attendance NO_SHOW and a NO_SHOW event (and a FORFEIT under
      * AT_CHECK_IN). The answer counts both.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param limit the most entries one page returns (1..1000)
+     * @param terms the booking rules and hold policy in force for the call
+     * @return how many holds expired, and the events written
      */
     StoreOutcome<Integer> expireDue(TenantId tenantId, @Nullable Instant now, int limit, Terms terms);
 
@@ -162,58 +191,127 @@ public interface BookingStore {
      * Takes the student's waitlist entry of this request id off the list: {@link org.slotbook.core.LeftWaitlist}
      * once, {@link org.slotbook.core.NotWaiting} when it is not waiting (any more),
      * {@link org.slotbook.core.NotFound} when there is no such entry of this student.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     * @param studentId the student the booking or entry belongs to
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @return the result and the events the store wrote with it
      */
     StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
                                             @Nullable Instant now);
 
-    /** The waitlist entry of this request id, as it is now (its position among those waiting). */
+    /**
+     * {@return the waitlist entry of this request id, as it is now (its position among those waiting)}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     */
     Optional<WaitlistEntry> findWaiter(TenantId tenantId, RequestId requestId);
 
-    /** The slot's waiting entries in order, from position {@code offset + 1}, at most {@code limit}. */
+    /**
+     * {@return the slot's waiting entries in order, from position {@code offset + 1}, at most {@code limit}}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
+     */
     List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit);
 
     /**
-     * The bookings holding a seat of the slot at {@code now} (CONFIRMED, and HELD with a live hold), by
-     * seat, skipping {@code offset}, at most {@code limit}.
+     * {@return the bookings holding a seat of the slot at {@code now} (CONFIRMED, and HELD with a live hold), by
+     * seat, skipping {@code offset}, at most {@code limit}}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
      */
     List<Booking> roster(TenantId tenantId, SlotId slotId, @Nullable Instant now, int offset, int limit);
 
     /**
-     * The student's bookings with their slots. {@code upcoming}: live bookings (CONFIRMED, or HELD with
+     * {@return the student's bookings with their slots} {@code upcoming}: live bookings (CONFIRMED, or HELD with
      * a live hold) of sessions that have not ended at {@code now}, soonest first; else CONFIRMED
      * bookings of sessions that ended, latest first. Skips {@code offset}, at most {@code limit}.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param studentId the student the booking or entry belongs to
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param upcoming true: live bookings of sessions not yet ended; false: confirmed bookings of past sessions
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
      */
     List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, @Nullable Instant now, boolean upcoming,
                                         int offset, int limit);
 
     /**
-     * The OPEN slots of a coach or room (kind COACH or ROOM) whose session overlaps {@code range}, by
-     * start, skipping {@code offset}, at most {@code limit}.
+     * {@return the OPEN slots of a coach or room (kind COACH or ROOM) whose session overlaps {@code range}, by
+     * start, skipping {@code offset}, at most {@code limit}}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param resource the coach or room (kind COACH or ROOM)
+     * @param range the time range the sessions must overlap
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
      */
     List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit);
 
-    /** The slot's seats at {@code now}, or empty when the tenant has no such slot. */
+    /**
+     * {@return the slot's seats at {@code now}, or empty when the tenant has no such slot}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     */
     Optional<Availability> availability(TenantId tenantId, SlotId slotId, @Nullable Instant now);
 
     /**
-     * The slot and the bookings holding a seat of it at {@code now} (CONFIRMED, and HELD with
-     * {@code now < heldUntil}), read in one consistent step; empty when there is no such slot.
+     * {@return the slot and the bookings holding a seat of it at {@code now} (CONFIRMED, and HELD with
+     * {@code now < heldUntil}), read in one consistent step; empty when there is no such slot}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
      */
     Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now);
 
+    /**
+     * {@return the booking with this id, or empty}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param bookingId the booking, by its id within the tenant
+     */
     Optional<Booking> findBooking(TenantId tenantId, BookingId bookingId);
 
+    /**
+     * {@return the booking made under this request id, or empty}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     */
     Optional<Booking> findByRequest(TenantId tenantId, RequestId requestId);
 
-    /** Up to {@code limit} slots of the tenant in slot id order, after {@code after} (null: from the first). */
+    /**
+     * {@return up to {@code limit} slots of the tenant in slot id order, after {@code after} (null: from the
+     * first)}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param after the last entry of the page before (null: from the first)
+     * @param limit the most entries one page returns (1..1000)
+     */
     List<Slot> slots(TenantId tenantId, @Nullable SlotId after, int limit);
 
     /**
-     * Up to {@code limit} tenants that have at least one slot, in tenant id order (the binary order
-     * of the id's characters), after {@code after} (null: from the first). The one read that spans
+     * {@return up to {@code limit} tenants that have at least one slot, in tenant id order (the binary order
+     * of the id's characters), after {@code after} (null: from the first)} The one read that spans
      * tenants: it names them and reads nothing else of theirs. Upkeep pages through it
      * ({@link org.slotbook.core.ReconciliationJob} without a tenant list); a page is read in one
      * step, and a tenant whose first slot commits after the page was read shows up on a later run.
+     *
+     * @param after the last entry of the page before (null: from the first)
+     * @param limit the most entries one page returns (1..1000)
      */
     List<TenantId> tenants(@Nullable TenantId after, int limit);
 
@@ -227,17 +325,36 @@ public interface BookingStore {
      * nothing is written: the caller compares it with what it asked for.
      *
      * @param now the grant's instant, or null for the store's own clock
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param grant the package to grant: its student, credits and validity
+     * @return the package as stored
      */
     default LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, @Nullable Instant now) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep lesson packages");
     }
 
-    /** The student's packages, by {@code validUntil} then package id, skipping {@code offset}, at most {@code limit}. */
+    /**
+     * {@return the student's packages, by {@code validUntil} then package id, skipping {@code offset}, at most
+     * {@code limit}}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param studentId the student the booking or entry belongs to
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
+     */
     default List<LessonPackage> packages(TenantId tenantId, StudentId studentId, int offset, int limit) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep lesson packages");
     }
 
-    /** The package's journal in the order it was written, skipping {@code offset}, at most {@code limit}. */
+    /**
+     * {@return the package's journal in the order it was written, skipping {@code offset}, at most {@code
+     * limit}}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param packageId the lesson package
+     * @param offset how many entries to skip before the page starts
+     * @param limit the most entries one page returns (1..1000)
+     */
     default List<CreditEntry> creditJournal(TenantId tenantId, PackageId packageId, int offset, int limit) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep lesson packages");
     }
@@ -250,6 +367,11 @@ public interface BookingStore {
      * changes nothing. A repeat answers {@code CheckedIn(replayed)}.
      *
      * @param studentId the student the booking must belong to; null: staff acting for the tenant
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param bookingId the booking, by its id within the tenant
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param terms the booking rules and hold policy in force for the call
+     * @return the result and the events the store wrote with it
      */
     default StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
                                                 @Nullable Instant now, Terms terms) {
@@ -262,6 +384,14 @@ public interface BookingStore {
      * with an earlier one of the same call). ALL_OR_NOTHING writes nothing when one conflicts, and
      * answers the others ROLLED_BACK. An occurrence whose slot id exists is SCHEDULED with the stored
      * slot (the caller compares).
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param seriesId the weekly series
+     * @param mode whether every part must succeed, or each that can
+     * @param occurrences the slots of the series, one per occurrence
+     * @param longestSession the longest session the store may hold, how far back the overlap check looks
+     * @param weekZone the zone of the tenant's calendar weeks, for the weekly limit
+     * @return the occurrences scheduled, and the conflicts
      */
     default SeriesResult scheduleSeries(TenantId tenantId, SeriesId seriesId, SeriesMode mode, List<Slot> occurrences,
                                         Duration longestSession, ZoneId weekZone) {
@@ -271,6 +401,12 @@ public interface BookingStore {
     /**
      * Cancels, as {@link #cancelSlot} does, every OPEN occurrence of the series that starts at or after
      * {@code from}, in one step: one CANCELLED event per booking released (credits refunded).
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param seriesId the weekly series
+     * @param from from this instant on
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @return the occurrences called off, and the events written
      */
     default StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from,
                                                        @Nullable Instant now) {
@@ -278,8 +414,13 @@ public interface BookingStore {
     }
 
     /**
-     * The OPEN occurrences of the series that start after {@code after} (null: the store's now), by
-     * start, at most {@code limit}.
+     * {@return the OPEN occurrences of the series that start after {@code after} (null: the store's now), by
+     * start, at most {@code limit}}
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param seriesId the weekly series
+     * @param after the last entry of the page before (null: from the first)
+     * @param limit the most entries one page returns (1..1000)
      */
     default List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, @Nullable Instant after, int limit) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not schedule series");
@@ -291,6 +432,11 @@ public interface BookingStore {
      * {@link org.slotbook.core.Held} with a HELD or CONFIRMED booking (new, or a replay). ALL_OR_NOTHING:
      * when one does not succeed, nothing is written and no event told; the results are those of the
      * attempt (the caller treats the successes as rolled back).
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param commands the holds, each as hold would decide it
+     * @param mode whether every part must succeed, or each that can
+     * @return each hold's result, and the events written
      */
     default StoreOutcome<List<HoldResult>> holdAll(TenantId tenantId, List<HoldCommand> commands, SeriesMode mode) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not book series");

@@ -23,6 +23,9 @@ public interface ConflictDetector {
      * Locks the resources until {@code tx} ends, in one global order (kind, then id) so that two
      * transactions never deadlock on each other's resources. Locking a resource twice in one
      * transaction is harmless.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param resources the coaches, rooms or students to lock
      */
     void lock(StoreTransaction tx, Collection<ResourceRef> resources);
 
@@ -33,12 +36,27 @@ public interface ConflictDetector {
      * @param longestSession no stored occupation is longer than this; the overlap search starts at
      *                       {@code time.start - longestSession}, which keeps it short however long
      *                       a resource's history is
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param occupation the resource, the time range and the booking or slot that takes it
+     * @return the overlapping occupations (empty: the occupation was written)
      */
     List<ResourceConflict> occupy(StoreTransaction tx, Occupation occupation, Duration longestSession);
 
-    /** Releases the occupation written for this booking; 0 when there was none (or it was already released). */
+    /**
+     * Releases the occupation written for this booking; 0 when there was none (or it was already released).
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param bookingId the booking, by its id within the tenant
+     * @return how many occupations were released
+     */
     int releaseBooking(StoreTransaction tx, BookingId bookingId);
 
-    /** Releases every occupation of the slot: its coach and room and all its students. */
+    /**
+     * Releases every occupation of the slot: its coach and room and all its students.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param slotId the slot, by its id within the tenant
+     * @return how many occupations were released
+     */
     int releaseSlot(StoreTransaction tx, SlotId slotId);
 }

@@ -9,6 +9,12 @@ package org.slotbook.core.spi;
 public class DuplicateBookingException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A unique key refused the write.
+     *
+     * @param message what was refused
+     * @param cause the database's failure
+     */
     public DuplicateBookingException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -41,7 +41,7 @@ import org.slotbook.core.WaitlistEntry;
  */
 public abstract class ForwardingStore implements BookingStore {
 
-    /** The store every call goes to. */
+    /** {@return the store every call goes to} */
     protected abstract BookingStore delegate();
 
     @Override

@@ -21,6 +21,18 @@ import org.slotbook.core.internal.Checks;
  */
 public record HoldCommand(BookingId bookingId, HoldRequest request, BookingStatus status, @Nullable Instant now,
                           Duration holdTtl, Duration longestSession, boolean gateHeld, BookingRules rules) {
+    /**
+     * Checks the components: everything present, the durations positive.
+     *
+     * @param bookingId the id of the new booking (or of the booking a waitlist entry is promoted to)
+     * @param request who wants which slot, under which request id
+     * @param status HELD (waits for a confirm until {@code now + holdTtl}) or CONFIRMED (book)
+     * @param now the instant to judge by, or null for the store's own clock
+     * @param holdTtl how long the hold lasts
+     * @param longestSession no stored session is longer than this (bounds the overlap search)
+     * @param gateHeld a gate already found a seat: the store may skip its cheap full-slot pre-check
+     * @param rules the tenant's rules (the student's limits)
+     */
     public HoldCommand {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("request", request);
@@ -34,12 +46,23 @@ public record HoldCommand(BookingId bookingId, HoldRequest request, BookingStatu
         Checks.notNull("rules", rules);
     }
 
+    /**
+     * A command under the default booking rules.
+     *
+     * @param bookingId the id of the booking the hold makes
+     * @param request who wants which slot, under which request id
+     * @param status HELD for a hold, CONFIRMED for a booking in one step
+     * @param now the time the decision is taken at; null: the store's own clock (the database's)
+     * @param holdTtl how long the hold lasts
+     * @param longestSession the longest session the store may hold, how far back the overlap check looks
+     * @param gateHeld true when the gate holds the seat already
+     */
     public HoldCommand(BookingId bookingId, HoldRequest request, BookingStatus status, @Nullable Instant now,
                        Duration holdTtl, Duration longestSession, boolean gateHeld) {
         this(bookingId, request, status, now, holdTtl, longestSession, gateHeld, BookingRules.defaults());
     }
 
-    /** The terms a seat freed on the way is promoted under. */
+    /** {@return the terms a seat freed on the way is promoted under} */
     public Terms terms() {
         return new Terms(rules, holdTtl, longestSession);
     }

@@ -14,6 +14,16 @@ import org.slotbook.core.internal.Checks;
  */
 public record NewBooking(BookingId bookingId, RequestId requestId, SlotId slotId, StudentId studentId,
                          BookingStatus status, Instant heldUntil) {
+    /**
+     * Checks the components: everything present, the hold deadline after the creation time.
+     *
+     * @param bookingId the booking, by its id within the tenant
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     * @param slotId the slot, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @param status HELD for a hold, CONFIRMED for a booking in one step
+     * @param heldUntil the confirm deadline of a HELD booking
+     */
     public NewBooking {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("requestId", requestId);

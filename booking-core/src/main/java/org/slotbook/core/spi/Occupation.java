@@ -13,6 +13,14 @@ import org.slotbook.core.internal.Checks;
  * occupies over a time range.
  */
 public record Occupation(List<ResourceRef> resources, TimeRange time, SlotId slotId, @Nullable BookingId bookingId) {
+    /**
+     * Checks the components: everything present, exactly one of booking and slot.
+     *
+     * @param resources the coaches, rooms or students to lock
+     * @param time when the session runs
+     * @param slotId the slot, by its id within the tenant
+     * @param bookingId the booking, by its id within the tenant
+     */
     public Occupation {
         resources = List.copyOf(Checks.notNull("resources", resources));
         if (resources.isEmpty()) {

@@ -42,6 +42,10 @@ public interface SeatLedger {
      * exception propagates unchanged. A backend may run the work again after a deadlock or
      * serialization failure (bounded), so the work must have no effect outside the transaction.
      *
+     * @param <T> the type of the result
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param work what to do in the transaction; its result is returned
+     * @return what {@code work} returned
      * @throws org.slotbook.core.BookingStoreException when the store is unreachable or retries ran out
      */
     <T> T inTransaction(TenantId tenantId, Function<StoreTransaction, T> work);
@@ -49,16 +53,45 @@ public interface SeatLedger {
     /**
      * Stores a new OPEN slot with {@code capacity} free seats numbered 1..capacity. Returns false and
      * changes nothing when a slot with that id already exists for the tenant.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param slot the slot to store
+     * @return true when the slot was stored
      */
     boolean insertSlot(StoreTransaction tx, Slot slot);
 
+    /**
+     * {@return the slot, or empty}
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param slotId the slot, by its id within the tenant
+     */
     Optional<Slot> findSlot(StoreTransaction tx, SlotId slotId);
 
+    /**
+     * {@return the booking, or empty}
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param bookingId the booking, by its id within the tenant
+     */
     Optional<Booking> findBooking(StoreTransaction tx, BookingId bookingId);
 
+    /**
+     * {@return the booking made under this request id, or empty}
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     */
     Optional<Booking> findByRequest(StoreTransaction tx, RequestId requestId);
 
-    /** The student's HELD or CONFIRMED booking in the slot, whether or not its hold has run out. */
+    /**
+     * The student's HELD or CONFIRMED booking in the slot, whether or not its hold has run out.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param slotId the slot, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @return the booking, or empty
+     */
     Optional<Booking> findActive(StoreTransaction tx, SlotId slotId, StudentId studentId);
 
     /**
@@ -67,22 +100,53 @@ public interface SeatLedger {
      * conditional statements that two concurrent claims can never both win. Returns empty, having
      * changed nothing, when no seat is free.
      *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param booking the booking to seat
+     * @param now the instant the step decides at
+     * @return the claim, or empty when no seat is free
      * @throws DuplicateBookingException when the request id is used or the student has a seat already
      */
     Optional<SeatClaim> claimSeat(StoreTransaction tx, NewBooking booking, Instant now);
 
-    /** HELD with {@code heldUntil > now} becomes CONFIRMED; true only for the call that changed it. */
+    /**
+     * HELD with {@code heldUntil > now} becomes CONFIRMED; true only for the call that changed it.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param bookingId the booking, by its id within the tenant
+     * @param now the instant the step decides at
+     * @return true when this call confirmed it
+     */
     boolean confirm(StoreTransaction tx, BookingId bookingId, Instant now);
 
-    /** HELD or CONFIRMED becomes CANCELLED and frees its seat; true only for the call that changed it. */
+    /**
+     * HELD or CONFIRMED becomes CANCELLED and frees its seat; true only for the call that changed it.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param bookingId the booking, by its id within the tenant
+     * @param now the instant the step decides at
+     * @return true when this call cancelled it
+     */
     boolean cancel(StoreTransaction tx, BookingId bookingId, Instant now);
 
-    /** HELD with {@code heldUntil <= now} becomes EXPIRED and frees its seat; true only for the call that changed it. */
+    /**
+     * HELD with {@code heldUntil <= now} becomes EXPIRED and frees its seat; true only for the call that
+     * changed it.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param bookingId the booking, by its id within the tenant
+     * @param now the instant the step decides at
+     * @return true when this call expired it
+     */
     boolean expire(StoreTransaction tx, BookingId bookingId, Instant now);
 
     /**
      * An OPEN slot becomes CANCELLED, every HELD or CONFIRMED booking of it CANCELLED, every seat
      * freed. Returns the bookings this call cancelled; nothing changes for a slot already cancelled.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param slotId the slot, by its id within the tenant
+     * @param now the instant the step decides at
+     * @return the bookings cancelled (empty when the slot was not OPEN)
      */
     List<BookingId> cancelSlot(StoreTransaction tx, SlotId slotId, Instant now);
 
@@ -91,31 +155,66 @@ public interface SeatLedger {
      * out. A cheap pre-check that locks nothing and reads only committed rows; the claim alone
      * decides. The default derives it from {@link #findSlot} and {@link #count}; a backend should
      * answer it with one indexed lookup.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param slotId the slot, by its id within the tenant
+     * @param now the instant the step decides at
+     * @return true when a claim could find a seat
      */
     default boolean hasFreeSeat(StoreTransaction tx, SlotId slotId, Instant now) {
         return findSlot(tx, slotId).map(slot -> count(tx, slotId, now).taken() < slot.capacity()).orElse(false);
     }
 
-    /** Live holds and confirmed bookings of the slot at {@code now}. */
+    /**
+     * Live holds and confirmed bookings of the slot at {@code now}.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param slotId the slot, by its id within the tenant
+     * @param now the instant the step decides at
+     * @return the counts
+     */
     SeatCount count(StoreTransaction tx, SlotId slotId, Instant now);
 
-    /** The bookings that hold a seat of the slot at {@code now}: CONFIRMED, and HELD with {@code now < heldUntil}. */
+    /**
+     * The bookings that hold a seat of the slot at {@code now}: CONFIRMED, and HELD with {@code now <
+     * heldUntil}.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param slotId the slot, by its id within the tenant
+     * @param now the instant the step decides at
+     * @return the live bookings
+     */
     List<Booking> liveBookings(StoreTransaction tx, SlotId slotId, Instant now);
 
     /**
      * Expires up to {@code limit} HELD bookings of the tenant whose hold ran out at {@code now}, frees
      * their seats and returns them. Safe to run from several nodes at once: a booking is expired by
      * exactly one caller.
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param now the instant the step decides at
+     * @param limit the most entries one page returns (1..1000)
+     * @return the bookings expired
      */
     List<Booking> expireDue(StoreTransaction tx, Instant now, int limit);
 
-    /** Up to {@code limit} slots of the tenant in slot id order, starting after {@code after} (null: from the first). */
+    /**
+     * {@return up to {@code limit} slots of the tenant in slot id order, starting after {@code after} (null:
+     * from the first)}
+     *
+     * @param tx the open transaction of the step, scoped to one tenant
+     * @param after the last entry of the page before (null: from the first)
+     * @param limit the most entries one page returns (1..1000)
+     */
     List<Slot> slots(StoreTransaction tx, @Nullable SlotId after, int limit);
 
     /**
-     * Up to {@code limit} tenants with at least one committed slot, in tenant id order, after
-     * {@code after} (null: from the first). Runs outside any transaction: it is the one read that
+     * {@return up to {@code limit} tenants with at least one committed slot, in tenant id order, after
+     * {@code after} (null: from the first)} Runs outside any transaction: it is the one read that
      * spans tenants, and backs {@link BookingStore#tenants}.
+     *
+     * @param after the last entry of the page before (null: from the first)
+     * @param limit the most entries one page returns (1..1000)
      */
     List<TenantId> tenants(@Nullable TenantId after, int limit);
 }

@@ -49,12 +49,24 @@ public interface SeatReservation {
      * retry of a held request is never answered full); live holders reach the capacity →
      * {@link GateOutcome#FULL}; else the holder is added, expiring at gate now + {@code ttl} →
      * {@link GateOutcome#HELD}.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     * @param ttl how long the hold lasts before it expires
+     * @return the gate's decision: held, or why not
      */
     GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId, Duration ttl);
 
     /**
      * Pins the student's holder (no expiry: the booking is confirmed), but only when that holder was
      * put there by {@code requestId}. No-op otherwise.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @param requestId the client's request id, which makes a repeat answer as the first call
      */
     void confirm(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId);
 
@@ -63,6 +75,12 @@ public interface SeatReservation {
      * held again under a new request keeps the new hold). Records {@code requestId} as released in any
      * case, so {@link #reconcile} never adds it back. Idempotent: true only for the call that removed
      * the holder.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @param requestId the client's request id, which makes a repeat answer as the first call
+     * @return true when this call removed the holder
      */
     boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId);
 
@@ -70,6 +88,11 @@ public interface SeatReservation {
      * Creates the slot's state with {@code capacity} and no holders, unless it exists (even partly) or
      * the slot is closed: existing state is never overwritten (a slot at 0 remaining stays at 0).
      * {@code keepUntil} bounds its lifetime (null: kept until closed).
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param capacity the number of seats of the slot
+     * @param keepUntil when the gate may forget the slot's state (null: never on its own)
      */
     void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant keepUntil);
 
@@ -86,6 +109,12 @@ public interface SeatReservation {
      * {@link #tryHold} answers {@link GateOutcome#NOT_OPEN} (after CLOSED and MISSING), so a flood that
      * comes early costs no database work. A gate without windows ignores {@code opensAt}: the store
      * refuses early requests anyway.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param capacity the number of seats of the slot
+     * @param opensAt when booking opens (null: open now)
+     * @param keepUntil when the gate may forget the slot's state (null: never on its own)
      */
     default void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
                             @Nullable Instant keepUntil) {
@@ -99,6 +128,17 @@ public interface SeatReservation {
      * began is in the truth only if the ledger still holds its booking (another delivery of the same
      * request was granted after the release), so it is added back; one released later is not (the read
      * may predate the release). With {@code truthAge} null every released request stays out.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param capacity the number of seats of the slot
+     * @param opensAt when booking opens (null: open now)
+     * @param truth the live holders according to the ledger
+     * @param truthAge how old the ledger read of the truth is (null: unknown)
+     * @param inFlightGrace how old a holder the ledger does not know must be before it is removed, so a hold in
+     *                      flight survives
+     * @param keepUntil when the gate may forget the slot's state (null: never on its own)
+     * @return what the gate changed
      */
     default GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
                                Collection<GateHolder> truth, @Nullable Duration truthAge, Duration inFlightGrace,
@@ -117,6 +157,15 @@ public interface SeatReservation {
      * {@code inFlightGrace} ago by the gate's clock (a younger one may belong to a transaction still
      * in flight). {@code added} counts holders that were missing, not expiry updates; {@code capacityFixed}
      * also when the opening changed.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param capacity the number of seats of the slot
+     * @param truth the live holders according to the ledger
+     * @param inFlightGrace how old a holder the ledger does not know must be before it is removed, so a hold in
+     *                      flight survives
+     * @param keepUntil when the gate may forget the slot's state (null: never on its own)
+     * @return what the gate changed
      */
     GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, Collection<GateHolder> truth,
                        Duration inFlightGrace, @Nullable Instant keepUntil);
@@ -125,16 +174,24 @@ public interface SeatReservation {
      * The slot was called off: drops its holders and leaves a closed marker until {@code keepUntil}
      * (null: until the gate loses it), so {@link #tryHold} answers {@link GateOutcome#CLOSED} and
      * {@link #initialize} and {@link #reconcile} do not recreate it. Idempotent.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param keepUntil when the gate may forget the slot's state (null: never on its own)
      */
     void close(TenantId tenantId, SlotId slotId, @Nullable Instant keepUntil);
 
     /**
      * The slot's capacity and live holders by the gate's clock, or empty when the gate has no (or only
      * partial) state for it, or the slot is closed.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @return the slot's state, or empty
      */
     Optional<GateView> inspect(TenantId tenantId, SlotId slotId);
 
-    /** A gate that holds nothing and sends every request to the ledger: DB-only mode. */
+    /** {@return a gate that holds nothing and sends every request to the ledger: DB-only mode} */
     static SeatReservation none() {
         return NoGate.INSTANCE;
     }

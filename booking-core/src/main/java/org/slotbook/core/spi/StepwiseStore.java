@@ -75,6 +75,10 @@ public final class StepwiseStore implements BookingStore {
      * The store of a ledger and the detector that joins its transactions. {@code clock} answers a
      * {@code now} of null.
      *
+     * @param ledger the seat ledger
+     * @param conflicts the conflict detector, in the same transactions as the ledger
+     * @param clock the clock that decides every deadline
+     * @return the store
      * @throws IllegalArgumentException when the detector does not accept the ledger's transactions
      */
     public static StepwiseStore of(SeatLedger ledger, ConflictDetector conflicts, Clock clock) {
@@ -93,10 +97,12 @@ public final class StepwiseStore implements BookingStore {
         return new StepwiseStore(ledger, conflicts, clock);
     }
 
+    /** {@return the ledger this store decides with} */
     public SeatLedger ledger() {
         return ledger;
     }
 
+    /** {@return the conflict detector this store decides with} */
     public ConflictDetector conflicts() {
         return conflicts;
     }

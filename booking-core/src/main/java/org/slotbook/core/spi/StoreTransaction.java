@@ -11,11 +11,16 @@ import org.slotbook.core.TenantId;
  * of that store; given a foreign transaction they throw {@link IllegalArgumentException}.
  */
 public interface StoreTransaction {
-    /** Every read and write of this transaction is scoped to this tenant. */
+    /**
+     * Every read and write of this transaction is scoped to this tenant.
+     *
+     * @return the tenant of every read and write of this transaction
+     */
     TenantId tenantId();
 
     /** Makes the transaction roll back when the work returns, instead of committing. */
     void setRollbackOnly();
 
+    /** {@return true when the transaction will roll back whatever happens} */
     boolean isRollbackOnly();
 }

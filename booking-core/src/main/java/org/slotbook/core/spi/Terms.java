@@ -10,13 +10,20 @@ import org.slotbook.core.internal.Checks;
  * ({@code holdTtl}), and the bound of the overlap search ({@code longestSession}).
  */
 public record Terms(BookingRules rules, Duration holdTtl, Duration longestSession) {
+    /**
+     * Checks the components: everything present.
+     *
+     * @param rules the booking rules
+     * @param holdTtl how long a hold lasts
+     * @param longestSession the longest session the store may hold, how far back the overlap check looks
+     */
     public Terms {
         Checks.notNull("rules", rules);
         Checks.positive("holdTtl", holdTtl);
         Checks.positive("longestSession", longestSession);
     }
 
-    /** Default rules, a 10-minute hold, sessions of at most a day. */
+    /** {@return default rules, a 10-minute hold, sessions of at most a day} */
     public static Terms defaults() {
         return new Terms(BookingRules.defaults(), Duration.ofMinutes(10), Duration.ofDays(1));
     }

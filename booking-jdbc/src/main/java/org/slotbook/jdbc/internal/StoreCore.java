@@ -9,11 +9,6 @@ import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
-import javax.sql.DataSource;
-import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.JdbiException;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingStoreException;
@@ -34,22 +29,16 @@ public final class StoreCore {
     private static final long BASE_BACKOFF_NANOS = 2_000_000L;
     private static final long MAX_BACKOFF_NANOS = 200_000_000L;
 
-    private final Jdbi jdbi;
-    /** The host's DataSource when the store was built on one: connections are taken from it directly. */
-    private final @Nullable DataSource dataSource;
+    /** The host's DataSource or Jdbi. */
+    private final Connections connections;
     private final SqlDialect sql;
     private final Tables tables;
     private final int maxRetries;
     /** Physical connections already seen at READ COMMITTED (PostgreSQL, whose isolation query is a round trip). */
     private final Map<Object, Boolean> readCommitted = Collections.synchronizedMap(new WeakHashMap<>());
 
-    /**
-     * @param dataSource the DataSource {@code jdbi} was created on, when the host gave one: a call then
-     *                   takes its connection from it without a Jdbi handle around it; null: from {@code jdbi}
-     */
-    public StoreCore(Jdbi jdbi, @Nullable DataSource dataSource, JdbcDialect dialect, Tables tables, int maxRetries) {
-        this.jdbi = jdbi;
-        this.dataSource = dataSource;
+    public StoreCore(Connections connections, JdbcDialect dialect, Tables tables, int maxRetries) {
+        this.connections = connections;
         this.tables = tables;
         this.sql = SqlDialect.of(dialect, tables);
         this.maxRetries = maxRetries;
@@ -97,7 +86,7 @@ public final class StoreCore {
             Progress progress = new Progress();
             try {
                 return attempt(what, statement, binder, reader, progress);
-            } catch (SQLException | JdbiException e) {
+            } catch (SQLException e) {
                 if (SqlErrors.isTransient(sql.dialect(), e)) {
                     if (attempt > maxRetries) {
                         throw new BookingStoreException("could not " + what
@@ -125,13 +114,8 @@ public final class StoreCore {
 
     private <T> T attempt(String what, String statement, Binder binder, Reader<T> reader, Progress progress)
             throws SQLException {
-        if (dataSource != null) {
-            try (Connection connection = connect(what)) {
-                return call(connection, statement, binder, reader, progress);
-            }
-        }
-        try (Handle handle = open(what)) {
-            return call(handle.getConnection(), statement, binder, reader, progress);
+        try (Connections.Lease lease = open(what)) {
+            return call(lease.connection(), statement, binder, reader, progress);
         }
     }
 
@@ -148,18 +132,9 @@ public final class StoreCore {
     }
 
     /** A connection from the pool; failing that, nothing was sent, and a later try may find the database back. */
-    private Handle open(String what) {
+    private Connections.Lease open(String what) {
         try {
-            return jdbi.open();
-        } catch (JdbiException e) {
-            throw cannotConnect(what, e);
-        }
-    }
-
-    /** As {@link #open}, from the host's DataSource. */
-    private Connection connect(String what) {
-        try {
-            return dataSource.getConnection();
+            return connections.open();
         } catch (SQLException | RuntimeException e) {
             throw cannotConnect(what, e);
         }
