@@ -140,8 +140,9 @@ public final class JdbcStore extends ForwardingStore {
          * 16): one transaction, one commit and one round trip for all of them, each decided by the
          * same routine and answered as if it had been alone. The lanes bound how many connections the
          * holds keep busy at once; about the database server's cores is a good number, more when its
-         * disk, not its CPU, is the limit. 0 sends every hold on its own. H2, in the same JVM, sends
-         * every hold on its own whatever this says.
+         * disk, not its CPU, is the limit. 0 sends every hold on its own. H2, in the same JVM, and tables
+         * distributed by Citus ({@link JdbcSchema#distribute}), where each hold runs on its tenant's worker,
+         * send every hold on its own whatever this says.
          */
         public Builder holdLanes(int lanes) {
             if (lanes < 0 || lanes > MAX_HOLD_LANES) {
@@ -157,8 +158,22 @@ public final class JdbcStore extends ForwardingStore {
          */
         public JdbcStore build() {
             JdbcDialect resolved = dialect != null ? dialect : detect(jdbi);
-            return new JdbcStore(new StoreCore(jdbi, dataSource, resolved, new Tables(tablePrefix), maxRetries),
-                    holdLanes);
+            int lanes = holdLanes > 0 && resolved == JdbcDialect.POSTGRESQL && distributed(jdbi, tablePrefix) ? 0 : holdLanes;
+            return new JdbcStore(new StoreCore(jdbi, dataSource, resolved, new Tables(tablePrefix), maxRetries), lanes);
+        }
+
+        /**
+         * Whether the tables are distributed by Citus, where a batch of holds cannot run (its statements read
+         * the holds' tenants from arrays, which Citus cannot route to one worker): each hold is then a call of
+         * its own, pushed down to its tenant's worker. A database that cannot be asked now counts as not
+         * distributed; the store stops sending batches at the first one Citus refuses.
+         */
+        private static boolean distributed(Jdbi jdbi, String prefix) {
+            try (Handle handle = jdbi.open()) {
+                return Tables.distributed(handle.getConnection(), prefix);
+            } catch (JdbiException | java.sql.SQLException e) {
+                return false;
+            }
         }
 
         private static JdbcDialect detect(Jdbi jdbi) {

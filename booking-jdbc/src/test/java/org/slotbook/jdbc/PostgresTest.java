@@ -1147,13 +1147,13 @@ class PostgresTest {
                 expectIndex(c, f + "occupancy_overlap_ix", "SELECT EXISTS (SELECT 1 FROM " + f + "occupancy o"
                         + " WHERE o.tenant_id = $1 AND o.resource_kind = 'STUDENT' AND o.resource_id = $2 AND o.active"
                         + " AND o.starts_at < $4 AND o.ends_at > $3 AND o.starts_at > $5)", mineTypes);
-                // hold: a replay's booking, else its waitlist entry, else the student's live booking of the slot,
-                // in one statement (the SQL function inlined)
-                String answered = "SELECT r.tag FROM " + f + "answered($1, $2, $3, $4, $5) r";
+                // hold: a replay's booking, else its waitlist entry (with its position), else the student's live
+                // booking of the slot: answered's statements, one after the other
                 String[] answeredTypes = {"varchar", "varchar", "varchar", "varchar", "timestamptz"};
-                expectIndex(c, f + "booking_request_ux", answered, answeredTypes);
-                expectIndex(c, f + "waiter_pk", answered, answeredTypes);
-                expectIndex(c, f + "booking_live_ix", answered, answeredTypes);
+                expectIndex(c, f + "waiter_pk", "SELECT w.booking_id, (CASE WHEN w.status = 'WAITING' THEN"
+                        + " (SELECT COUNT(*) FROM " + f + "waiter o WHERE o.tenant_id = w.tenant_id AND o.slot_id = w.slot_id"
+                        + " AND o.status = 'WAITING' AND o.seq <= w.seq) ELSE 0 END)::INTEGER FROM " + f + "waiter w"
+                        + " WHERE w.tenant_id = $1 AND w.request_id = $2", "varchar", "varchar");
                 // hold: whether the request or the student has an answer already, probed before that row is built
                 String known = "SELECT EXISTS (SELECT 1 FROM " + f + "booking b WHERE b.tenant_id = $1 AND b.request_id = $2)"
                         + " OR EXISTS (SELECT 1 FROM " + f + "waiter w WHERE w.tenant_id = $1 AND w.request_id = $2)"

@@ -230,6 +230,8 @@ public final class Decisions implements BookingStore {
     private final String holdBatch;
     /** Concurrent holds sent together (PostgreSQL and MariaDB, lanes > 0), or null: each hold is a call of its own. */
     private final @Nullable CallCombiner<HoldJob, StoreOutcome<HoldResult>> holds;
+    /** Set when the database refused a batch as a feature it lacks (Citus, tables distributed after the build). */
+    private volatile boolean batchesRefused;
 
     /**
      * @param holdLanes how many {@code hold_batch} calls of concurrent holds may run at once (PostgreSQL, MariaDB);
@@ -258,7 +260,7 @@ public final class Decisions implements BookingStore {
 
     /** How many batches of concurrent holds may run at once; 0 when each hold is a call of its own. */
     public int holdLanes() {
-        return holds == null ? 0 : holds.lanes();
+        return holds == null || batchesRefused ? 0 : holds.lanes();
     }
 
     /** Microseconds since the epoch, as text (the record encodings of schedule_series and hold_all). */
@@ -322,7 +324,7 @@ public final class Decisions implements BookingStore {
     public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand cmd) {
         notNull("tenantId", tenantId);
         notNull("command", cmd);
-        if (holds == null || cmd.request().waitlist()) {
+        if (holds == null || batchesRefused || cmd.request().waitlist()) {
             return holdAlone(tenantId, cmd);
         }
         StoreOutcome<HoldResult> outcome = holds.run(new HoldJob(tenantId, cmd));
@@ -428,6 +430,12 @@ public final class Decisions implements BookingStore {
             }
             // refused or rolled back (a unique key among them): nothing of the batch stands
             LOG.debug("a batch of {} holds failed, each is sent on its own: {}", n, e.getMessage());
+            if (SqlErrors.isUnsupported(core.dialect(), e) && !batchesRefused) {
+                // Citus: tables distributed after this store was built; no later batch would fare better
+                batchesRefused = true;
+                LOG.warn("the database cannot run a batch of holds ({}): each hold is sent on its own from now on",
+                        e.getMessage());
+            }
             for (int k = 0; k < n; k++) {
                 calls[k].complete(null);
             }
