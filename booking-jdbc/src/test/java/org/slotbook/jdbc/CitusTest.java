@@ -43,6 +43,7 @@ import org.slotbook.core.tck.BookingStoreContract;
 import org.slotbook.core.tck.Concurrent;
 import org.slotbook.core.tck.Fixtures;
 import org.slotbook.jdbc.internal.SchemaObjects;
+import org.slotbook.jdbc.internal.SqlScript;
 import org.slotbook.jdbc.testing.TestDatabases;
 import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
 
@@ -172,6 +173,31 @@ class CitusTest {
                 assertThat(JdbcSchema.distributed(shared.dataSource(), prefix)).isTrue();
                 assertThat(rows("SELECT resource_id FROM " + prefix + "occupancy WHERE tenant_id = ?", "t"))
                         .as("the rows went into the shards").containsExactly(List.of("c"));
+            } finally {
+                TestDatabases.dropSchema(shared.dataSource(), JdbcDialect.POSTGRESQL, prefix);
+            }
+        }
+
+        /** The Flyway form in the jar (a repeatable migration) distributes a schema inside one transaction. */
+        @Test
+        void theMigrationFormDistributesInsideOneTransaction() throws Exception {
+            String prefix = TestDatabases.freshPrefix();
+            String migration;
+            try (var in = getClass().getClassLoader().getResourceAsStream("db/migration/slotbook/citus/R__slotbook_citus.sql")) {
+                assertThat(in).as("the migration in the jar").isNotNull();
+                migration = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            }
+            try (Connection c = shared.dataSource().getConnection(); Statement st = c.createStatement()) {
+                JdbcSchema.create(shared.dataSource(), prefix);
+                c.setAutoCommit(false);
+                for (String sql : SqlScript.statements(migration.replace("${slotbook_prefix}", prefix))) {
+                    st.execute(sql);
+                }
+                c.commit();
+                c.setAutoCommit(true);
+                assertThat(JdbcSchema.distributed(shared.dataSource(), prefix)).isTrue();
+                assertThat(rows("SELECT COUNT(*) FROM pg_dist_partition WHERE logicalrelid::text LIKE ?", prefix + "%"))
+                        .containsExactly(List.of((long) SchemaObjects.of(JdbcDialect.POSTGRESQL, prefix).tables().size()));
             } finally {
                 TestDatabases.dropSchema(shared.dataSource(), JdbcDialect.POSTGRESQL, prefix);
             }
