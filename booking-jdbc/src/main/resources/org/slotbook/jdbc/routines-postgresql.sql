@@ -768,6 +768,7 @@ DECLARE
     v_waiting     BOOLEAN;
     v_limit       VARCHAR;
     v_waiter      VARCHAR;
+    v_next        BIGINT;
     v_cost        INTEGER;
     v_payer       VARCHAR;
     v_paid        BOOLEAN;
@@ -1029,9 +1030,16 @@ BEGIN
             IF FOUND THEN
                 RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', v_waiter);
             ELSE
-                INSERT INTO ${prefix}waiter (tenant_id, request_id, slot_id, student_id, booking_id, status,
+                -- in line after the slot's last waiting entry (under the slot row's lock): the identity alone
+                -- could sort it first, as Citus gives each worker a range of numbers of its own and a tenant
+                -- moved to another worker keeps its rows' numbers
+                SELECT max(x.seq) + 1 INTO v_next FROM ${prefix}waiter x
+                    WHERE x.tenant_id = p_tenant AND x.slot_id = p_slot AND x.status = 'WAITING';
+                INSERT INTO ${prefix}waiter (tenant_id, request_id, slot_id, student_id, booking_id, seq, status,
                                              joined_at, updated_at)
-                    VALUES (p_tenant, p_request, p_slot, p_student, p_booking, 'WAITING', v_now, v_now);
+                    VALUES (p_tenant, p_request, p_slot, p_student, p_booking,
+                            COALESCE(v_next, nextval(pg_get_serial_sequence('${prefix}waiter', 'seq'))), 'WAITING',
+                            v_now, v_now);
                 RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED', p_request);
             END IF;
             RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);

@@ -365,6 +365,53 @@ class CitusTest {
                     mode, heldIds.size(), heldWhileMoving.get(), full.get(), failed.get(), afterMove.get());
         }
 
+        /**
+         * Citus numbers identity columns from a range of each worker's own (the second worker's above the
+         * first's), and a moved row keeps its number. A waitlist that moves from the second worker to the first
+         * keeps its order: those who join after the move line up behind those who joined before it, and the
+         * freed seat goes to the first of them.
+         */
+        @Test
+        void aWaitlistMovedToAWorkerWithLowerNumbersKeepsItsOrder() throws SQLException {
+            String p = shared.prefix();
+            List<List<Object>> workers = rows("SELECT nodename, nodeport FROM pg_dist_node WHERE groupid > 0"
+                    + " AND noderole = 'primary' ORDER BY groupid");
+            List<Object> high = workers.get(workers.size() - 1);
+            List<Object> low = workers.get(0);
+            TenantId tenant = null;
+            long shard = 0;
+            for (int i = 0; i < 100 && tenant == null; i++) {
+                TenantId candidate = Fixtures.tenant();
+                shard = ((Number) rows("SELECT get_shard_id_for_distribution_column(?::regclass, ?)", p + "slot",
+                        candidate.value()).get(0).get(0)).longValue();
+                if (rows("SELECT nodeport FROM pg_dist_shard_placement WHERE shardid = ?", shard).get(0).get(0)
+                        .equals(high.get(1))) {
+                    tenant = candidate;
+                }
+            }
+            assertThat(tenant).as("a tenant on the worker with the higher numbers").isNotNull();
+            SlotId slot = SlotId.of("queue");
+            schedule(tenant, slot, 1, 40);
+            HoldResult first = engine.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("holder")));
+            assertThat(first).isInstanceOf(Held.class);
+            for (String w : List.of("w1", "w2")) {
+                assertThat(engine.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of(w)).orWaitlist()))
+                        .isInstanceOf(org.slotbook.core.Waitlisted.class);
+            }
+            rows("SELECT citus_move_shard_placement(?, ?, ?, ?, ?, shard_transfer_mode => 'block_writes')", shard,
+                    high.get(0), high.get(1), low.get(0), low.get(1));
+            HoldResult third = engine.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("w3")).orWaitlist());
+            assertThat(third).isInstanceOfSatisfying(org.slotbook.core.Waitlisted.class,
+                    w -> assertThat(w.entry().position()).as("position of the one who joined after the move").isEqualTo(3));
+            assertThat(engine.waitlist(tenant, slot, 0, 10)).extracting(e -> e.studentId().value())
+                    .containsExactly("w1", "w2", "w3");
+            org.slotbook.core.Booking held = ((Held) first).booking();
+            engine.cancel(tenant, held.bookingId(), held.studentId());
+            assertThat(rows("SELECT student_id FROM " + p + "booking WHERE tenant_id = ? AND slot_id = ?"
+                    + " AND status = 'HELD'", tenant.value(), slot.value())).as("promoted")
+                    .containsExactly(List.of("w1"));
+        }
+
         private void schedule(TenantId tenant, SlotId slot, int seats, int hour) {
             engine.schedule(tenant, new SlotSpec(slot, CoachId.of("coach-" + slot.value()), RoomId.of("room-" + slot.value()),
                     TimeRange.of(start.plus(Duration.ofHours(hour)), Duration.ofMinutes(50)), seats));

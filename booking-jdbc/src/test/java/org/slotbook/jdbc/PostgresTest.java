@@ -1230,6 +1230,9 @@ class PostgresTest {
                 expectIndex(c, f + "waiter_waiting_ix", "SELECT x.request_id FROM " + f + "waiter x WHERE x.tenant_id = $1"
                         + " AND x.slot_id = $2 AND x.student_id = $3 AND x.status = 'WAITING' LIMIT 1",
                         "varchar", "varchar", "varchar");
+                // the seq of a new waiting entry: after the slot's last one
+                expectIndex(c, f + "waiter_waiting_ix", "SELECT max(x.seq) + 1 FROM " + f + "waiter x"
+                        + " WHERE x.tenant_id = $1 AND x.slot_id = $2 AND x.status = 'WAITING'", "varchar", "varchar");
                 expectIndex(c, f + "waiter_pk", "SELECT x.status FROM " + f + "waiter x WHERE x.tenant_id = $1"
                         + " AND x.request_id = $2 FOR UPDATE", "varchar", "varchar");
                 expectIndex(c, f + "booking_live_ix", "SELECT 1 FROM " + f + "booking b WHERE b.tenant_id = $1"
