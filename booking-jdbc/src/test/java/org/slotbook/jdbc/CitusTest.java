@@ -294,6 +294,7 @@ class CitusTest {
             AtomicBoolean moving = new AtomicBoolean();
             AtomicBoolean moved = new AtomicBoolean();
             AtomicInteger next = new AtomicInteger();
+            java.util.concurrent.atomic.AtomicLong moveMillis = new java.util.concurrent.atomic.AtomicLong();
             int threads = 8;
             Thread mover = new Thread(() -> {
                 try (Connection c = shared.dataSource().getConnection();
@@ -307,7 +308,9 @@ class CitusTest {
                     ps.setString(4, (String) target.get(0));
                     ps.setInt(5, ((Number) target.get(1)).intValue());
                     ps.setString(6, mode);
+                    long t0 = System.nanoTime();
                     ps.execute();
+                    moveMillis.set((System.nanoTime() - t0) / 1_000_000);
                     moved.set(true);
                 } catch (SQLException | InterruptedException e) {
                     throw new IllegalStateException("the move failed: " + e.getMessage(), e);
@@ -361,8 +364,9 @@ class CitusTest {
             assertThat(rows("SELECT s.slot_id FROM " + p + "slot s WHERE s.tenant_id = ? AND s.capacity < (SELECT COUNT(*)"
                     + " FROM " + p + "booking b WHERE b.tenant_id = s.tenant_id AND b.slot_id = s.slot_id"
                     + " AND b.status IN ('HELD', 'CONFIRMED'))", tenant.value())).as("oversold slots").isEmpty();
-            System.out.printf("[citus move] %s: %d Held (%d while moving), %d Full, %d refused, %d holds after it%n",
-                    mode, heldIds.size(), heldWhileMoving.get(), full.get(), failed.get(), afterMove.get());
+            System.out.printf("[citus move] %s in %d ms: %d Held (%d while moving), %d Full, %d refused, %d holds after"
+                    + " it%n", mode, moveMillis.get(), heldIds.size(), heldWhileMoving.get(), full.get(), failed.get(),
+                    afterMove.get());
         }
 
         /**
