@@ -142,7 +142,8 @@ public final class JdbcStore extends ForwardingStore {
          * holds keep busy at once; about the database server's cores is a good number, more when its
          * disk, not its CPU, is the limit. 0 sends every hold on its own. H2, in the same JVM, and tables
          * distributed by Citus ({@link JdbcSchema#distribute}), where each hold runs on its tenant's worker,
-         * send every hold on its own whatever this says.
+         * send every hold on its own whatever this says (a store whose dialect is set asks nothing at
+         * {@link #build}: it stops batching at the first batch Citus refuses).
          */
         public Builder holdLanes(int lanes) {
             if (lanes < 0 || lanes > MAX_HOLD_LANES) {
@@ -157,30 +158,34 @@ public final class JdbcStore extends ForwardingStore {
          * @throws BookingStoreException when the dialect must be detected and the database cannot be reached
          */
         public JdbcStore build() {
-            JdbcDialect resolved = dialect != null ? dialect : detect(jdbi);
-            int lanes = holdLanes > 0 && resolved == JdbcDialect.POSTGRESQL && distributed(jdbi, tablePrefix) ? 0 : holdLanes;
-            return new JdbcStore(new StoreCore(jdbi, dataSource, resolved, new Tables(tablePrefix), maxRetries), lanes);
+            if (dialect != null) {
+                // nothing asked of the database: on Citus the first batch refused turns batches off
+                return new JdbcStore(new StoreCore(jdbi, dataSource, dialect, new Tables(tablePrefix), maxRetries),
+                        holdLanes);
+            }
+            try (Handle handle = jdbi.open()) {
+                JdbcDialect resolved = JdbcDialect.forProductName(
+                        handle.getConnection().getMetaData().getDatabaseProductName());
+                int lanes = holdLanes > 0 && resolved == JdbcDialect.POSTGRESQL
+                        && distributed(handle, tablePrefix) ? 0 : holdLanes;
+                return new JdbcStore(new StoreCore(jdbi, dataSource, resolved, new Tables(tablePrefix), maxRetries),
+                        lanes);
+            } catch (JdbiException | java.sql.SQLException e) {
+                throw new BookingStoreException("could not detect the SQL dialect: " + e.getMessage(), e);
+            }
         }
 
         /**
          * Whether the tables are distributed by Citus, where a batch of holds cannot run (its statements read
          * the holds' tenants from arrays, which Citus cannot route to one worker): each hold is then a call of
-         * its own, pushed down to its tenant's worker. A database that cannot be asked now counts as not
+         * its own, pushed down to its tenant's worker. A catalog that cannot be read counts as not
          * distributed; the store stops sending batches at the first one Citus refuses.
          */
-        private static boolean distributed(Jdbi jdbi, String prefix) {
-            try (Handle handle = jdbi.open()) {
+        private static boolean distributed(Handle handle, String prefix) {
+            try {
                 return Tables.distributed(handle.getConnection(), prefix);
-            } catch (JdbiException | java.sql.SQLException e) {
+            } catch (java.sql.SQLException e) {
                 return false;
-            }
-        }
-
-        private static JdbcDialect detect(Jdbi jdbi) {
-            try (Handle handle = jdbi.open()) {
-                return JdbcDialect.forProductName(handle.getConnection().getMetaData().getDatabaseProductName());
-            } catch (JdbiException | java.sql.SQLException e) {
-                throw new BookingStoreException("could not detect the SQL dialect: " + e.getMessage(), e);
             }
         }
     }

@@ -244,6 +244,25 @@ class CitusTest {
             assertThat(after[1] - before[1]).as("multi-shard executions on the coordinator").isZero();
         }
 
+        /** A store whose dialect was set asked nothing at build: the first batch Citus refuses turns batches off. */
+        @Test
+        void aStoreThatDidNotAskStopsBatchingAtTheFirstBatchCitusRefuses() {
+            JdbcStore store = JdbcStore.builder(shared.dataSource()).tablePrefix(shared.prefix())
+                    .dialect(JdbcDialect.POSTGRESQL).build();
+            assertThat(store.holdLanes()).isEqualTo(JdbcStore.DEFAULT_HOLD_LANES);
+            BookingEngine untold = BookingEngine.builder().store(store).holdPolicy(HoldPolicy.ofMinutes(10)).build();
+            TenantId tenant = Fixtures.tenant();
+            SlotId slot = SlotId.of("batched");
+            schedule(tenant, slot, 200, 3);
+            int holds = 120;
+            List<HoldResult> results = Concurrent.run(holds, i -> untold.hold(tenant,
+                    HoldRequest.of(RequestId.random(), slot, StudentId.of("b" + i))));
+            assertThat(results).allSatisfy(r -> assertThat(r).isInstanceOf(Held.class));
+            assertThat(store.holdLanes()).as("batches off after the first one refused").isZero();
+            assertThat(rows("SELECT COUNT(*) FROM " + shared.prefix() + "booking WHERE tenant_id = ?", tenant.value()))
+                    .containsExactly(List.of((long) holds));
+        }
+
         @Test
         void aThousandThreadsRaceForOneSeatAndOneGetsIt() {
             TenantId tenant = Fixtures.tenant();
