@@ -230,7 +230,10 @@ public final class Decisions implements BookingStore {
     private final String holdBatch;
     /** Concurrent holds sent together (PostgreSQL and MariaDB, lanes > 0), or null: each hold is a call of its own. */
     private final @Nullable CallCombiner<HoldJob, StoreOutcome<HoldResult>> holds;
-    /** Set when the database refused a batch as a feature it lacks (Citus, tables distributed after the build). */
+    /**
+     * Set when the database refused a batch as a feature it lacks: Citus, for a store that did not ask at its build
+     * (its dialect was set) or whose tables were distributed since.
+     */
     private volatile boolean batchesRefused;
 
     /**
@@ -431,7 +434,7 @@ public final class Decisions implements BookingStore {
             // refused or rolled back (a unique key among them): nothing of the batch stands
             LOG.debug("a batch of {} holds failed, each is sent on its own: {}", n, e.getMessage());
             if (SqlErrors.isUnsupported(core.dialect(), e) && !batchesRefused) {
-                // Citus: tables distributed after this store was built; no later batch would fare better
+                // Citus: no later batch would fare better
                 batchesRefused = true;
                 LOG.warn("the database cannot run a batch of holds ({}): each hold is sent on its own from now on",
                         e.getMessage());
