@@ -159,6 +159,32 @@ class PostgresTest {
             }
         }
 
+        /** Every key holds tenant_id (what Citus needs to distribute a table); an earlier schema gets such keys in place. */
+        @Test
+        void everyKeyHoldsTheTenantAndAnEarlierSchemaKeyedByItsIdentityGetsSuchKeysInPlace() throws SQLException {
+            String prefix = TestDatabases.freshPrefix();
+            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+                JdbcSchema.create(db.dataSource(), prefix);
+                String keysWithoutTenant = "SELECT COUNT(*) FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid"
+                        + " WHERE (i.indisprimary OR i.indisunique) AND LEFT(t.relname, " + prefix.length() + ") = ?"
+                        + " AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = t.oid"
+                        + " AND a.attname = 'tenant_id' AND a.attnum = ANY (i.indkey))";
+                assertThat(count(keysWithoutTenant, prefix)).as("primary and unique keys without tenant_id").isZero();
+                st.execute("ALTER TABLE " + prefix + "occupancy DROP CONSTRAINT " + prefix + "occupancy_pk,"
+                        + " ADD CONSTRAINT " + prefix + "occupancy_pk PRIMARY KEY (id)");
+                st.execute("ALTER TABLE " + prefix + "credit_entry DROP CONSTRAINT " + prefix + "credit_entry_pk,"
+                        + " ADD CONSTRAINT " + prefix + "credit_entry_pk PRIMARY KEY (seq)");
+                assertThat(count(keysWithoutTenant, prefix)).as("as before").isEqualTo(2);
+                JdbcSchema.create(db.dataSource(), prefix);
+                assertThat(count(keysWithoutTenant, prefix)).as("after the upgrade").isZero();
+                JdbcSchema.create(db.dataSource(), prefix); // and again: nothing left to do
+                assertThat(count("SELECT COUNT(*) FROM pg_constraint WHERE conname IN (?, ?) AND contype = 'p'",
+                        prefix + "occupancy_pk", prefix + "credit_entry_pk")).isEqualTo(2);
+            } finally {
+                TestDatabases.dropSchema(db.dataSource(), JdbcDialect.POSTGRESQL, prefix);
+            }
+        }
+
         @Test
         void theStatusesAreDomainsThatRefuseAnyOtherValueAndAnEarlierSchemaKeepsItsChecks() throws SQLException {
             String prefix = TestDatabases.freshPrefix();
