@@ -27,6 +27,7 @@ import org.slotbook.jdbc.internal.Tables;
 public final class JdbcSchema {
     private static final Logger LOG = LoggerFactory.getLogger(JdbcSchema.class);
     private static final String EXCLUSION = "org/slotbook/jdbc/schema-postgresql-exclusion.sql";
+    private static final String CITUS = "org/slotbook/jdbc/schema-postgresql-citus.sql";
 
     private JdbcSchema() {
     }
@@ -114,6 +115,59 @@ public final class JdbcSchema {
         }
         run(dataSource, EXCLUSION, prefix);
         LOG.info("PostgreSQL exclusion constraint {}occupancy_no_overlap is in place", prefix);
+    }
+
+    /**
+     * Citus (distributed PostgreSQL) only: distributes the tables of {@code prefix} by {@code tenant_id},
+     * all colocated with {@code <prefix>slot}, and every routine with a tenant argument by it, so that a
+     * decision runs on the worker that holds its tenant (see {@code schema-postgresql-citus.sql}, which a
+     * Flyway migration may run as it is). Run it on the coordinator after {@link #create}, and again after
+     * every later {@code create} (an upgrade may bring a new routine): what is distributed already is left
+     * as it is. The tables may hold rows: Citus copies them into the shards while it distributes a table,
+     * under a lock that makes its writers wait.
+     *
+     * @param dataSource the coordinator's database
+     * @param prefix     the tables' prefix
+     * @throws IllegalArgumentException when the database is not PostgreSQL
+     * @throws BookingStoreException    when the Citus extension is missing, a table does not exist, or Citus
+     *                                  refuses
+     */
+    public static void distribute(DataSource dataSource, String prefix) {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("dataSource must not be null");
+        }
+        Tables.checkPrefix(prefix);
+        JdbcDialect dialect = detect(dataSource);
+        if (dialect != JdbcDialect.POSTGRESQL) {
+            throw new IllegalArgumentException("Citus distributes PostgreSQL tables only, this database is " + dialect);
+        }
+        run(dataSource, CITUS, prefix);
+        LOG.info("the tables and routines of prefix '{}' are distributed by tenant_id (Citus)", prefix);
+    }
+
+    /**
+     * Whether the tables of {@code prefix} are distributed by Citus ({@link #distribute}): false on a database
+     * without the Citus extension, and on any other dialect.
+     *
+     * @param dataSource the database
+     * @param prefix     the tables' prefix
+     * @return whether the tables are distributed
+     * @throws BookingStoreException when the database cannot be asked
+     */
+    public static boolean distributed(DataSource dataSource, String prefix) {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("dataSource must not be null");
+        }
+        Tables.checkPrefix(prefix);
+        if (detect(dataSource) != JdbcDialect.POSTGRESQL) {
+            return false;
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            return Tables.distributed(connection, prefix);
+        } catch (SQLException e) {
+            throw new BookingStoreException("could not ask whether prefix '" + prefix + "' is distributed: "
+                    + e.getMessage(), e);
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package org.slotbook.jdbc;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -159,8 +160,10 @@ public final class JdbcStore extends ForwardingStore {
          * 16): one transaction, one commit and one round trip for all of them, each decided by the
          * same routine and answered as if it had been alone. The lanes bound how many connections the
          * holds keep busy at once; about the database server's cores is a good number, more when its
-         * disk, not its CPU, is the limit. 0 sends every hold on its own. H2, in the same JVM, sends
-         * every hold on its own whatever this says.
+         * disk, not its CPU, is the limit. 0 sends every hold on its own. H2, in the same JVM, and tables
+         * distributed by Citus ({@link JdbcSchema#distribute}), where each hold runs on its tenant's worker,
+         * send every hold on its own whatever this says (a store whose dialect is set asks nothing at
+         * {@link #build}: it stops batching at the first batch Citus refuses).
          *
          * @param lanes how many calls of combined holds may run at once (0..64)
          * @return this builder
@@ -175,21 +178,40 @@ public final class JdbcStore extends ForwardingStore {
         }
 
         /**
+         * Builds the store, detecting the dialect (and whether Citus distributes the tables) unless it was set.
          *
          * @return the store
          * @throws BookingStoreException when the dialect must be detected and the database cannot be reached
          */
         public JdbcStore build() {
-            JdbcDialect resolved = dialect != null ? dialect : detect(connections);
-            return new JdbcStore(new StoreCore(connections, resolved, new Tables(tablePrefix), maxRetries),
-                    holdLanes);
-        }
-
-        private static JdbcDialect detect(Connections connections) {
+            if (dialect != null) {
+                // nothing asked of the database: on Citus the first batch refused turns batches off
+                return new JdbcStore(new StoreCore(connections, dialect, new Tables(tablePrefix), maxRetries),
+                        holdLanes);
+            }
             try (Connections.Lease lease = connections.open()) {
-                return JdbcDialect.forProductName(lease.connection().getMetaData().getDatabaseProductName());
+                Connection connection = lease.connection();
+                JdbcDialect resolved = JdbcDialect.forProductName(connection.getMetaData().getDatabaseProductName());
+                int lanes = holdLanes > 0 && resolved == JdbcDialect.POSTGRESQL
+                        && distributed(connection, tablePrefix) ? 0 : holdLanes;
+                return new JdbcStore(new StoreCore(connections, resolved, new Tables(tablePrefix), maxRetries),
+                        lanes);
             } catch (SQLException e) {
                 throw new BookingStoreException("could not detect the SQL dialect: " + e.getMessage(), e);
+            }
+        }
+
+        /**
+         * Whether the tables are distributed by Citus, where a batch of holds cannot run (its statements read
+         * the holds' tenants from arrays, which Citus cannot route to one worker): each hold is then a call of
+         * its own, pushed down to its tenant's worker. A catalog that cannot be read counts as not
+         * distributed; the store stops sending batches at the first one Citus refuses.
+         */
+        private static boolean distributed(Connection connection, String prefix) {
+            try {
+                return Tables.distributed(connection, prefix);
+            } catch (SQLException e) {
+                return false;
             }
         }
     }

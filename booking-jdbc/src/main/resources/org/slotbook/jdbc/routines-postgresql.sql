@@ -74,6 +74,8 @@ $$;
 
 -- ------------------------------------------------------------------------------------------------
 -- Helpers, called from the decision functions inside their one call.
+-- A helper that reads a table is PL/pgSQL, never LANGUAGE sql: on Citus, where a decision runs on the
+-- worker that holds its tenant, a SQL function's parameterized query of a distributed table fails.
 -- ------------------------------------------------------------------------------------------------
 
 -- Locks a student for the rest of the transaction: a transaction-scoped advisory lock on a 64-bit
@@ -90,23 +92,26 @@ $$;
 -- A booking as a fact row tagged p_tag (res_kind = p_kind).
 CREATE OR REPLACE FUNCTION ${prefix}booking_row(p_tenant VARCHAR, p_tag VARCHAR, p_booking VARCHAR, p_kind VARCHAR)
 RETURNS SETOF ${prefix}fact
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 AS $$
-    SELECT p_tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status, b.held_until,
-           b.created_at, b.updated_at, p_kind, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR,
-           NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits, b.attendance
-    FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking
+BEGIN
+    RETURN QUERY SELECT p_tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status::VARCHAR,
+           b.held_until, b.created_at, b.updated_at, p_kind, NULL::VARCHAR, NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ,
+           NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, b.package_id, b.credits, b.attendance::VARCHAR
+    FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
+END;
 $$;
 
 -- A waitlist entry as a fact row tagged p_tag: seat = its position while it waits (else 0),
 -- created_at = when it joined, res_kind = why it was skipped.
 CREATE OR REPLACE FUNCTION ${prefix}waiter_row(p_tenant VARCHAR, p_tag VARCHAR, p_request VARCHAR)
 RETURNS SETOF ${prefix}fact
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 AS $$
-    SELECT p_tag, w.booking_id, w.request_id, w.slot_id, w.student_id,
+BEGIN
+    RETURN QUERY SELECT p_tag, w.booking_id, w.request_id, w.slot_id, w.student_id,
            (CASE WHEN w.status = 'WAITING' THEN
                 (SELECT COUNT(*) FROM ${prefix}waiter o
                  WHERE o.tenant_id = w.tenant_id AND o.slot_id = w.slot_id AND o.status = 'WAITING'
@@ -114,7 +119,8 @@ AS $$
             ELSE 0 END)::INTEGER,
            w.status, NULL::TIMESTAMPTZ, w.joined_at, w.updated_at, w.reason, NULL::VARCHAR, NULL::TIMESTAMPTZ,
            NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR, NULL::INTEGER, NULL::VARCHAR
-    FROM ${prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request
+    FROM ${prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request;
+END;
 $$;
 
 -- A slot as a fact row tagged p_tag, with its rules: held_until = opens_at, created_at = closes_at,
@@ -122,14 +128,16 @@ $$;
 -- when the buffer keeps the booked students too.
 CREATE OR REPLACE FUNCTION ${prefix}slot_row(p_tenant VARCHAR, p_tag VARCHAR, p_slot VARCHAR)
 RETURNS SETOF ${prefix}fact
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 AS $$
-    SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, s.slot_id,
+BEGIN
+    RETURN QUERY SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, s.slot_id,
            (CASE WHEN s.buffer_students THEN 'STUDENTS' END)::VARCHAR, s.buffer_seconds, s.status, s.opens_at,
            s.closes_at, NULL::TIMESTAMPTZ, s.cancel_policy, s.cancel_cutoff_seconds::VARCHAR, s.starts_at,
            s.ends_at, s.coach_id, s.room_id, s.capacity, s.class_type, s.cost, s.series_id
-    FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot
+    FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
+END;
 $$;
 
 -- The event rows of (tag, id) pairs in order: EV_SKIPPED ids are request ids of waitlist entries,
@@ -216,10 +224,11 @@ $$;
 -- (or the slot is free).
 CREATE OR REPLACE FUNCTION ${prefix}payer(p_tenant VARCHAR, p_student VARCHAR, p_slot VARCHAR)
 RETURNS VARCHAR
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 AS $$
-    SELECT p.package_id
+BEGIN
+    RETURN (SELECT p.package_id
     FROM ${prefix}slot s
     JOIN ${prefix}lesson_package p ON p.tenant_id = s.tenant_id AND p.student_id = p_student
     WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.cost > 0
@@ -227,7 +236,8 @@ AS $$
       AND (p.class_types = '' OR (s.class_type IS NOT NULL
                                   AND s.class_type = ANY (string_to_array(p.class_types, ','))))
     ORDER BY p.valid_until, p.package_id
-    LIMIT 1
+    LIMIT 1);
+END;
 $$;
 
 -- Locks the package that pays for p_student's seat in p_slot and answers its id: the candidates in
@@ -382,13 +392,15 @@ $$;
 -- remaining, starts_at/ends_at = validity, res_id = class types, created_at = granted at.
 CREATE OR REPLACE FUNCTION ${prefix}package_row(p_tenant VARCHAR, p_tag VARCHAR, p_package VARCHAR)
 RETURNS SETOF ${prefix}fact
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 AS $$
-    SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR, p.student_id, NULL::INTEGER, NULL::VARCHAR,
+BEGIN
+    RETURN QUERY SELECT p_tag, NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR, p.student_id, NULL::INTEGER, NULL::VARCHAR,
            NULL::TIMESTAMPTZ, p.granted_at, NULL::TIMESTAMPTZ, NULL::VARCHAR, p.class_types, p.valid_from,
            p.valid_until, NULL::VARCHAR, NULL::VARCHAR, p.credits, p.package_id, p.remaining, NULL::VARCHAR
-    FROM ${prefix}lesson_package p WHERE p.tenant_id = p_tenant AND p.package_id = p_package
+    FROM ${prefix}lesson_package p WHERE p.tenant_id = p_tenant AND p.package_id = p_package;
+END;
 $$;
 
 -- Ends a booking whose seat row the caller has locked and checked: the seat is FREE again, the
@@ -550,12 +562,15 @@ CREATE OR REPLACE FUNCTION ${prefix}freed(
     p_tenant VARCHAR, p_slot VARCHAR, p_event VARCHAR, p_booking VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT,
     p_longest_micros BIGINT, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT,
     p_credit_policy VARCHAR, OUT tags VARCHAR[], OUT ids VARCHAR[])
-LANGUAGE sql
+LANGUAGE plpgsql
 AS $$
+BEGIN
     SELECT ARRAY[p_event] || COALESCE(array_agg(e.ev_tag ORDER BY e.n), ARRAY[]::VARCHAR[]),
            ARRAY[p_booking] || COALESCE(array_agg(e.ev_id ORDER BY e.n), ARRAY[]::VARCHAR[])
+    INTO tags, ids
     FROM ${prefix}promote(p_tenant, p_slot, p_now, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
-                          p_waitlist_cutoff_micros, p_credit_policy) WITH ORDINALITY AS e (ev_tag, ev_id, n)
+                          p_waitlist_cutoff_micros, p_credit_policy) WITH ORDINALITY AS e (ev_tag, ev_id, n);
+END;
 $$;
 
 -- Retires hold p_booking on seat p_seq of slot p_slot when it is still there and ran out by p_now: the
@@ -586,41 +601,46 @@ $$;
 -- A replay of request p_request: its booking (REPLAY) or its waitlist entry (WAITLISTED_REPLAY), or no row.
 -- What a request already has, as one fact row: its booking (REPLAY), else its waitlist entry
 -- (WAITLISTED_REPLAY), else (when p_slot is given) the student's live booking of p_slot (ALREADY, live
--- at p_now); no row when none. One statement, inlined into its caller.
+-- at p_now); no row when none. One keyed statement each, in that order: on Citus a helper called inside a
+-- query that reads a table would be a distributed query nested in a query on a shard, which it refuses.
 CREATE OR REPLACE FUNCTION ${prefix}answered(p_tenant VARCHAR, p_request VARCHAR, p_slot VARCHAR, p_student VARCHAR,
                                              p_now TIMESTAMPTZ)
 RETURNS SETOF ${prefix}fact
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 AS $$
-    SELECT r.tag, r.booking_id, r.request_id, r.slot_id, r.student_id, r.seat, r.status, r.held_until, r.created_at,
-           r.updated_at, r.res_kind, r.res_id, r.starts_at, r.ends_at, r.coach_id, r.room_id, r.capacity, r.ref_id,
-           r.amount, r.note
-    FROM (SELECT 1 AS k, 'REPLAY'::VARCHAR AS tag, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
-                 b.status, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR AS res_kind, NULL::VARCHAR AS res_id,
-                 NULL::TIMESTAMPTZ AS starts_at, NULL::TIMESTAMPTZ AS ends_at, NULL::VARCHAR AS coach_id,
-                 NULL::VARCHAR AS room_id, NULL::INTEGER AS capacity, b.package_id AS ref_id, b.credits AS amount,
-                 b.attendance AS note
-          FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request
-          UNION ALL
-          SELECT 2, w.* FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request) w
-          UNION ALL
-          SELECT 3, 'ALREADY'::VARCHAR, l.booking_id, l.request_id, l.slot_id, l.student_id, l.seat, l.status,
-                 l.held_until, l.created_at, l.updated_at, NULL::VARCHAR, NULL::VARCHAR, NULL::TIMESTAMPTZ,
-                 NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER, l.package_id, l.credits, l.attendance
-          FROM ${prefix}booking l
-          WHERE p_slot IS NOT NULL AND l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
-            AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND p_now < l.held_until))) r
-    ORDER BY r.k
-    LIMIT 1
+BEGIN
+    RETURN QUERY SELECT 'REPLAY'::VARCHAR, b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat,
+                        b.status::VARCHAR, b.held_until, b.created_at, b.updated_at, NULL::VARCHAR, NULL::VARCHAR,
+                        NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER,
+                        b.package_id, b.credits, b.attendance::VARCHAR
+        FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', p_request);
+    IF FOUND OR p_slot IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT 'ALREADY'::VARCHAR, l.booking_id, l.request_id, l.slot_id, l.student_id, l.seat,
+                        l.status::VARCHAR, l.held_until, l.created_at, l.updated_at, NULL::VARCHAR, NULL::VARCHAR,
+                        NULL::TIMESTAMPTZ, NULL::TIMESTAMPTZ, NULL::VARCHAR, NULL::VARCHAR, NULL::INTEGER,
+                        l.package_id, l.credits, l.attendance::VARCHAR
+        FROM ${prefix}booking l
+        WHERE l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
+          AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND p_now < l.held_until))
+        LIMIT 1;
+END;
 $$;
 
 CREATE OR REPLACE FUNCTION ${prefix}replay(p_tenant VARCHAR, p_request VARCHAR)
 RETURNS SETOF ${prefix}fact
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 AS $$
-    SELECT * FROM ${prefix}answered(p_tenant, p_request, NULL, NULL, NULL)
+BEGIN
+    RETURN QUERY SELECT * FROM ${prefix}answered(p_tenant, p_request, NULL, NULL, NULL);
+END;
 $$;
 
 -- Claims a free seat for each CLAIM row of p_want (see hold's p_no_wait; capacity: the hold's position
@@ -793,6 +813,7 @@ DECLARE
     v_waiting     BOOLEAN;
     v_limit       VARCHAR;
     v_waiter      VARCHAR;
+    v_next        BIGINT;
     v_cost        INTEGER;
     v_payer       VARCHAR;
     v_paid        BOOLEAN;
@@ -1064,9 +1085,16 @@ BEGIN
             IF FOUND THEN
                 RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED_REPLAY', v_waiter);
             ELSE
-                INSERT INTO ${prefix}waiter (tenant_id, request_id, slot_id, student_id, booking_id, status,
+                -- in line after the slot's last waiting entry (under the slot row's lock): the identity alone
+                -- could sort it first, as Citus gives each worker a range of numbers of its own and a tenant
+                -- moved to another worker keeps its rows' numbers
+                SELECT max(x.seq) + 1 INTO v_next FROM ${prefix}waiter x
+                    WHERE x.tenant_id = p_tenant AND x.slot_id = p_slot AND x.status = 'WAITING';
+                INSERT INTO ${prefix}waiter (tenant_id, request_id, slot_id, student_id, booking_id, seq, status,
                                              joined_at, updated_at)
-                    VALUES (p_tenant, p_request, p_slot, p_student, p_booking, 'WAITING', v_now, v_now);
+                    VALUES (p_tenant, p_request, p_slot, p_student, p_booking,
+                            COALESCE(v_next, nextval(pg_get_serial_sequence('${prefix}waiter', 'seq'))), 'WAITING',
+                            v_now, v_now);
                 RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, 'WAITLISTED', p_request);
             END IF;
             RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);

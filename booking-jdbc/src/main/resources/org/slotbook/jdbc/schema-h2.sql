@@ -116,9 +116,12 @@ CREATE TABLE IF NOT EXISTS ${prefix}occupancy (
     slot_id       VARCHAR(64) NOT NULL,
     booking_id    VARCHAR(64),
     active        BOOLEAN     NOT NULL,
-    CONSTRAINT ${prefix}occupancy_pk PRIMARY KEY (id),
+    CONSTRAINT ${prefix}occupancy_tenant_pk PRIMARY KEY (id, tenant_id),
     CONSTRAINT ${prefix}occupancy_time_ck CHECK (starts_at < ends_at)
 );
+-- Schemas created before every key held tenant_id: the key of the identity alone gives way to this one.
+ALTER TABLE ${prefix}occupancy DROP CONSTRAINT IF EXISTS ${prefix}occupancy_pk;
+ALTER TABLE ${prefix}occupancy ADD CONSTRAINT IF NOT EXISTS ${prefix}occupancy_tenant_pk PRIMARY KEY (id, tenant_id);
 CREATE INDEX IF NOT EXISTS ${prefix}occupancy_overlap_ix
     ON ${prefix}occupancy (tenant_id, resource_kind, resource_id, active, starts_at, ends_at);
 CREATE INDEX IF NOT EXISTS ${prefix}occupancy_booking_ix ON ${prefix}occupancy (tenant_id, booking_id);
@@ -192,7 +195,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}credit_entry (
     booking_id  VARCHAR(64),
     request_id  VARCHAR(64),
     at          TIMESTAMP(6) WITH TIME ZONE NOT NULL,
-    CONSTRAINT ${prefix}credit_entry_pk PRIMARY KEY (seq),
+    CONSTRAINT ${prefix}credit_entry_tenant_pk PRIMARY KEY (seq, tenant_id),
     CONSTRAINT ${prefix}credit_entry_booking_uk UNIQUE (tenant_id, booking_id, reason),
     -- the reason, the sign of the delta by reason (a reason other than these four fails both branches),
     -- and a booking for every entry but a GRANT
@@ -200,6 +203,10 @@ CREATE TABLE IF NOT EXISTS ${prefix}credit_entry (
         ((reason IN ('GRANT', 'REFUND') AND delta > 0) OR (reason IN ('DRAW', 'FORFEIT') AND delta < 0))
         AND (reason = 'GRANT') = (booking_id IS NULL))
 );
+-- Schemas created before every key held tenant_id: the key of the identity alone gives way to this one.
+ALTER TABLE ${prefix}credit_entry DROP CONSTRAINT IF EXISTS ${prefix}credit_entry_pk;
+ALTER TABLE ${prefix}credit_entry ADD CONSTRAINT IF NOT EXISTS ${prefix}credit_entry_tenant_pk
+    PRIMARY KEY (seq, tenant_id);
 -- One check of a journal row; schemas created with three separate checks trade them for it.
 ALTER TABLE ${prefix}credit_entry DROP CONSTRAINT IF EXISTS ${prefix}credit_entry_reason_ck;
 ALTER TABLE ${prefix}credit_entry DROP CONSTRAINT IF EXISTS ${prefix}credit_entry_delta_ck;

@@ -126,7 +126,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}occupancy (
     slot_id       VARCHAR(64) NOT NULL,
     booking_id    VARCHAR(64),
     active        BOOLEAN     NOT NULL,
-    PRIMARY KEY (id),
+    PRIMARY KEY (id, tenant_id),
     -- Serves starts_at < :end AND ends_at > :start AND starts_at > :start - :longestSession.
     KEY ${prefix}occupancy_overlap_ix (tenant_id, resource_kind, resource_id, active, starts_at, ends_at),
     KEY ${prefix}occupancy_booking_ix (tenant_id, booking_id),
@@ -158,7 +158,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}waiter (
     joined_at   DATETIME(6) NOT NULL,
     updated_at  DATETIME(6) NOT NULL,
     PRIMARY KEY (tenant_id, request_id),
-    UNIQUE KEY ${prefix}waiter_seq_uk (seq),
+    UNIQUE KEY ${prefix}waiter_seq_tenant_uk (seq, tenant_id),
     -- the WAITING entries of a slot in join order (promotion, positions)
     KEY ${prefix}waiter_slot_ix (tenant_id, slot_id, status, seq),
     -- a student's entry of a slot
@@ -203,7 +203,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}credit_entry (
     booking_id  VARCHAR(64),
     request_id  VARCHAR(64),
     at          DATETIME(6) NOT NULL,
-    PRIMARY KEY (seq),
+    PRIMARY KEY (seq, tenant_id),
     KEY ${prefix}credit_entry_package_ix (tenant_id, package_id, seq),
     UNIQUE KEY ${prefix}credit_entry_booking_uk (tenant_id, booking_id, reason),
     CONSTRAINT ${prefix}credit_entry_reason_ck CHECK (reason IN ('GRANT', 'DRAW', 'REFUND', 'FORFEIT')),
@@ -211,3 +211,20 @@ CREATE TABLE IF NOT EXISTS ${prefix}credit_entry (
         (reason IN ('GRANT', 'REFUND') AND delta > 0) OR (reason IN ('DRAW', 'FORFEIT') AND delta < 0)),
     CONSTRAINT ${prefix}credit_entry_booking_ck CHECK ((reason = 'GRANT') = (booking_id IS NULL))
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- Schemas created before every key held tenant_id: the waitlist's unique seq, and the keys of occupancy and
+-- credit_entry by their AUTO_INCREMENT alone, gain the tenant (each key rebuilt once, its table locked meanwhile).
+ALTER TABLE ${prefix}waiter ADD UNIQUE KEY IF NOT EXISTS ${prefix}waiter_seq_tenant_uk (seq, tenant_id),
+    DROP INDEX IF EXISTS ${prefix}waiter_seq_uk;
+DELIMITER //
+BEGIN NOT ATOMIC
+    IF NOT EXISTS (SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE()
+                   AND TABLE_NAME = '${prefix}occupancy' AND INDEX_NAME = 'PRIMARY' AND COLUMN_NAME = 'tenant_id') THEN
+        ALTER TABLE ${prefix}occupancy DROP PRIMARY KEY, ADD PRIMARY KEY (id, tenant_id);
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE()
+                   AND TABLE_NAME = '${prefix}credit_entry' AND INDEX_NAME = 'PRIMARY' AND COLUMN_NAME = 'tenant_id') THEN
+        ALTER TABLE ${prefix}credit_entry DROP PRIMARY KEY, ADD PRIMARY KEY (seq, tenant_id);
+    END IF;
+END//
+DELIMITER ;

@@ -178,7 +178,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}occupancy (
     slot_id       VARCHAR(64) COLLATE "C" NOT NULL,
     booking_id    VARCHAR(64) COLLATE "C",
     active        BOOLEAN     NOT NULL,
-    CONSTRAINT ${prefix}occupancy_pk PRIMARY KEY (id),
+    CONSTRAINT ${prefix}occupancy_pk PRIMARY KEY (id, tenant_id),
     CONSTRAINT ${prefix}occupancy_time_ck CHECK (starts_at < ends_at)
 );
 -- Serves starts_at < :end AND ends_at > :start AND starts_at > :start - :longestSession.
@@ -264,7 +264,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}credit_entry (
     booking_id  VARCHAR(64) COLLATE "C",
     request_id  VARCHAR(64) COLLATE "C",
     at          TIMESTAMPTZ NOT NULL,
-    CONSTRAINT ${prefix}credit_entry_pk PRIMARY KEY (seq),
+    CONSTRAINT ${prefix}credit_entry_pk PRIMARY KEY (seq, tenant_id),
     CONSTRAINT ${prefix}credit_entry_reason_ck CHECK (reason IN ('GRANT', 'DRAW', 'REFUND', 'FORFEIT')),
     CONSTRAINT ${prefix}credit_entry_delta_ck CHECK (
         (reason IN ('GRANT', 'REFUND') AND delta > 0) OR (reason IN ('DRAW', 'FORFEIT') AND delta < 0)),
@@ -278,3 +278,24 @@ CREATE UNIQUE INDEX IF NOT EXISTS ${prefix}credit_entry_booking_ux
     ON ${prefix}credit_entry (tenant_id, booking_id, reason) WHERE booking_id IS NOT NULL;
 CREATE UNIQUE INDEX IF NOT EXISTS ${prefix}credit_entry_grant_ux
     ON ${prefix}credit_entry (tenant_id, package_id) WHERE reason = 'GRANT';
+
+-- Schemas created before every key held tenant_id: occupancy and credit_entry were keyed by their
+-- identity alone, which a table distributed by tenant_id (Citus) cannot keep. The key is rebuilt with
+-- tenant_id after the identity (not before it, so that no index led by tenant_id alone competes with
+-- the overlap and release indexes before statistics exist). Rebuilding it locks the table while its
+-- index is built.
+DO $$
+DECLARE
+    v_table VARCHAR;
+BEGIN
+    FOREACH v_table IN ARRAY ARRAY['occupancy', 'credit_entry'] LOOP
+        IF EXISTS (SELECT 1 FROM pg_constraint c
+                   WHERE c.conname = '${prefix}' || v_table || '_pk' AND c.conrelid = to_regclass('${prefix}' || v_table)
+                     AND array_length(c.conkey, 1) = 1) THEN
+            EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I, ADD CONSTRAINT %I PRIMARY KEY (%I, tenant_id)',
+                           '${prefix}' || v_table, '${prefix}' || v_table || '_pk', '${prefix}' || v_table || '_pk',
+                           CASE v_table WHEN 'occupancy' THEN 'id' ELSE 'seq' END);
+        END IF;
+    END LOOP;
+END
+$$;

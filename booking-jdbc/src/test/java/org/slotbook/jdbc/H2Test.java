@@ -84,6 +84,33 @@ class H2Test {
         protected TestDatabase openDatabase() {
             return TestDatabases.h2();
         }
+
+        /** Every key holds the tenant; an earlier schema keyed by its identity alone gets such keys in place. */
+        @Test
+        void everyKeyHoldsTheTenantAndAnEarlierSchemaGetsSuchKeysInPlace() throws SQLException {
+            String prefix = TestDatabases.freshPrefix();
+            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+                JdbcSchema.create(db.dataSource(), prefix);
+                String keysWithoutTenant = "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLE_CONSTRAINTS k"
+                        + " WHERE k.CONSTRAINT_TYPE IN ('PRIMARY KEY', 'UNIQUE') AND LEFT(k.TABLE_NAME, "
+                        + prefix.length() + ") = UPPER(?) AND NOT EXISTS (SELECT 1 FROM INFORMATION_SCHEMA.KEY_COLUMN_USAGE u"
+                        + " WHERE u.CONSTRAINT_NAME = k.CONSTRAINT_NAME AND u.TABLE_NAME = k.TABLE_NAME"
+                        + " AND u.COLUMN_NAME = 'TENANT_ID')";
+                assertThat(count(keysWithoutTenant, prefix)).as("keys without tenant_id").isZero();
+                st.execute("ALTER TABLE " + prefix + "occupancy DROP CONSTRAINT " + prefix + "occupancy_tenant_pk");
+                st.execute("ALTER TABLE " + prefix + "occupancy ADD CONSTRAINT " + prefix + "occupancy_pk PRIMARY KEY (id)");
+                st.execute("ALTER TABLE " + prefix + "credit_entry DROP CONSTRAINT " + prefix + "credit_entry_tenant_pk");
+                st.execute("ALTER TABLE " + prefix + "credit_entry ADD CONSTRAINT " + prefix + "credit_entry_pk"
+                        + " PRIMARY KEY (seq)");
+                assertThat(count(keysWithoutTenant, prefix)).as("as before").isEqualTo(2);
+                JdbcSchema.create(db.dataSource(), prefix);
+                assertThat(count(keysWithoutTenant, prefix)).as("after the upgrade").isZero();
+                JdbcSchema.create(db.dataSource(), prefix); // and again: nothing left to do
+                assertThat(count(keysWithoutTenant, prefix)).isZero();
+            } finally {
+                TestDatabases.dropSchema(db.dataSource(), JdbcDialect.H2, prefix);
+            }
+        }
     }
 
     @Nested

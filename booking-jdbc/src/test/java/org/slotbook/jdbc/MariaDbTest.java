@@ -87,6 +87,31 @@ class MariaDbTest {
         protected void kill(long id) {
             sql.useHandle(h -> h.execute("KILL " + id));
         }
+
+        /** Every key holds the tenant; an earlier schema keyed by its AUTO_INCREMENT alone gets such keys in place. */
+        @Test
+        void everyKeyHoldsTheTenantAndAnEarlierSchemaGetsSuchKeysInPlace() throws SQLException {
+            String prefix = TestDatabases.freshPrefix();
+            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+                JdbcSchema.create(db.dataSource(), prefix);
+                String keysWithoutTenant = "SELECT COUNT(*) FROM (SELECT TABLE_NAME, INDEX_NAME"
+                        + " FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND NON_UNIQUE = 0"
+                        + " AND LEFT(TABLE_NAME, " + prefix.length() + ") = ? GROUP BY TABLE_NAME, INDEX_NAME"
+                        + " HAVING SUM(COLUMN_NAME = 'tenant_id') = 0) k";
+                assertThat(count(keysWithoutTenant, prefix)).as("unique keys without tenant_id").isZero();
+                st.execute("ALTER TABLE " + prefix + "occupancy DROP PRIMARY KEY, ADD PRIMARY KEY (id)");
+                st.execute("ALTER TABLE " + prefix + "credit_entry DROP PRIMARY KEY, ADD PRIMARY KEY (seq)");
+                st.execute("ALTER TABLE " + prefix + "waiter ADD UNIQUE KEY " + prefix + "waiter_seq_uk (seq),"
+                        + " DROP INDEX " + prefix + "waiter_seq_tenant_uk");
+                assertThat(count(keysWithoutTenant, prefix)).as("as before").isEqualTo(3);
+                JdbcSchema.create(db.dataSource(), prefix);
+                assertThat(count(keysWithoutTenant, prefix)).as("after the upgrade").isZero();
+                JdbcSchema.create(db.dataSource(), prefix); // and again: nothing left to do
+                assertThat(count(keysWithoutTenant, prefix)).isZero();
+            } finally {
+                TestDatabases.dropSchema(db.dataSource(), JdbcDialect.MARIADB, prefix);
+            }
+        }
     }
 
     @Nested

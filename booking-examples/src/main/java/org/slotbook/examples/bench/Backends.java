@@ -48,10 +48,13 @@ public final class Backends implements AutoCloseable {
     private final String gateName;
     private final String jdbcUrl;
     private final BookingEngine engine;
+    /** Whether the ledger's tables are distributed by Citus. */
+    private final boolean citus;
 
     private Backends(HikariDataSource dataSource, JdbcStore store, RedisServer embeddedRedis, RedisClient redis,
                      RedisSeatReservation redisGate, String ledgerName, String gateName, String jdbcUrl,
-                     HoldPolicy policy) {
+                     HoldPolicy policy, boolean citus) {
+        this.citus = citus;
         this.dataSource = dataSource;
         this.jdbcUrl = jdbcUrl;
         this.store = store;
@@ -77,6 +80,19 @@ public final class Backends implements AutoCloseable {
 
     public static Backends open(String jdbcUrl, String redisUrl, boolean noRedis, PrintStream out, int poolSize,
                                 HoldPolicy policy) {
+        return open(jdbcUrl, redisUrl, noRedis, out, poolSize, policy, false);
+    }
+
+    /**
+     * A Citus coordinator (its workers added) without a gate: the tables and routines are created, then
+     * distributed by tenant ({@link JdbcSchema#distribute}), as a host does at start-up.
+     */
+    public static Backends openCitus(String jdbcUrl, PrintStream out, int poolSize, HoldPolicy policy) {
+        return open(jdbcUrl, null, true, out, poolSize, policy, true);
+    }
+
+    private static Backends open(String jdbcUrl, String redisUrl, boolean noRedis, PrintStream out, int poolSize,
+                                 HoldPolicy policy, boolean citus) {
         String url = jdbcUrl != null ? jdbcUrl : String.format(DEFAULT_H2, UUID.randomUUID());
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
@@ -93,8 +109,11 @@ public final class Backends implements AutoCloseable {
         RedisClient client = null;
         try {
             JdbcSchema.create(dataSource);
+            if (citus) {
+                JdbcSchema.distribute(dataSource, JdbcStore.create(dataSource).tablePrefix());
+            }
             JdbcStore store = JdbcStore.create(dataSource);
-            String ledgerName = store.dialect() + (jdbcUrl == null ? " (in memory)" : " " + redactUser(url));
+            String ledgerName = (citus ? "Citus" : store.dialect()) + (jdbcUrl == null ? " (in memory)" : " " + redactUser(url));
             RedisSeatReservation gate = null;
             String gateName = "none (DB-only)";
             if (!noRedis) {
@@ -125,7 +144,7 @@ public final class Backends implements AutoCloseable {
                 gate = RedisSeatReservation.builder(client).keyPrefix("slotbook-example:" + UUID.randomUUID() + ":")
                         .build();
             }
-            return new Backends(dataSource, store, embedded, client, gate, ledgerName, gateName, url, policy);
+            return new Backends(dataSource, store, embedded, client, gate, ledgerName, gateName, url, policy, citus);
         } catch (RuntimeException | IOException e) {
             if (client != null) {
                 client.close();
@@ -178,10 +197,10 @@ public final class Backends implements AutoCloseable {
         return ledgerName;
     }
 
-    /** The database's name in the benchmark's tables: PostgreSQL, MariaDB or H2. */
+    /** The database's name in the benchmark's tables: PostgreSQL, Citus, MariaDB or H2. */
     public String databaseName() {
         return switch (store.dialect()) {
-            case POSTGRESQL -> "PostgreSQL";
+            case POSTGRESQL -> citus ? "Citus" : "PostgreSQL";
             case MARIADB -> "MariaDB";
             case H2 -> "H2";
         };

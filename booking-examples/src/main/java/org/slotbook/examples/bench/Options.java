@@ -8,13 +8,13 @@ import java.util.Set;
 import org.slotbook.core.SlotSpec;
 
 /** The run's settings, parsed from the command line. {@code only} holds line names from {@link #LINES}. */
-public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolean noRedis, Set<String> only,
+public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String redisUrl, boolean noRedis, Set<String> only,
                       int students, int seats, int slots, int requests, int mixSeconds, int threads,
                       int capacityHolds, int capacitySeats, int turns, boolean warmup, boolean profile) {
     /** The workloads of the lines {@code --only} can name per backend. */
     static final List<String> WORKLOADS = List.of("hot", "spread", "mix");
     /** The backends of the lines {@code --only} can name per workload. */
-    static final List<String> BACKENDS = List.of("pg", "mariadb", "h2", "gate");
+    static final List<String> BACKENDS = List.of("pg", "citus", "mariadb", "h2", "gate");
     /** Every line {@code --only} accepts on its own: workload-backend, then naive and capacity. */
     static final List<String> LINES;
 
@@ -32,7 +32,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
 
     /** The usage text {@code Bench} prints after a bad flag. */
     public static final String USAGE = String.join("\n",
-            "usage: Bench [--jdbc URL] [--mariadb URL] [--redis URL | --no-redis] [--only LINE,...]",
+            "usage: Bench [--jdbc URL] [--citus URL] [--mariadb URL] [--redis URL | --no-redis] [--only LINE,...]",
             "       Bench waitlist [flags]   a waitlisted hot slot (WaitlistBench; an unknown flag prints its flags)",
             "       Bench shards [flags]     the flash sale over one and two shards (ShardBench)",
             "             [--students N] [--seats N] [--slots N] [--requests N] [--mix-seconds N] [--threads N]",
@@ -40,18 +40,21 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
             "  --jdbc URL         PostgreSQL (jdbc:postgresql:...): the naive line, its single-statement ceiling,",
             "                     Slotbook DB-only, and the ledger behind the gate. Without it H2 in memory takes",
             "                     that place (the naive line and the gate then run on H2).",
+            "  --citus URL        a Citus coordinator (jdbc:postgresql:...) with its workers: Slotbook DB-only on",
+            "                     tables distributed by tenant (JdbcSchema.distribute), beside --jdbc's line",
             "  --mariadb URL      MariaDB (jdbc:mariadb:...): Slotbook DB-only and its own single-statement ceiling",
             "  --redis URL        Redis of the gate line (redis://127.0.0.1:6379); default: an embedded Redis",
             "  --no-redis         no gate line",
             "  --only LINE,...    run only these lines (default: every line the given servers allow):",
             "                       hot-pg, spread-pg, mix-pg           Slotbook DB-only on --jdbc",
+            "                       hot-citus, spread-citus, mix-citus  Slotbook DB-only on --citus",
             "                       hot-mariadb, spread-mariadb, mix-mariadb   Slotbook DB-only on --mariadb",
             "                       hot-h2, spread-h2, mix-h2           Slotbook DB-only on H2 in memory",
             "                       hot-gate, spread-gate, mix-gate     Slotbook Redis gate + the --jdbc database",
             "                       naive                               count, then insert (hot and spread) on --jdbc",
             "                       capacity                            holds on 10 vs --capacity-seats seats,",
             "                                                           per database (H2, --jdbc, --mariadb)",
-            "                     pg, mariadb, h2 and gate name all three workloads of that backend.",
+            "                     pg, citus, mariadb, h2 and gate name all three workloads of that backend.",
             "                     A hot or spread line brings its ceiling along (the gate: Redis and database).",
             "  --students N       hot slot: students holding a seat of one slot (default 10000)",
             "  --seats N          seats per slot (default 10)",
@@ -70,6 +73,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
     public static Options parse(String... args) {
         ServerFlags servers = new ServerFlags();
         String mariadb = null;
+        String citus = null;
         String onlyText = null;
         int students = 10_000;
         int seats = 10;
@@ -86,6 +90,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
             String flag = args[i];
             switch (flag) {
                 case "--mariadb" -> mariadb = Flags.value(args, ++i, flag);
+                case "--citus" -> citus = Flags.value(args, ++i, flag);
                 case "--only" -> onlyText = Flags.value(args, ++i, flag);
                 case "--students" -> students = Flags.number(args, ++i, flag, 1, 10_000_000);
                 case "--seats" -> seats = Flags.number(args, ++i, flag, 1, SlotSpec.MAX_CAPACITY);
@@ -113,16 +118,21 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
             throw new IllegalArgumentException("--mariadb must be a JDBC URL of MariaDB (jdbc:mariadb:...), got '"
                     + mariadb + "'");
         }
+        if (citus != null && !citus.startsWith("jdbc:postgresql:")) {
+            throw new IllegalArgumentException("--citus must be a JDBC URL of a Citus coordinator (jdbc:postgresql:...),"
+                    + " got '" + citus + "'");
+        }
         if (redis != null && !redis.startsWith("redis://")) {
             throw new IllegalArgumentException("--redis must be a redis:// URL, got '" + redis + "'");
         }
-        Set<String> only = onlyText == null ? null : only(onlyText, jdbc != null, mariadb != null, !noRedis);
-        return new Options(jdbc, mariadb, redis, noRedis, only, students, seats, slots, requests, mixSeconds,
+        Set<String> only = onlyText == null ? null : only(onlyText, jdbc != null, citus != null, mariadb != null,
+                !noRedis);
+        return new Options(jdbc, mariadb, citus, redis, noRedis, only, students, seats, slots, requests, mixSeconds,
                 threads, capacityHolds, capacitySeats, turns, warmup, profile);
     }
 
     /** The lines named by {@code --only}, groups expanded; names needing a server not given are refused. */
-    private static Set<String> only(String text, boolean pg, boolean mariadb, boolean gate) {
+    private static Set<String> only(String text, boolean pg, boolean citus, boolean mariadb, boolean gate) {
         Set<String> lines = new LinkedHashSet<>();
         for (String raw : text.split(",", -1)) {
             String name = raw.trim().toLowerCase(Locale.ROOT);
@@ -138,6 +148,9 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
         for (String line : lines) {
             if (line.endsWith("-pg") && !pg) {
                 throw new IllegalArgumentException("--only " + line + " needs --jdbc (PostgreSQL)");
+            }
+            if (line.endsWith("-citus") && !citus) {
+                throw new IllegalArgumentException("--only " + line + " needs --citus");
             }
             if (line.endsWith("-mariadb") && !mariadb) {
                 throw new IllegalArgumentException("--only " + line + " needs --mariadb");
@@ -156,7 +169,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String redisUrl, boolea
 
     /** The same run, scaled down to warm the JIT up. */
     Options warmupSizes() {
-        return new Options(jdbcUrl, mariadbUrl, redisUrl, noRedis, only, Math.min(students, 2_000), seats,
+        return new Options(jdbcUrl, mariadbUrl, citusUrl, redisUrl, noRedis, only, Math.min(students, 2_000), seats,
                 Math.min(slots, 100), Math.min(requests, 2_000), Math.min(mixSeconds, 3), threads,
                 Math.min(capacityHolds, 100), Math.min(capacitySeats, 1_000), Math.min(turns, 2), false, false);
     }

@@ -45,13 +45,17 @@ public final class Suite {
     private PrintStream out;
     private boolean profiling;
 
-    private Suite(Options options, Backends main, Backends mariadb, Backends h2, HoldPolicy policy, PrintStream log) {
+    private Suite(Options options, Backends main, Backends citus, Backends mariadb, Backends h2, HoldPolicy policy,
+                  PrintStream log) {
         this.main = main;
         this.log = log;
         this.out = log;
         this.mainDb = new BenchDb(main.store().dialect() == JdbcDialect.H2 ? "h2" : "pg", main.databaseName(), main,
                 BookingEngine.builder().store(main.store()).holdPolicy(policy).build());
         dbs.add(mainDb);
+        if (citus != null) {
+            dbs.add(new BenchDb("citus", citus.databaseName(), citus, citus.engine()));
+        }
         if (mariadb != null) {
             dbs.add(new BenchDb("mariadb", mariadb.databaseName(), mariadb, mariadb.engine()));
         }
@@ -68,13 +72,15 @@ public final class Suite {
         HoldPolicy policy = HoldPolicy.ofDefaults();
         int pool = options.threads() + 2;
         try (Backends main = Backends.open(options.jdbcUrl(), options.redisUrl(), options.noRedis(), out, pool, policy);
+             Backends citus = options.citusUrl() == null ? null : Backends.openCitus(options.citusUrl(), out, pool, policy);
              Backends mariadb = options.mariadbUrl() == null ? null
                      : Backends.open(options.mariadbUrl(), null, true, out, pool, policy);
              Backends h2 = main.store().dialect() == JdbcDialect.H2 ? null
                      : Backends.open(null, null, true, out, pool, policy)) {
-            Suite suite = new Suite(options, main, mariadb, h2, policy, out);
-            out.printf(Locale.ROOT, "Bench: %d threads, hot and spread lines in %d turns; ledger %s; MariaDB %s;"
-                            + " H2 line %s; gate %s%n", options.threads(), options.turns(), main.ledgerName(), mariadb == null ? "(none)" : mariadb.ledgerName(),
+            Suite suite = new Suite(options, main, citus, mariadb, h2, policy, out);
+            out.printf(Locale.ROOT, "Bench: %d threads, hot and spread lines in %d turns; ledger %s; Citus %s; MariaDB %s;"
+                            + " H2 line %s; gate %s%n", options.threads(), options.turns(), main.ledgerName(),
+                    citus == null ? "(none)" : citus.ledgerName(), mariadb == null ? "(none)" : mariadb.ledgerName(),
                     h2 == null ? "(same database)" : h2.ledgerName(), main.gateName());
             out.printf(Locale.ROOT, "lines: %s%n", options.only() == null ? "all" : String.join(",",
                     Options.LINES.stream().filter(options.only()::contains).toList()));
@@ -122,7 +128,8 @@ public final class Suite {
             for (BenchDb db : dbs) {
                 boolean dbOnly = sizes.runs(name + "-" + db.key());
                 boolean naive = db == mainDb && sizes.runs("naive");
-                if (dbOnly || naive || (db == mainDb && gateLine)) {
+                // Citus has none: the plain table of the ceiling would live on the coordinator alone
+                if ((dbOnly && !db.key().equals("citus")) || naive || (db == mainDb && gateLine)) {
                     lines.add(DbCeilingLine.prepare(db, w, this));
                 }
                 if (naive) {

@@ -236,6 +236,11 @@ public final class Decisions implements BookingStore {
     private final String holdBatch;
     /** Concurrent holds sent together (PostgreSQL and MariaDB, lanes > 0), or null: each hold is a call of its own. */
     private final @Nullable CallCombiner<HoldJob, StoreOutcome<HoldResult>> holds;
+    /**
+     * Set when the database refused a batch as a feature it lacks: Citus, for a store that did not ask at its build
+     * (its dialect was set) or whose tables were distributed since.
+     */
+    private volatile boolean batchesRefused;
 
     /**
      * @param holdLanes how many {@code hold_batch} calls of concurrent holds may run at once (PostgreSQL, MariaDB);
@@ -264,7 +269,7 @@ public final class Decisions implements BookingStore {
 
     /** How many batches of concurrent holds may run at once; 0 when each hold is a call of its own. */
     public int holdLanes() {
-        return holds == null ? 0 : holds.lanes();
+        return holds == null || batchesRefused ? 0 : holds.lanes();
     }
 
     /** Microseconds since the epoch, as text (the record encodings of schedule_series and hold_all). */
@@ -328,7 +333,7 @@ public final class Decisions implements BookingStore {
     public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand cmd) {
         notNull("tenantId", tenantId);
         notNull("command", cmd);
-        if (holds == null || cmd.request().waitlist()) {
+        if (holds == null || batchesRefused || cmd.request().waitlist()) {
             return holdAlone(tenantId, cmd);
         }
         StoreOutcome<HoldResult> outcome = holds.run(new HoldJob(tenantId, cmd));
@@ -434,6 +439,12 @@ public final class Decisions implements BookingStore {
             }
             // refused or rolled back (a unique key among them): nothing of the batch stands
             LOG.debug("a batch of {} holds failed, each is sent on its own: {}", n, e.getMessage());
+            if (SqlErrors.isUnsupported(core.dialect(), e) && !batchesRefused) {
+                // Citus: no later batch would fare better
+                batchesRefused = true;
+                LOG.warn("the database cannot run a batch of holds ({}): each hold is sent on its own from now on",
+                        e.getMessage());
+            }
             for (int k = 0; k < n; k++) {
                 calls[k].complete(null);
             }

@@ -40,6 +40,15 @@ public final class SqlErrors {
     }
 
     /**
+     * PostgreSQL: the database cannot run the statement at all (SQLState 0A000, feature not supported), as
+     * Citus answers a statement it cannot route, such as a batch of holds over distributed tables.
+     */
+    public static boolean isUnsupported(JdbcDialect dialect, Throwable failure) {
+        SQLException sql = sqlCause(failure);
+        return dialect == JdbcDialect.POSTGRESQL && sql != null && "0A000".equals(sql.getSQLState());
+    }
+
+    /**
      * A failure that a fresh attempt of the whole transaction may not meet again: deadlock,
      * serialization failure, lock wait timeout.
      */

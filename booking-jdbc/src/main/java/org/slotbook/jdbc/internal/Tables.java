@@ -1,6 +1,11 @@
 package org.slotbook.jdbc.internal;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /** Table names under one prefix. The prefix is validated, since it is spliced into SQL text. */
 public record Tables(String prefix) {
@@ -52,5 +57,29 @@ public record Tables(String prefix) {
 
     public String lock() {
         return prefix + "resource_lock";
+    }
+
+    /**
+     * PostgreSQL: whether the slot table of {@code prefix} is distributed by Citus; false without the Citus
+     * extension or without the table. Two catalog reads.
+     */
+    public static boolean distributed(Connection connection, String prefix) throws SQLException {
+        checkPrefix(prefix);
+        if (!exists(connection, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')", null)) {
+            return false;
+        }
+        return exists(connection, "SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass(?))",
+                prefix + "slot");
+    }
+
+    private static boolean exists(Connection connection, String query, @Nullable String arg) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(query)) {
+            if (arg != null) {
+                ps.setString(1, arg);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
     }
 }

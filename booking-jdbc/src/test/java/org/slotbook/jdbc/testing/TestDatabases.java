@@ -39,6 +39,10 @@ import org.slotbook.jdbc.JdbcStore;
 public final class TestDatabases {
     public static final String POSTGRES_URL = "SLOTBOOK_TEST_POSTGRES_URL";
     public static final String MARIADB_URL = "SLOTBOOK_TEST_MARIADB_URL";
+    /** A Citus coordinator (with its workers), e.g. {@code jdbc:postgresql://127.0.0.1:5440/test?user=postgres}. */
+    public static final String CITUS_URL = "SLOTBOOK_TEST_CITUS_URL";
+    /** Shards per distributed table of a test prefix: few, so that a prefix is distributed in a second or two. */
+    public static final int CITUS_SHARDS = 4;
     public static final String REQUIRE_SERVICES = "SLOTBOOK_TEST_REQUIRE_SERVICES";
     public static final int POOL_SIZE = 16;
 
@@ -187,6 +191,28 @@ public final class TestDatabases {
         return open("PostgreSQL (embedded)", null, embedded);
     }
 
+    /**
+     * {@code SLOTBOOK_TEST_CITUS_URL}: a Citus coordinator whose workers are added (.ci/run starts one with
+     * {@code ../shared/citus/cluster.sh}). The fresh prefix's tables and routines are created, then
+     * distributed ({@link JdbcSchema#distribute}), {@value #CITUS_SHARDS} shards per table.
+     */
+    public static TestDatabase citus() {
+        String url = System.getenv(CITUS_URL);
+        if (url == null || url.isBlank()) {
+            return unavailable("Citus", CITUS_URL + " is not set (a coordinator with two workers, see .ci/run)");
+        }
+        // few shards per table, and the coordinator's counts of the queries it runs (which shows what it pushes down)
+        TestDatabase db = open("Citus", url, null, 10_000, "SELECT set_config('citus.shard_count', '" + CITUS_SHARDS
+                + "', FALSE), set_config('citus.enable_stat_counters', 'on', FALSE)");
+        try {
+            JdbcSchema.distribute(db.dataSource(), db.prefix());
+            return db;
+        } catch (RuntimeException e) {
+            db.close();
+            throw e;
+        }
+    }
+
     public static TestDatabase mariadb() {
         String url = System.getenv(MARIADB_URL);
         if (url != null && !url.isBlank()) {
@@ -241,7 +267,15 @@ public final class TestDatabases {
     }
 
     private static TestDatabase open(String name, String url, DataSource target, long connectionTimeoutMillis) {
+        return open(name, url, target, connectionTimeoutMillis, null);
+    }
+
+    private static TestDatabase open(String name, String url, DataSource target, long connectionTimeoutMillis,
+                                     String connectionInitSql) {
         HikariConfig config = new HikariConfig();
+        if (connectionInitSql != null) {
+            config.setConnectionInitSql(connectionInitSql);
+        }
         if (url != null) {
             config.setJdbcUrl(url);
         } else {
