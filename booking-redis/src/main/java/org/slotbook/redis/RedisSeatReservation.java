@@ -21,6 +21,7 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.internal.Checks;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateMark;
 import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
@@ -110,6 +111,7 @@ public final class RedisSeatReservation implements SeatReservation {
     private final SlotKeys slotKeys;
     private static final byte[] NO_KEY = new byte[0];
     private static final byte[] PINNED_ARG = GateScripts.PINNED.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] WITHDRAW_ARG = {'w'};
 
     private final byte[] reclaimBatchArg;
     private volatile @Nullable TtlArg lastTtl;
@@ -212,16 +214,24 @@ public final class RedisSeatReservation implements SeatReservation {
 
     /** The decision in a reply of {@code hold.lua}: its first byte, then the request id or instant after it. */
     private GateDecision holdDecision(Object reply) {
+        GateDecision decision = decision(reply);
+        return decision == null ? unexpectedHoldReply(reply) : decision;
+    }
+
+    /** The decision in a reply of {@code hold.lua} or {@code transfer.lua}; null when it is none. */
+    private static @Nullable GateDecision decision(Object reply) {
         byte[] bytes = reply instanceof byte[] raw ? raw
                 : reply instanceof String text ? text.getBytes(StandardCharsets.UTF_8) : null;
         if (bytes == null || bytes.length == 0) {
-            return unexpectedHoldReply(reply);
+            return null;
         }
         switch (bytes[0]) {
             case 'H':
                 return GateDecision.HELD;
             case 'F':
                 return GateDecision.FULL;
+            case 'R':
+                return GateDecision.REPLAY;
             case 'M':
                 return GateDecision.MISSING;
             case 'C':
@@ -234,12 +244,12 @@ public final class RedisSeatReservation implements SeatReservation {
                 try {
                     micros = Long.parseLong(new String(bytes, 1, bytes.length - 1, StandardCharsets.US_ASCII));
                 } catch (NumberFormatException e) {
-                    return unexpectedHoldReply(reply);
+                    return null;
                 }
                 return GateDecision.notOpen(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
                         Math.floorMod(micros, 1_000_000L) * 1000L));
             default:
-                return unexpectedHoldReply(reply);
+                return null;
         }
     }
 
@@ -277,6 +287,50 @@ public final class RedisSeatReservation implements SeatReservation {
     }
 
     @Override
+    public GateDecision transfer(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId from, RequestId to,
+                                 Duration ttl) {
+        SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, from);
+        Checks.notNull("to", to);
+        Checks.positive("ttl", ttl);
+        Object reply = runBinary(GateScripts.TRANSFER, "transfer", tenantId, slotId, keys.holders(), keys.meta(),
+                utf8(studentId.value()), utf8(from.value()), utf8(to.value()), ttlArg(ttl));
+        GateDecision decision = decision(reply);
+        if (decision == null) {
+            throw new BookingStoreException("Redis gate: unexpected reply of transfer.lua for tenant " + tenantId
+                    + ", slot " + slotId + ": " + text(reply));
+        }
+        return decision;
+    }
+
+    @Override
+    public boolean withdraw(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, requestId);
+        Object reply = runBinary(GateScripts.RELEASE, "withdraw", tenantId, slotId, keys.holders(), keys.meta(),
+                utf8(studentId.value()), utf8(requestId.value()), WITHDRAW_ARG);
+        return reply instanceof Long removed ? removed == 1L : "1".equals(text(reply));
+    }
+
+    /** The server's clock on the node of the slot's keys, in epoch milliseconds (one call of {@code mark.lua}). */
+    @Override
+    public GateMark mark(TenantId tenantId, SlotId slotId) {
+        Object reply = run(GateScripts.MARK, "mark", tenantId, slotId, keys(tenantId, slotId), List.of());
+        try {
+            return new GateMark(Long.parseLong(text(reply)));
+        } catch (NumberFormatException e) {
+            throw new BookingStoreException("Redis gate: unexpected reply of mark.lua: " + text(reply), e);
+        }
+    }
+
+    @Override
+    public GateSync reconcileFrom(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                                  Collection<GateHolder> truth, GateMark readFrom, Duration inFlightGrace,
+                                  @Nullable Instant keepUntil) {
+        Checks.notNull("readFrom", readFrom);
+        return reconcileScript(tenantId, slotId, capacity, opensAt, truth, "@" + readFrom.position(), inFlightGrace,
+                keepUntil);
+    }
+
+    @Override
     public void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant keepUntil) {
         initialize(tenantId, slotId, capacity, null, keepUntil);
     }
@@ -309,6 +363,15 @@ public final class RedisSeatReservation implements SeatReservation {
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
                               Collection<GateHolder> truth, @Nullable Duration truthAge, Duration inFlightGrace,
                               @Nullable Instant keepUntil) {
+        return reconcileScript(tenantId, slotId, capacity, opensAt, truth, truthAge == null ? ""
+                : Long.toString(Math.min(Checks.notNegative("truthAge", truthAge).toMillis(), GateScripts.PINNED_SCORE)),
+                inFlightGrace, keepUntil);
+    }
+
+    /** One call of {@code reconcile.lua}; {@code readAt} is its fifth argument (a mark, an age, or ''). */
+    private GateSync reconcileScript(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                               Collection<GateHolder> truth, String readAt, Duration inFlightGrace,
+                               @Nullable Instant keepUntil) {
         List<String> keys = keys(tenantId, slotId);
         checkCapacity(capacity);
         Checks.notNull("truth", truth);
@@ -318,8 +381,7 @@ public final class RedisSeatReservation implements SeatReservation {
         args.add(Long.toString(Math.min(inFlightGrace.toMillis(), GateScripts.PINNED_SCORE)));
         args.add(keepArg(keepUntil));
         args.add(GateScripts.PINNED);
-        args.add(truthAge == null ? "" : Long.toString(Math.min(Checks.notNegative("truthAge", truthAge).toMillis(),
-                GateScripts.PINNED_SCORE)));
+        args.add(readAt);
         for (GateHolder holder : truth) {
             Checks.notNull("truth holder", holder);
             args.add(holder.studentId().value());

@@ -19,6 +19,7 @@ public record GateDecision(GateOutcome outcome, @Nullable RequestId heldUnder, j
         return new GateDecision(GateOutcome.NOT_OPEN, null, opensAt);
     }
     public static final GateDecision FULL = new GateDecision(GateOutcome.FULL, null);
+    public static final GateDecision REPLAY = new GateDecision(GateOutcome.REPLAY, null);
     public static final GateDecision MISSING = new GateDecision(GateOutcome.MISSING, null);
     public static final GateDecision UNAVAILABLE = new GateDecision(GateOutcome.UNAVAILABLE, null);
     public static final GateDecision CLOSED = new GateDecision(GateOutcome.CLOSED, null);
