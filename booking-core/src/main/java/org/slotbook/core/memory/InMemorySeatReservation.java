@@ -102,7 +102,7 @@ public final class InMemorySeatReservation implements SeatReservation {
             } else if (gate.holders.size() >= gate.capacity) {
                 decision[0] = gate.released.containsKey(requestId) ? GateDecision.REPLAY : GateDecision.FULL;
             } else {
-                gate.holders.put(studentId, new GateHolder(studentId, requestId, now, now.plusMillis(ttlMillis)));
+                gate.take(new GateHolder(studentId, requestId, now, now.plusMillis(ttlMillis)), steps.incrementAndGet());
                 decision[0] = GateDecision.HELD;
             }
             return gate;
@@ -188,7 +188,7 @@ public final class InMemorySeatReservation implements SeatReservation {
             } else if (h == null && gate.holders.size() >= gate.capacity) {
                 decision[0] = GateDecision.FULL;
             } else {
-                gate.holders.put(studentId, new GateHolder(studentId, to, now, now.plusMillis(ttlMillis)));
+                gate.take(new GateHolder(studentId, to, now, now.plusMillis(ttlMillis)), steps.incrementAndGet());
                 decision[0] = GateDecision.HELD;
             }
             return gate;
@@ -233,7 +233,7 @@ public final class InMemorySeatReservation implements SeatReservation {
                                   @Nullable Instant keepUntil) {
         Checks.notNull("readFrom", readFrom);
         return reconcile(tenantId, slotId, capacity, opensAt, truth, inFlightGrace, keepUntil,
-                r -> r.step() < readFrom.position());
+                r -> r.step() < readFrom.position(), readFrom.position());
     }
 
     @Override
@@ -273,16 +273,17 @@ public final class InMemorySeatReservation implements SeatReservation {
         Instant now = now();
         long nowNanos = System.nanoTime();
         return reconcile(tenantId, slotId, capacity, opensAt, truth, inFlightGrace, keepUntil,
-                r -> truthAge != null && r.before(now, nowNanos, truthAge));
+                r -> truthAge != null && r.before(now, nowNanos, truthAge), Long.MAX_VALUE);
     }
 
     /**
      * Converges one slot to {@code truth}; {@code beforeRead} tells a release that came before the
-     * truth was read (whose request the truth names only when the ledger still holds its booking).
+     * truth was read (whose request the truth names only when the ledger still holds its booking); a
+     * holder taken at or after the step {@code readFrom} is one the read could not know, never removed.
      */
     private GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
                                Collection<GateHolder> truth, Duration inFlightGrace, @Nullable Instant keepUntil,
-                               java.util.function.Predicate<Released> beforeRead) {
+                               java.util.function.Predicate<Released> beforeRead, long readFrom) {
         Key key = key(tenantId, slotId);
         Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
         Checks.notNull("truth", truth);
@@ -333,7 +334,8 @@ public final class InMemorySeatReservation implements SeatReservation {
                 GateHolder h = it.next();
                 GateHolder t = named.get(h.studentId());
                 boolean known = t != null && t.requestId().equals(h.requestId());
-                if (!known && h.takenAt().isBefore(removeTakenBefore)) {
+                if (!known && h.takenAt().isBefore(removeTakenBefore)
+                        && gate.takenAtStep.getOrDefault(h.studentId(), 0L) < readFrom) {
                     it.remove();
                     if (!namedRequests.contains(h.requestId())) {
                         gate.released.put(h.requestId(), stamp);
@@ -351,7 +353,7 @@ public final class InMemorySeatReservation implements SeatReservation {
                 }
                 if (h == null) {
                     if (t.liveAt(now)) {
-                        gate.holders.put(t.studentId(), t);
+                        gate.take(t, 0L);
                         added++;
                     }
                 } else if (h.requestId().equals(t.requestId()) && !h.pinned()) {
@@ -474,6 +476,8 @@ public final class InMemorySeatReservation implements SeatReservation {
         boolean closed;
         final LinkedHashMap<StudentId, GateHolder> holders = new LinkedHashMap<>();
         final Map<RequestId, Released> released = new HashMap<>();
+        /** The step at which each holder was taken (by a hold or a transfer; 0 when added by a reconcile). */
+        final Map<StudentId, Long> takenAtStep = new HashMap<>();
 
         Gate(int capacity, Instant keepUntil) {
             this.capacity = capacity;
@@ -488,6 +492,11 @@ public final class InMemorySeatReservation implements SeatReservation {
 
         boolean gone(Instant now) {
             return keepUntil != null && !now.isBefore(keepUntil);
+        }
+
+        void take(GateHolder holder, long step) {
+            holders.put(holder.studentId(), holder);
+            takenAtStep.put(holder.studentId(), step);
         }
 
         /** Drops the expired holders, remembering their requests as released (a retry of one is a replay). */

@@ -70,7 +70,7 @@ import org.slotbook.core.spi.SeatReservation;
  *
  * <p>Invariants are read back from the ledger (and the gate), never taken from return values.
  */
-public abstract class BookingEngineContract implements BookingRulesContract, LessonsContract {
+public abstract class BookingEngineContract implements BookingRulesContract, LessonsContract, GateRetryContract {
     protected static final HoldPolicy POLICY = HoldPolicy.ofDefaults()
             .withHoldTtl(Duration.ofMinutes(10))
             .withCacheGrace(Duration.ofSeconds(30))
@@ -132,6 +132,21 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
                 .listener(listener)
                 .rules(rules)
                 .build();
+    }
+
+    @Override
+    public BookingEngine gatedEngine(SeatReservation gate) {
+        return BookingEngine.builder()
+                .store(store())
+                .reservation(gate)
+                .holdPolicy(POLICY)
+                .clock(clock)
+                .build();
+    }
+
+    @Override
+    public SeatReservation testGate() {
+        return reservation();
     }
 
     @Override
