@@ -359,11 +359,12 @@ public final class HoldFlow {
         RequestId owner = live.requestId();
         boolean mine = owner.equals(request.requestId());
         boolean moved = false;
+        if (mine && heldUnder != null && result instanceof Held held && !held.replayed()) {
+            // the gate's holder for this student backed no booking (an orphan): this grant takes its place
+            guard.orphansReleased.increment();
+        }
         if (heldUnder != null && !heldUnder.equals(owner)) {
             // the gate's holder of the student backs no live booking: it becomes the live booking's
-            if (mine && result instanceof Held held && !held.replayed()) {
-                guard.orphansReleased.increment();
-            }
             transfer(tenantId, request, heldUnder, owner, askedAt);
             moved = true;
         } else if (!mine && heldUnder == null && (gate.tookOrMayHaveTaken() || gate.noSeat())) {
