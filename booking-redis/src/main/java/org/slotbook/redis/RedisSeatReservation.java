@@ -54,7 +54,8 @@ import redis.clients.jedis.UnifiedJedis;
  * in epoch milliseconds of the Redis server's clock; a confirmed hold is pinned at 9e15; the member
  * {@code ''} at {@code +inf} marks the key as present) and {@code ...:meta} (hash: {@code ''} to the
  * capacity, or {@code closed} once the slot is called off; student to
- * {@code expiry|takenAt|requestId}; and one tombstone field per released request id). They share one
+ * {@code expiry|takenAt|requestId}; and one tombstone field per request id whose holder left: released,
+ * expired and reclaimed, or replaced). They share one
  * hash tag, so every script runs on one node of a cluster, and expire at the slot's {@code keepUntil}
  * (set when the state is created, reconciled or closed, never on the hold path). Remaining seats are
  * derived (capacity - live holders), never counted.
@@ -71,13 +72,14 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <h2>Scripts</h2>
  * {@code hold.lua}, {@code release.lua}, {@code confirm.lua}, {@code init.lua}, {@code reconcile.lua},
- * {@code close.lua} and {@code inspect.lua}, each run by {@code EVALSHA}; a server that does not know
+ * {@code close.lua}, {@code inspect.lua}, {@code transfer.lua} and {@code mark.lua}, each run by {@code EVALSHA}; a server that does not know
  * a script ({@code NOSCRIPT}: first use on a node, {@code SCRIPT FLUSH}, restart) gets it by one
  * {@code EVAL}, which caches it again. A hold on a slot with fewer members (live or expired holders)
  * than seats runs {@code TIME}, {@code HGET} (the capacity), {@code ZCARD}, {@code ZADD NX} and
- * {@code HSET}; a full slot {@code TIME}, {@code HGET}, {@code ZCARD}, {@code HGET} (the student's
- * record: a live hold answers a duplicate before full), {@code ZCOUNT} and, when it keeps expired
- * holders, one bounded reclaim of them. {@code tryHold} sends its keys and arguments as bytes (the
+ * {@code HSET}; a full slot {@code TIME}, {@code HGET}, {@code ZCARD}, {@code HMGET} (the student's
+ * record: a live hold answers a duplicate before full; and the request's tombstone: a request that had a
+ * holder here answers {@code REPLAY}), {@code ZCOUNT} and, when it keeps expired holders, one bounded
+ * reclaim of them (which leaves their tombstones). {@code tryHold} sends its keys and arguments as bytes (the
  * keys and the ttl encoded once) and decodes only the first byte of the reply, plus the request id
  * of a duplicate.
  *

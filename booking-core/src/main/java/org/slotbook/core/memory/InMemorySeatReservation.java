@@ -33,14 +33,16 @@ import org.slotbook.core.spi.SeatReservation;
 /**
  * A gate kept in memory, with the semantics of the Redis gate: per (tenant, slot) a capacity,
  * holders keyed by student (each with the request id that put it there and an expiry, none once
- * pinned by a confirm), the request ids released so far (tombstones) and a closed marker. Expired
+ * pinned by a confirm), the request ids whose holders left so far (tombstones: released, expired or
+ * replaced; a retry of one on a full slot answers {@code REPLAY}) and a closed marker. Expired
  * holders ({@code expiresAt <= now}) are reclaimed by the next {@link #tryHold} of the slot;
  * remaining seats are always {@code capacity - live holders}.
  *
  * <p>All time is the gate's own clock (given to {@link #create(Clock)}; the system UTC clock by
  * default), read at millisecond precision as Redis' {@code TIME} is used. Whether a request was
  * released before the ledger read a reconcile brings is also answered in real time, so that a test
- * clock that stands still does not make every release look recent. Each operation on a slot is
+ * clock that stands still does not make every release look recent; with a {@link #mark} it is answered
+ * exactly, by the gate's own count of its steps. Each operation on a slot is
  * atomic (it runs under that slot's entry lock). Whole slots are dropped once their
  * {@code keepUntil} has passed on that clock, as Redis would expire their keys; a null
  * {@code keepUntil} keeps a slot until it is closed or evicted.

@@ -29,7 +29,10 @@ import org.slotbook.core.TenantId;
  * that holder was put there by the given request id: a late release of an old request never takes
  * away the seat a newer request of the same student holds. A release also leaves a tombstone of the
  * request id (kept as long as the slot's state), so a {@link #reconcile} working from a ledger read
- * taken before the release never puts the holder back.
+ * taken before the release never puts the holder back. Every holder that leaves (released, expired,
+ * replaced) leaves such a tombstone, so a retry on a full slot is told from a new request
+ * ({@link GateOutcome#REPLAY}). {@link #transfer} gives a student's holder to the request the ledger
+ * granted in one step; {@link #withdraw} takes back a refused bad request's holder leaving no trace.
  *
  * <p><b>Partial state.</b> A gate that keeps a slot's state in several entries which may be lost one
  * by one (a cache evicting keys) treats a partially present state as missing: {@link #tryHold}
