@@ -135,9 +135,9 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
     }
 
     @Override
-    public BookingEngine gatedEngine(SeatReservation gate) {
+    public BookingEngine gatedEngine(BookingStore store, SeatReservation gate) {
         return BookingEngine.builder()
-                .store(store())
+                .store(store)
                 .reservation(gate)
                 .holdPolicy(POLICY)
                 .clock(clock)

@@ -11,6 +11,7 @@ import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingStatus;
+import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.Cancelled;
 import org.slotbook.core.CoachId;
 import org.slotbook.core.Confirmed;
@@ -36,6 +37,7 @@ import org.slotbook.core.spi.GateOutcome;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.faults.DeferringGate;
+import org.slotbook.core.tck.faults.LossyStore;
 
 /**
  * What a retry is answered, behind the gate exactly as without it, and what the gate keeps meanwhile:
@@ -49,7 +51,12 @@ import org.slotbook.core.tck.faults.DeferringGate;
 public interface GateRetryContract {
 
     /** An engine over the suite's store, on its test clock, in front of {@code gate}. */
-    BookingEngine gatedEngine(SeatReservation gate);
+    default BookingEngine gatedEngine(SeatReservation gate) {
+        return gatedEngine(testStore(), gate);
+    }
+
+    /** An engine over {@code store} (the suite's, or one wrapping it), on the test clock, in front of {@code gate}. */
+    BookingEngine gatedEngine(BookingStore store, SeatReservation gate);
 
     /** The suite's gate; {@link SeatReservation#none()} without one. */
     SeatReservation testGate();
@@ -135,6 +142,39 @@ public interface GateRetryContract {
                         assertThat(h.requestId()).isEqualTo(newer.requestId());
                         assertThat(h.pinned()).isTrue();
                     });
+        }
+    }
+
+    @Test
+    default void aRetryAfterALostAcknowledgementGivesTheOlderRequestsGateSeatToTheNewerBooking() {
+        DeferringGate deferring = new DeferringGate(testGate());
+        LossyStore lossy = new LossyStore(testStore());
+        BookingEngine engine = gatedEngine(lossy, gated() ? deferring : SeatReservation.none());
+        Slot slot = slot(engine, "lost-ack", 0, 1);
+        StudentId sam = StudentId.of("sam");
+        HoldRequest older = HoldRequest.of(RequestId.random(), slot.slotId(), sam);
+        Booking first = granted(engine.hold(testTenant(), older));
+        deferring.deferReleasesOf(older.requestId());
+        assertThat(engine.cancel(testTenant(), first.bookingId(), sam)).isInstanceOf(Cancelled.class);
+        HoldRequest newer = HoldRequest.of(RequestId.random(), slot.slotId(), sam);
+        // the newer request commits, but its acknowledgement is lost: the student retries it
+        lossy.loseNextHold.set(true);
+        assertThatThrownBy(() -> engine.hold(testTenant(), newer)).isInstanceOf(BookingStoreException.class);
+        Booking second = granted(engine.hold(testTenant(), newer));
+        int late = deferring.deliverReleases();
+        GateDecision other = gated() ? testGate().tryHold(testTenant(), slot.slotId(), StudentId.of("tess"),
+                RequestId.random(), Duration.ofMinutes(10)) : GateDecision.UNAVAILABLE;
+
+        HoldResult retry = engine.hold(testTenant(), newer);
+
+        assertThat(retry).as("a retry of the held request (%d late release(s) of the older one; the other"
+                + " student's in-flight hold: %s)", late, other.outcome()).isInstanceOf(Held.class);
+        assertThat(((Held) retry).booking().bookingId()).isEqualTo(second.bookingId());
+        assertThat(stored(newer.requestId()).status()).isEqualTo(BookingStatus.HELD);
+        if (gated()) {
+            assertThat(other.outcome()).isEqualTo(GateOutcome.FULL);
+            assertThat(holders(slot.slotId())).extracting(GateHolder::studentId, GateHolder::requestId)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple(sam, newer.requestId()));
         }
     }
 
