@@ -21,6 +21,7 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.internal.Checks;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateMark;
 import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
@@ -53,7 +54,8 @@ import redis.clients.jedis.UnifiedJedis;
  * in epoch milliseconds of the Redis server's clock; a confirmed hold is pinned at 9e15; the member
  * {@code ''} at {@code +inf} marks the key as present) and {@code ...:meta} (hash: {@code ''} to the
  * capacity, or {@code closed} once the slot is called off; student to
- * {@code expiry|takenAt|requestId}; and one tombstone field per released request id). They share one
+ * {@code expiry|takenAt|requestId}; and one tombstone field per request id whose holder left: released,
+ * expired and reclaimed, or replaced). They share one
  * hash tag, so every script runs on one node of a cluster, and expire at the slot's {@code keepUntil}
  * (set when the state is created, reconciled or closed, never on the hold path). Remaining seats are
  * derived (capacity - live holders), never counted.
@@ -70,13 +72,14 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <h2>Scripts</h2>
  * {@code hold.lua}, {@code release.lua}, {@code confirm.lua}, {@code init.lua}, {@code reconcile.lua},
- * {@code close.lua} and {@code inspect.lua}, each run by {@code EVALSHA}; a server that does not know
+ * {@code close.lua}, {@code inspect.lua}, {@code transfer.lua} and {@code mark.lua}, each run by {@code EVALSHA}; a server that does not know
  * a script ({@code NOSCRIPT}: first use on a node, {@code SCRIPT FLUSH}, restart) gets it by one
  * {@code EVAL}, which caches it again. A hold on a slot with fewer members (live or expired holders)
  * than seats runs {@code TIME}, {@code HGET} (the capacity), {@code ZCARD}, {@code ZADD NX} and
- * {@code HSET}; a full slot {@code TIME}, {@code HGET}, {@code ZCARD}, {@code HGET} (the student's
- * record: a live hold answers a duplicate before full), {@code ZCOUNT} and, when it keeps expired
- * holders, one bounded reclaim of them. {@code tryHold} sends its keys and arguments as bytes (the
+ * {@code HSET}; a full slot {@code TIME}, {@code HGET}, {@code ZCARD}, {@code HMGET} (the student's
+ * record: a live hold answers a duplicate before full; and the request's tombstone: a request that had a
+ * holder here answers {@code REPLAY}), {@code ZCOUNT} and, when it keeps expired holders, one bounded
+ * reclaim of them (which leaves their tombstones). {@code tryHold} sends its keys and arguments as bytes (the
  * keys and the ttl encoded once) and decodes only the first byte of the reply, plus the request id
  * of a duplicate.
  *
@@ -110,6 +113,7 @@ public final class RedisSeatReservation implements SeatReservation {
     private final SlotKeys slotKeys;
     private static final byte[] NO_KEY = new byte[0];
     private static final byte[] PINNED_ARG = GateScripts.PINNED.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] WITHDRAW_ARG = {'w'};
 
     private final byte[] reclaimBatchArg;
     private volatile @Nullable TtlArg lastTtl;
@@ -236,16 +240,24 @@ public final class RedisSeatReservation implements SeatReservation {
 
     /** The decision in a reply of {@code hold.lua}: its first byte, then the request id or instant after it. */
     private GateDecision holdDecision(Object reply) {
+        GateDecision decision = decision(reply);
+        return decision == null ? unexpectedHoldReply(reply) : decision;
+    }
+
+    /** The decision in a reply of {@code hold.lua} or {@code transfer.lua}; null when it is none. */
+    private static @Nullable GateDecision decision(Object reply) {
         byte[] bytes = reply instanceof byte[] raw ? raw
                 : reply instanceof String text ? text.getBytes(StandardCharsets.UTF_8) : null;
         if (bytes == null || bytes.length == 0) {
-            return unexpectedHoldReply(reply);
+            return null;
         }
         switch (bytes[0]) {
             case 'H':
                 return GateDecision.HELD;
             case 'F':
                 return GateDecision.FULL;
+            case 'R':
+                return GateDecision.REPLAY;
             case 'M':
                 return GateDecision.MISSING;
             case 'C':
@@ -258,12 +270,12 @@ public final class RedisSeatReservation implements SeatReservation {
                 try {
                     micros = Long.parseLong(new String(bytes, 1, bytes.length - 1, StandardCharsets.US_ASCII));
                 } catch (NumberFormatException e) {
-                    return unexpectedHoldReply(reply);
+                    return null;
                 }
                 return GateDecision.notOpen(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
                         Math.floorMod(micros, 1_000_000L) * 1000L));
             default:
-                return unexpectedHoldReply(reply);
+                return null;
         }
     }
 
@@ -301,6 +313,50 @@ public final class RedisSeatReservation implements SeatReservation {
     }
 
     @Override
+    public GateDecision transfer(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId from, RequestId to,
+                                 Duration ttl) {
+        SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, from);
+        Checks.notNull("to", to);
+        Checks.positive("ttl", ttl);
+        Object reply = runBinary(GateScripts.TRANSFER, "transfer", tenantId, slotId, keys.holders(), keys.meta(),
+                utf8(studentId.value()), utf8(from.value()), utf8(to.value()), ttlArg(ttl));
+        GateDecision decision = decision(reply);
+        if (decision == null) {
+            throw new BookingStoreException("Redis gate: unexpected reply of transfer.lua for tenant " + tenantId
+                    + ", slot " + slotId + ": " + text(reply));
+        }
+        return decision;
+    }
+
+    @Override
+    public boolean withdraw(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, requestId);
+        Object reply = runBinary(GateScripts.RELEASE, "withdraw", tenantId, slotId, keys.holders(), keys.meta(),
+                utf8(studentId.value()), utf8(requestId.value()), WITHDRAW_ARG);
+        return reply instanceof Long removed ? removed == 1L : "1".equals(text(reply));
+    }
+
+    /** The server's clock on the node of the slot's keys, in epoch milliseconds (one call of {@code mark.lua}). */
+    @Override
+    public GateMark mark(TenantId tenantId, SlotId slotId) {
+        Object reply = run(GateScripts.MARK, "mark", tenantId, slotId, keys(tenantId, slotId), List.of());
+        try {
+            return new GateMark(Long.parseLong(text(reply)));
+        } catch (NumberFormatException e) {
+            throw new BookingStoreException("Redis gate: unexpected reply of mark.lua: " + text(reply), e);
+        }
+    }
+
+    @Override
+    public GateSync reconcileFrom(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                                  Collection<GateHolder> truth, GateMark readFrom, Duration inFlightGrace,
+                                  @Nullable Instant keepUntil) {
+        Checks.notNull("readFrom", readFrom);
+        return reconcileScript(tenantId, slotId, capacity, opensAt, truth, "@" + readFrom.position(), inFlightGrace,
+                keepUntil);
+    }
+
+    @Override
     public void initialize(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant keepUntil) {
         initialize(tenantId, slotId, capacity, null, keepUntil);
     }
@@ -333,6 +389,15 @@ public final class RedisSeatReservation implements SeatReservation {
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
                               Collection<GateHolder> truth, @Nullable Duration truthAge, Duration inFlightGrace,
                               @Nullable Instant keepUntil) {
+        return reconcileScript(tenantId, slotId, capacity, opensAt, truth, truthAge == null ? ""
+                : Long.toString(Math.min(Checks.notNegative("truthAge", truthAge).toMillis(), GateScripts.PINNED_SCORE)),
+                inFlightGrace, keepUntil);
+    }
+
+    /** One call of {@code reconcile.lua}; {@code readAt} is its fifth argument (a mark, an age, or ''). */
+    private GateSync reconcileScript(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                               Collection<GateHolder> truth, String readAt, Duration inFlightGrace,
+                               @Nullable Instant keepUntil) {
         List<String> keys = keys(tenantId, slotId);
         checkCapacity(capacity);
         Checks.notNull("truth", truth);
@@ -342,8 +407,7 @@ public final class RedisSeatReservation implements SeatReservation {
         args.add(Long.toString(Math.min(inFlightGrace.toMillis(), GateScripts.PINNED_SCORE)));
         args.add(keepArg(keepUntil));
         args.add(GateScripts.PINNED);
-        args.add(truthAge == null ? "" : Long.toString(Math.min(Checks.notNegative("truthAge", truthAge).toMillis(),
-                GateScripts.PINNED_SCORE)));
+        args.add(readAt);
         for (GateHolder holder : truth) {
             Checks.notNull("truth holder", holder);
             args.add(holder.studentId().value());

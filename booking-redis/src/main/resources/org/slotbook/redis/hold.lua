@@ -9,23 +9,30 @@
 --         +inf, which marks the key as present)
 -- KEYS[2] meta (hash: '' -> capacity, or "capacity|opensAt" (epoch microseconds) for a slot whose booking
 --         opens later, or 'closed'; student -> "expiry|takenAt|requestId";
---         "\1<requestId>" -> tombstone of a released request: when it was released, epoch ms)
+--         "\1<requestId>" -> tombstone of a request whose holder left: released, expired and reclaimed, or
+--         replaced; when, epoch ms)
 -- ARGV[1] student   ARGV[2] request id   ARGV[3] ttl (ms)   ARGV[4] most expired holders reclaimed per call
 --
--- Replies 'H' (held), 'F' (full), 'M' (no state, or only part of it), 'C' (closed), 'N' followed by the
--- opening instant (epoch microseconds) while booking has not opened (with one second to spare for the
--- clocks of gate and database), or 'D' followed by the request id the student already holds a seat under.
+-- Replies 'H' (held), 'F' (full), 'R' (full, but the request id has had a holder here: a retry, for the
+-- ledger to answer), 'M' (no state, or only part of it), 'C' (closed), 'N' followed by the opening
+-- instant (epoch microseconds) while booking has not opened (with one second to spare for the clocks of
+-- gate and database), or 'D' followed by the request id the student already holds a seat under.
+--
+-- Every holder that leaves keeps its request id as a tombstone: a hold that reclaims expired holders
+-- writes theirs, one that replaces the student's expired record under another request writes that one
+-- (in the same HSET). The tombstones grow only with holds that got a seat (each one a ledger call), and
+-- go with the slot's keys.
 --
 -- A student is a member of the holders key exactly when the meta hash has their record (every script
 -- writes and removes the two together). The members (live or expired, plus the marker) bound the live
 -- holders from above, so a slot with fewer members than seats plus one has a free seat: ZADD NX takes
 -- it, and answers 0 only for a student who is a member already. Only then, or on a slot with as many
--- members as that, is the student's record read (a live one answers 'D') and, on the latter, are the
--- live holders counted exactly (ZCOUNT); a full slot with expired members also reclaims a bounded
--- batch of them.
+-- members as that, are the student's record and the request's tombstone read (one HMGET: a live record
+-- answers 'D') and, on the latter, are the live holders counted exactly (ZCOUNT); a full slot with
+-- expired members also reclaims a bounded batch of them.
 --
--- Success path: TIME, HGET, ZCARD, ZADD, HSET. Full slot: TIME, HGET, ZCARD, HGET, ZCOUNT; a later hold
--- of the same call on a slot it found full: HGET (the student's record) alone. Keys' expiry
+-- Success path: TIME, HGET, ZCARD, ZADD, HSET. Full slot: TIME, HGET, ZCARD, HMGET, ZCOUNT; a later hold
+-- of the same call on a slot it found full: HMGET (the student's record, the tombstone) alone. Keys' expiry
 -- is set where they are created (init, reconcile, close): ZADD and HSET on an existing key keep it.
 -- Numbers are turned into text at most once per hold (it costs about as much as a command): the
 -- clock's milliseconds are cut from the text TIME answers.
@@ -46,16 +53,29 @@ local function expiryText(ttl)
   return string.format('%.0f', expiry)
 end
 
--- the request id under which a live record of the student holds a seat, or nil
-local function heldUnder(meta, student)
-  local record = redis.call('HGET', meta, student)
-  if record then
-    local bar = string.find(record, '|', 1, true)
-    if tonumber(string.sub(record, 1, bar - 1)) > now then
-      return string.sub(record, string.find(record, '|', bar + 1, true) + 1)
-    end
+-- the request id of a record "expiry|takenAt|requestId", and whether it is live
+local function requestOf(record)
+  local bar = string.find(record, '|', 1, true)
+  return string.sub(record, string.find(record, '|', bar + 1, true) + 1), tonumber(string.sub(record, 1, bar - 1)) > now
+end
+
+-- the request id of the student's record (nil: none), whether it is live, and whether the request has a
+-- tombstone here
+local function lookup(meta, student, request)
+  local got = redis.call('HMGET', meta, student, '\1' .. request)
+  if got[1] then
+    local under, live = requestOf(got[1])
+    return under, live, got[2]
   end
-  return nil
+  return nil, false, got[2]
+end
+
+-- the answer to a hold that finds no seat: a request that had a holder here is a retry
+local function fullFor(request, under, tomb)
+  if tomb or under == request then
+    return 'R'
+  end
+  return 'F'
 end
 
 -- the meta keys of the slots an earlier hold of this call found full: they stay full for the rest of the
@@ -65,11 +85,11 @@ local full = {}
 -- one hold: its keys and arguments as KEYS[1..2] and ARGV[1..4] above
 local function hold(holders, meta, student, request, ttl, reclaim)
   if full[meta] then
-    local under = heldUnder(meta, student)
-    if under then
+    local under, live, tomb = lookup(meta, student, request)
+    if live then
       return 'D' .. under
     end
-    return 'F'
+    return fullFor(request, under, tomb)
   end
   local capacity = redis.call('HGET', meta, '')
   if not capacity then
@@ -99,9 +119,10 @@ local function hold(holders, meta, student, request, ttl, reclaim)
     expiry = expiryText(ttl)
     added = redis.call('ZADD', holders, 'NX', expiry, student)
   end
+  local replaced
   if added == 0 then
-    local under = heldUnder(meta, student)
-    if under then
+    local under, live, tomb = lookup(meta, student, request)
+    if live then
       return 'D' .. under
     end
     if members > capacity then
@@ -114,16 +135,35 @@ local function hold(holders, meta, student, request, ttl, reclaim)
           local expired = redis.call('ZRANGEBYSCORE', holders, '-inf', nowText, 'LIMIT', 0, reclaim)
           for i = 1, #expired, 100 do
             local last = math.min(i + 99, #expired)
+            local records = redis.call('HMGET', meta, unpack(expired, i, last))
+            local tombs = {}
+            for k = 1, #records do
+              if records[k] then
+                tombs[#tombs + 1] = '\1' .. requestOf(records[k])
+                tombs[#tombs + 1] = nowText
+              end
+            end
             redis.call('ZREM', holders, unpack(expired, i, last))
             redis.call('HDEL', meta, unpack(expired, i, last))
+            if #tombs > 0 then
+              redis.call('HSET', meta, unpack(tombs))
+            end
           end
         end
         full[meta] = true
-        return 'F'
+        return fullFor(request, under, tomb)
       end
     end
     expiry = expiry or expiryText(ttl)
     redis.call('ZADD', holders, expiry, student)
+    if under and under ~= request then
+      replaced = under
+    end
+  end
+  if replaced then
+    -- the student's expired record under another request leaves: its tombstone in the same write
+    redis.call('HSET', meta, student, expiry .. '|' .. nowText .. '|' .. request, '\1' .. replaced, nowText)
+    return 'H'
   end
   redis.call('HSET', meta, student, expiry .. '|' .. nowText .. '|' .. request)
   return 'H'

@@ -2,8 +2,13 @@
 --
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
 -- ARGV[1] capacity, or "capacity|opensAt" (epoch microseconds)   ARGV[2] in-flight grace (ms)   ARGV[3] keepUntil (epoch ms, '' = never)
--- ARGV[4] the score that means "pinned"   ARGV[5] how long ago the truth was read, ms ('' = unknown)
+-- ARGV[4] the score that means "pinned"   ARGV[5] when the truth was read: '@' followed by a mark of this
+-- server's clock (epoch ms, see mark.lua) taken before the read; or how long ago it was read, ms; or ''
+-- (unknown)
 -- ARGV[6..] per truth holder, four values: student, request id, takenAt (epoch ms), expiresAt ('' = pinned)
+--
+-- A holder that leaves here (expired, or not named by the truth) keeps its request id as a tombstone,
+-- as it does everywhere, unless the truth names that request: a retry of it is then a replay.
 --
 -- Replies {added, removed, capacityFixed (0 or 1)}. A closed slot is left alone: {0, 0, 0}.
 local current = redis.call('HGET', KEYS[2], '')
@@ -44,37 +49,57 @@ if current ~= ARGV[1] then
   fixed = 1
 end
 
+local truth = {}
+local named = {}
+for i = 6, #ARGV, 4 do
+  truth[ARGV[i]] = ARGV[i + 1]
+  named[ARGV[i + 1]] = true
+end
+local nowText = string.format('%.0f', now)
+
+-- a holder leaving: its tombstone, unless the truth names its request
+local function leaves(student, request)
+  redis.call('ZREM', KEYS[1], student)
+  redis.call('HDEL', KEYS[2], student)
+  if request and not named[request] then
+    redis.call('HSET', KEYS[2], '\1' .. request, nowText)
+  end
+end
+
+-- the instant the truth was read: a request released before it is in the truth only if the ledger
+-- still holds its booking; one released after it may be stale there (unknown age: all are). A mark of
+-- this server's clock taken before the read dates it exactly; an age measured by the caller does not
+-- count the delays on the way here.
+local readAt
+local marked = string.sub(ARGV[5], 1, 1) == '@'
+if marked then
+  readAt = tonumber(string.sub(ARGV[5], 2))
+elseif ARGV[5] ~= '' then
+  readAt = now - tonumber(ARGV[5])
+end
+
 -- expired holders hold nothing: drop them first
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
 for i = 1, #expired do
-  redis.call('ZREM', KEYS[1], expired[i])
-  redis.call('HDEL', KEYS[2], expired[i])
+  local _, _, request = parse(redis.call('HGET', KEYS[2], expired[i]))
+  leaves(expired[i], request)
 end
 
-local truth = {}
-for i = 6, #ARGV, 4 do
-  truth[ARGV[i]] = ARGV[i + 1]
-end
-
--- holders the truth does not name (student and request): only those taken before the grace
+-- holders the truth does not name (student and request): only those taken before the grace (counted
+-- back from the mark: a holder taken after it is one the read could not know)
 local removed = 0
-local cutoff = now - tonumber(ARGV[2])
+local cutoff = (marked and math.min(now, readAt) or now) - tonumber(ARGV[2])
 local members = redis.call('ZRANGE', KEYS[1], 0, -1)
 for i = 1, #members do
   local student = members[i]
   if student ~= '' then
     local _, takenAt, request = parse(redis.call('HGET', KEYS[2], student))
     if truth[student] ~= request and (takenAt == nil or takenAt < cutoff) then
-      redis.call('ZREM', KEYS[1], student)
-      redis.call('HDEL', KEYS[2], student)
+      leaves(student, request)
       removed = removed + 1
     end
   end
 end
-
--- the instant the truth was read: a request released before it is in the truth only if the ledger
--- still holds its booking; one released after it may be stale there (unknown age: all are)
-local readAt = ARGV[5] ~= '' and now - tonumber(ARGV[5]) or nil
 local added = 0
 for i = 6, #ARGV, 4 do
   local student, request = ARGV[i], ARGV[i + 1]

@@ -5,22 +5,34 @@
 -- missing state) that expires in an hour unless a rebuild adopts it: a rebuild from a ledger read taken
 -- before this release then never adds the holder back.
 --
+-- With ARGV[3] = 'w' (withdraw: the request was refused as bad input) the holder is removed the same way
+-- but nothing is recorded: no tombstone, and a slot without state is not touched.
+--
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
--- ARGV[1] student   ARGV[2] request id
-local t = redis.call('TIME')
-local stamp = string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+-- ARGV[1] student   ARGV[2] request id   ARGV[3] 'w' to withdraw (optional)
+local withdraw = ARGV[3] == 'w'
 local got = redis.call('HMGET', KEYS[2], '', ARGV[1])
 if got[1] == 'closed' then
   return 0
 end
+local stamp
+if not withdraw then
+  local t = redis.call('TIME')
+  stamp = string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+end
 if not got[1] then
+  if withdraw then
+    return 0
+  end
   redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
   if redis.call('PTTL', KEYS[2]) < 0 then
     redis.call('PEXPIRE', KEYS[2], 3600000)
   end
   return 0
 end
-redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
+if not withdraw then
+  redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
+end
 local record = got[2]
 if not record or redis.call('EXISTS', KEYS[1]) == 0 then
   return 0

@@ -107,6 +107,11 @@ class ClusterRedisTest {
         protected boolean gateKeepsTheTestClock() {
             return false;
         }
+
+        @Override
+        public Object gateState(SlotId slot) {
+            return TestRedis.slotState(client, gate, testTenant(), slot);
+        }
     }
 
     @Nested

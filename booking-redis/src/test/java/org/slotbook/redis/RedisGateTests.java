@@ -122,6 +122,63 @@ abstract class RedisGateTests {
         assertThat(jedis().zcard(holdersKey(slot))).isEqualTo(1 + 3);
     }
 
+    /**
+     * The gate's memory grows only with holds that got a seat: a flood on a full slot, new requests and
+     * retries alike, leaves both keys exactly as they were, and so does a bad request's withdrawn hold.
+     */
+    @Test
+    void refusedHoldsAndAWithdrawnHoldLeaveTheSlotsKeysAsTheyWere() {
+        SlotId slot = SlotId.of("flood");
+        gate.initialize(tenant, slot, 2, keep());
+        RequestId released = RequestId.random();
+        assertThat(hold(tenant, slot, "a", released)).isEqualTo(GateDecision.HELD);
+        assertThat(gate.release(tenant, slot, StudentId.of("a"), released)).isTrue();
+        assertThat(hold(slot, "b")).isEqualTo(GateDecision.HELD);
+        assertThat(hold(slot, "c")).isEqualTo(GateDecision.HELD);
+        Map<String, Object> before = org.slotbook.redis.support.TestRedis.slotState(jedis(), gate, tenant, slot);
+
+        for (int i = 0; i < 200; i++) {
+            assertThat(hold(slot, "s" + i)).isEqualTo(GateDecision.FULL);
+            assertThat(hold(tenant, slot, "a", released)).isEqualTo(GateDecision.REPLAY);
+        }
+        assertThat(org.slotbook.redis.support.TestRedis.slotState(jedis(), gate, tenant, slot)).isEqualTo(before);
+        assertThat(jedis().hlen(metaKey(slot))).as("capacity, two holders, one tombstone").isEqualTo(4);
+
+        SlotId open = SlotId.of("withdrawn");
+        gate.initialize(tenant, open, 2, keep());
+        assertThat(hold(open, "b")).isEqualTo(GateDecision.HELD);
+        Map<String, Object> openBefore = org.slotbook.redis.support.TestRedis.slotState(jedis(), gate, tenant, open);
+        RequestId reused = RequestId.random();
+        assertThat(hold(tenant, open, "d", reused)).isEqualTo(GateDecision.HELD);
+        assertThat(gate.withdraw(tenant, open, StudentId.of("d"), reused)).isTrue();
+        assertThat(org.slotbook.redis.support.TestRedis.slotState(jedis(), gate, tenant, open)).isEqualTo(openBefore);
+        assertThat(gate.withdraw(tenant, SlotId.of("no-state"), StudentId.of("d"), reused)).isFalse();
+        for (String key : keys(SlotId.of("no-state"))) {
+            assertThat(jedis().exists(key)).as("a withdraw creates nothing: %s", key).isFalse();
+        }
+    }
+
+    /** A full slot's hold reclaims expired holders and keeps their request ids: a retry of one is a replay. */
+    @Test
+    void reclaimedHoldersLeaveTheirTombstones() {
+        SlotId slot = SlotId.of("reclaimed");
+        gate.initialize(tenant, slot, 2, keep());
+        RequestId x = RequestId.random();
+        assertThat(gate.tryHold(tenant, slot, StudentId.of("x"), x, SHORT)).isEqualTo(GateDecision.HELD);
+        assertThat(gate.tryHold(tenant, slot, StudentId.of("y"), RequestId.random(), SHORT))
+                .isEqualTo(GateDecision.HELD);
+        sleep(SHORT);
+        assertThat(hold(slot, "z")).isEqualTo(GateDecision.HELD);
+        assertThat(hold(slot, "w")).isEqualTo(GateDecision.HELD);
+        assertThat(jedis().hexists(metaKey(slot), "\u0001" + x.value())).as("not reclaimed yet").isFalse();
+
+        assertThat(hold(slot, "v")).isEqualTo(GateDecision.FULL);
+
+        assertThat(jedis().zcard(holdersKey(slot))).as("the marker and two live holders").isEqualTo(3);
+        assertThat(jedis().hget(metaKey(slot), "\u0001" + x.value())).as("x's tombstone").isNotNull();
+        assertThat(hold(tenant, slot, "x", x)).isEqualTo(GateDecision.REPLAY);
+    }
+
     @Test
     void slotWithoutStateIsMissing() {
         assertThat(hold(SlotId.of("never"), "a")).isEqualTo(GateDecision.MISSING);

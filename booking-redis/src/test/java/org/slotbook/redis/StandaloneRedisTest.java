@@ -85,6 +85,11 @@ class StandaloneRedisTest {
         protected boolean gateKeepsTheTestClock() {
             return false;
         }
+
+        @Override
+        public Object gateState(SlotId slot) {
+            return TestRedis.slotState(client, gate, testTenant(), slot);
+        }
     }
 
     @Nested

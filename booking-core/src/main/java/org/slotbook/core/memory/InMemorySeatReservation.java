@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
@@ -24,6 +25,7 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.internal.Checks;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateMark;
 import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
@@ -31,14 +33,16 @@ import org.slotbook.core.spi.SeatReservation;
 /**
  * A gate kept in memory, with the semantics of the Redis gate: per (tenant, slot) a capacity,
  * holders keyed by student (each with the request id that put it there and an expiry, none once
- * pinned by a confirm), the request ids released so far (tombstones) and a closed marker. Expired
+ * pinned by a confirm), the request ids whose holders left so far (tombstones: released, expired or
+ * replaced; a retry of one on a full slot answers {@code REPLAY}) and a closed marker. Expired
  * holders ({@code expiresAt <= now}) are reclaimed by the next {@link #tryHold} of the slot;
  * remaining seats are always {@code capacity - live holders}.
  *
  * <p>All time is the gate's own clock (given to {@link #create(Clock)}; the system UTC clock by
  * default), read at millisecond precision as Redis' {@code TIME} is used. Whether a request was
  * released before the ledger read a reconcile brings is also answered in real time, so that a test
- * clock that stands still does not make every release look recent. Each operation on a slot is
+ * clock that stands still does not make every release look recent; with a {@link #mark} it is answered
+ * exactly, by the gate's own count of its steps. Each operation on a slot is
  * atomic (it runs under that slot's entry lock). Whole slots are dropped once their
  * {@code keepUntil} has passed on that clock, as Redis would expire their keys; a null
  * {@code keepUntil} keeps a slot until it is closed or evicted.
@@ -51,6 +55,8 @@ public final class InMemorySeatReservation implements SeatReservation {
     /** Request ids released while their slot had no state: a rebuild keeps them out. */
     private final ConcurrentHashMap<Key, Map<RequestId, Released>> releasedWithoutState = new ConcurrentHashMap<>();
     private final Clock clock;
+    /** The gate's own sequence of releases and marks: orders a release against a ledger read exactly. */
+    private final AtomicLong steps = new AtomicLong();
     private volatile boolean available = true;
 
     private InMemorySeatReservation(Clock clock) {
@@ -95,14 +101,14 @@ public final class InMemorySeatReservation implements SeatReservation {
                 decision[0] = GateDecision.notOpen(gate.opensAt);
                 return gate;
             }
-            gate.reclaim(now);
+            gate.reclaim(now, this::released);
             GateHolder existing = gate.holders.get(studentId);
             if (existing != null) {
                 decision[0] = GateDecision.duplicate(existing.requestId());
             } else if (gate.holders.size() >= gate.capacity) {
-                decision[0] = GateDecision.FULL;
+                decision[0] = gate.released.containsKey(requestId) ? GateDecision.REPLAY : GateDecision.FULL;
             } else {
-                gate.holders.put(studentId, new GateHolder(studentId, requestId, now, now.plusMillis(ttlMillis)));
+                gate.take(new GateHolder(studentId, requestId, now, now.plusMillis(ttlMillis)), steps.incrementAndGet());
                 decision[0] = GateDecision.HELD;
             }
             return gate;
@@ -143,7 +149,7 @@ public final class InMemorySeatReservation implements SeatReservation {
             if (gate.closed) {
                 return gate;
             }
-            gate.released.put(requestId, new Released(now(), System.nanoTime()));
+            gate.released.put(requestId, released());
             GateHolder h = gate.holders.get(studentId);
             if (h != null && h.requestId().equals(requestId)) {
                 gate.holders.remove(studentId);
@@ -154,9 +160,86 @@ public final class InMemorySeatReservation implements SeatReservation {
         if (stateless[0]) {
             // no state right now: remember the release, so a rebuild from an earlier read never re-adds it
             releasedWithoutState.computeIfAbsent(key, k -> new ConcurrentHashMap<>())
-                    .put(requestId, new Released(now(), System.nanoTime()));
+                    .put(requestId, released());
         }
         return removed[0];
+    }
+
+    @Override
+    public GateDecision transfer(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId from, RequestId to,
+                                 Duration ttl) {
+        Key key = key(tenantId, slotId);
+        Checks.notNull("studentId", studentId);
+        Checks.notNull("from", from);
+        Checks.notNull("to", to);
+        long ttlMillis = ttlMillis(ttl);
+        checkAvailable();
+        GateDecision[] decision = {GateDecision.MISSING};
+        gates.computeIfPresent(key, (k, gate) -> {
+            Instant now = now();
+            if (gate.gone(now)) {
+                return null;
+            }
+            if (gate.closed) {
+                decision[0] = GateDecision.CLOSED;
+                return gate;
+            }
+            gate.released.put(from, released());
+            gate.reclaim(now, this::released);
+            GateHolder h = gate.holders.get(studentId);
+            if (h != null && h.requestId().equals(to)) {
+                decision[0] = GateDecision.HELD;
+            } else if (h != null && !h.requestId().equals(from)) {
+                decision[0] = GateDecision.duplicate(h.requestId());
+            } else if (h == null && gate.holders.size() >= gate.capacity) {
+                decision[0] = GateDecision.FULL;
+            } else {
+                gate.take(new GateHolder(studentId, to, now, now.plusMillis(ttlMillis)), steps.incrementAndGet());
+                decision[0] = GateDecision.HELD;
+            }
+            return gate;
+        });
+        if (decision[0] == GateDecision.MISSING) {
+            releasedWithoutState.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(from, released());
+        }
+        return decision[0];
+    }
+
+    @Override
+    public boolean withdraw(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        Key key = key(tenantId, slotId);
+        Checks.notNull("studentId", studentId);
+        Checks.notNull("requestId", requestId);
+        checkAvailable();
+        boolean[] removed = {false};
+        gates.computeIfPresent(key, (k, gate) -> {
+            if (gate.gone(now())) {
+                return null;
+            }
+            GateHolder h = gate.holders.get(studentId);
+            if (!gate.closed && h != null && h.requestId().equals(requestId)) {
+                gate.holders.remove(studentId);
+                removed[0] = true;
+            }
+            return gate;
+        });
+        return removed[0];
+    }
+
+    @Override
+    public GateMark mark(TenantId tenantId, SlotId slotId) {
+        key(tenantId, slotId);
+        checkAvailable();
+        return new GateMark(steps.incrementAndGet());
+    }
+
+    @Override
+    public GateSync reconcileFrom(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                                  Collection<GateHolder> truth, GateMark readFrom, Duration inFlightGrace,
+                                  @Nullable Instant keepUntil) {
+        Checks.notNull("readFrom", readFrom);
+        return reconcile(tenantId, slotId, capacity, opensAt, truth, inFlightGrace, keepUntil,
+                r -> r.step() < readFrom.position(), readFrom.position());
     }
 
     @Override
@@ -190,6 +273,23 @@ public final class InMemorySeatReservation implements SeatReservation {
     public GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
                               Collection<GateHolder> truth, @Nullable Duration truthAge, Duration inFlightGrace,
                               @Nullable Instant keepUntil) {
+        if (truthAge != null) {
+            Checks.notNegative("truthAge", truthAge);
+        }
+        Instant now = now();
+        long nowNanos = System.nanoTime();
+        return reconcile(tenantId, slotId, capacity, opensAt, truth, inFlightGrace, keepUntil,
+                r -> truthAge != null && r.before(now, nowNanos, truthAge), Long.MAX_VALUE);
+    }
+
+    /**
+     * Converges one slot to {@code truth}; {@code beforeRead} tells a release that came before the
+     * truth was read (whose request the truth names only when the ledger still holds its booking); a
+     * holder taken at or after the step {@code readFrom} is one the read could not know, never removed.
+     */
+    private GateSync reconcile(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                               Collection<GateHolder> truth, Duration inFlightGrace, @Nullable Instant keepUntil,
+                               java.util.function.Predicate<Released> beforeRead, long readFrom) {
         Key key = key(tenantId, slotId);
         Checks.between("capacity", capacity, 0, SlotSpec.MAX_CAPACITY);
         Checks.notNull("truth", truth);
@@ -219,30 +319,47 @@ public final class InMemorySeatReservation implements SeatReservation {
             gate.capacity = capacity;
             gate.opensAt = opensAt;
             gate.keepUntil = keepUntil;
-            gate.reclaim(now);
+            Set<RequestId> namedRequests = new HashSet<>();
+            for (GateHolder t : named.values()) {
+                namedRequests.add(t.requestId());
+            }
+            Released stamp = released();
+            // a holder that leaves is remembered (a retry of it is a replay), unless the truth names it
+            for (Iterator<GateHolder> it = gate.holders.values().iterator(); it.hasNext(); ) {
+                GateHolder h = it.next();
+                if (!h.liveAt(now)) {
+                    it.remove();
+                    if (!namedRequests.contains(h.requestId())) {
+                        gate.released.put(h.requestId(), stamp);
+                    }
+                }
+            }
             Instant removeTakenBefore = now.minus(inFlightGrace);
             int removed = 0;
             for (Iterator<GateHolder> it = gate.holders.values().iterator(); it.hasNext(); ) {
                 GateHolder h = it.next();
                 GateHolder t = named.get(h.studentId());
                 boolean known = t != null && t.requestId().equals(h.requestId());
-                if (!known && h.takenAt().isBefore(removeTakenBefore)) {
+                if (!known && h.takenAt().isBefore(removeTakenBefore)
+                        && gate.takenAtStep.getOrDefault(h.studentId(), 0L) < readFrom) {
                     it.remove();
+                    if (!namedRequests.contains(h.requestId())) {
+                        gate.released.put(h.requestId(), stamp);
+                    }
                     removed++;
                 }
             }
             int added = 0;
-            long nowNanos = System.nanoTime();
             for (GateHolder t : named.values()) {
                 GateHolder h = gate.holders.get(t.studentId());
                 Released releasedAt = gate.released.get(t.requestId());
                 if (releasedAt != null && (h == null || !h.requestId().equals(t.requestId()))
-                        && (truthAge == null || !releasedAt.before(now, nowNanos, truthAge))) {
+                        && !beforeRead.test(releasedAt)) {
                     continue; // released after the ledger read began (unless the request holds again since)
                 }
                 if (h == null) {
                     if (t.liveAt(now)) {
-                        gate.holders.put(t.studentId(), t);
+                        gate.take(t, 0L);
                         added++;
                     }
                 } else if (h.requestId().equals(t.requestId()) && !h.pinned()) {
@@ -348,8 +465,13 @@ public final class InMemorySeatReservation implements SeatReservation {
     private record Key(TenantId tenantId, SlotId slotId) {
     }
 
-    /** When a request was released: on the gate's clock, and in real time. */
-    private record Released(Instant at, long nanos) {
+    /** A release (or a holder's leaving) as recorded now. */
+    private Released released() {
+        return new Released(now(), System.nanoTime(), steps.incrementAndGet());
+    }
+
+    /** When a request was released: on the gate's clock, in real time, and in the gate's own steps. */
+    private record Released(Instant at, long nanos, long step) {
         /**
          * Whether the release came before a read that began {@code age} ago: by the gate's clock, or in
          * real time (a test clock that stands still makes every release look recent on its own).
@@ -367,6 +489,8 @@ public final class InMemorySeatReservation implements SeatReservation {
         boolean closed;
         final LinkedHashMap<StudentId, GateHolder> holders = new LinkedHashMap<>();
         final Map<RequestId, Released> released = new HashMap<>();
+        /** The step at which each holder was taken (by a hold or a transfer; 0 when added by a reconcile). */
+        final Map<StudentId, Long> takenAtStep = new HashMap<>();
 
         Gate(int capacity, Instant keepUntil) {
             this.capacity = capacity;
@@ -383,8 +507,20 @@ public final class InMemorySeatReservation implements SeatReservation {
             return keepUntil != null && !now.isBefore(keepUntil);
         }
 
-        void reclaim(Instant now) {
-            holders.values().removeIf(h -> !h.liveAt(now));
+        void take(GateHolder holder, long step) {
+            holders.put(holder.studentId(), holder);
+            takenAtStep.put(holder.studentId(), step);
+        }
+
+        /** Drops the expired holders, remembering their requests as released (a retry of one is a replay). */
+        void reclaim(Instant now, java.util.function.Supplier<Released> stamp) {
+            for (Iterator<GateHolder> it = holders.values().iterator(); it.hasNext(); ) {
+                GateHolder h = it.next();
+                if (!h.liveAt(now)) {
+                    it.remove();
+                    released.put(h.requestId(), stamp.get());
+                }
+            }
         }
     }
 }

@@ -32,6 +32,8 @@ public record GateDecision(GateOutcome outcome, @Nullable RequestId heldUnder, j
     }
     /** No seat left. */
     public static final GateDecision FULL = new GateDecision(GateOutcome.FULL, null);
+    /** The slot is full, but its gate has seen this request id: the ledger answers the retry. */
+    public static final GateDecision REPLAY = new GateDecision(GateOutcome.REPLAY, null);
     /** The gate has no state for the slot: the ledger decides. */
     public static final GateDecision MISSING = new GateDecision(GateOutcome.MISSING, null);
     /** The gate failed or timed out: the ledger decides. */

@@ -6,6 +6,12 @@ public enum GateOutcome {
     HELD,
     /** No seat left in the gate: the engine answers {@code Full} without touching the database. */
     FULL,
+    /**
+     * No seat left in the gate, but this request id has had a holder in this slot before (released,
+     * expired or replaced since): a retry, which the engine sends to the store to be answered from
+     * what it stored, as without the gate. A new request id on a full slot is {@link #FULL}.
+     */
+    REPLAY,
     /** The student already holds a seat of this slot in the gate, under {@link GateDecision#heldUnder()}. */
     DUPLICATE,
     /**

@@ -29,7 +29,10 @@ import org.slotbook.core.TenantId;
  * that holder was put there by the given request id: a late release of an old request never takes
  * away the seat a newer request of the same student holds. A release also leaves a tombstone of the
  * request id (kept as long as the slot's state), so a {@link #reconcile} working from a ledger read
- * taken before the release never puts the holder back.
+ * taken before the release never puts the holder back. Every holder that leaves (released, expired,
+ * replaced) leaves such a tombstone, so a retry on a full slot is told from a new request
+ * ({@link GateOutcome#REPLAY}). {@link #transfer} gives a student's holder to the request the ledger
+ * granted in one step; {@link #withdraw} takes back a refused bad request's holder leaving no trace.
  *
  * <p><b>Partial state.</b> A gate that keeps a slot's state in several entries which may be lost one
  * by one (a cache evicting keys) treats a partially present state as missing: {@link #tryHold}
@@ -47,8 +50,11 @@ public interface SeatReservation {
      * partial) state for it → {@link GateOutcome#MISSING}; the student already has a live holder →
      * {@link GateOutcome#DUPLICATE} naming that holder's request id (checked before the capacity, so a
      * retry of a held request is never answered full); live holders reach the capacity →
-     * {@link GateOutcome#FULL}; else the holder is added, expiring at gate now + {@code ttl} →
-     * {@link GateOutcome#HELD}.
+     * {@link GateOutcome#REPLAY} when {@code requestId} has had a holder in this slot (every holder
+     * that leaves the gate, released, expired, reclaimed or replaced, leaves a tombstone of its request
+     * id, kept as long as the slot's state), else {@link GateOutcome#FULL}; else the holder is added,
+     * expiring at gate now + {@code ttl} → {@link GateOutcome#HELD}. A refused hold writes nothing
+     * but the reclaim of expired holders.
      *
      * @param tenantId the tenant whose data the call reads or changes
      * @param slotId the slot, by its id within the tenant
@@ -58,6 +64,59 @@ public interface SeatReservation {
      * @return the gate's decision: held, or why not
      */
     GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId, Duration ttl);
+
+    /**
+     * The ledger granted {@code to} a live booking of the student while the gate holds the student's
+     * seat under {@code from}, an earlier request whose booking is no longer live: in one atomic step the
+     * holder becomes {@code to}'s (taken now, expiring at gate now + {@code ttl}), so there is no instant
+     * at which the student holds nothing, and a late release of {@code from} finds nothing of its own.
+     * {@code from} is recorded released in any case. When the student holds no live seat, takes one for
+     * {@code to} as {@link #tryHold} would (ignoring the opening: the ledger decided). Answers
+     * {@link GateOutcome#HELD} when the student's holder is {@code to}'s afterwards,
+     * {@link GateOutcome#DUPLICATE} when a live holder of a third request holds it (left alone),
+     * {@link GateOutcome#FULL}, {@link GateOutcome#MISSING} or {@link GateOutcome#CLOSED} as
+     * {@link #tryHold} does.
+     */
+    default GateDecision transfer(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId from,
+                                  RequestId to, Duration ttl) {
+        release(tenantId, slotId, studentId, from);
+        GateDecision d = tryHold(tenantId, slotId, studentId, to, ttl);
+        return d.outcome() == GateOutcome.DUPLICATE && to.equals(d.heldUnder()) ? GateDecision.HELD : d;
+    }
+
+    /**
+     * Takes back the holder a {@link #tryHold} of {@code requestId} just put there, because the request
+     * was refused as bad input (its id belongs to another slot or student): removes the student's holder
+     * only when {@code requestId} put it there, and records nothing (no tombstone), so the refused
+     * request leaves the slot's state as it found it. True when a holder was removed.
+     */
+    default boolean withdraw(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        return release(tenantId, slotId, studentId, requestId);
+    }
+
+    /**
+     * A mark on the gate's own clock for the slot, taken before the ledger read that a
+     * {@link #reconcileFrom} brings; null when the gate keeps no such clock (the caller then passes
+     * the read's age to {@link #reconcile(TenantId, SlotId, int, Instant, Collection, Duration, Duration,
+     * Instant)}).
+     */
+    default @Nullable GateMark mark(TenantId tenantId, SlotId slotId) {
+        return null;
+    }
+
+    /**
+     * {@link #reconcile(TenantId, SlotId, int, Instant, Collection, Duration, Duration, Instant)} with the
+     * truth dated on the gate's own clock: its read began after {@code readFrom} (a {@link #mark} of this
+     * gate). A request released before the mark is in the truth only if the ledger still holds its
+     * booking, so it is added back; one released at or after the mark is not. Holders the truth does
+     * not name are removed only when taken {@code inFlightGrace} before the mark (a later one the read
+     * could not know). By default, as with an unknown age: every released request stays out.
+     */
+    default GateSync reconcileFrom(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
+                                   Collection<GateHolder> truth, GateMark readFrom, Duration inFlightGrace,
+                                   @Nullable Instant keepUntil) {
+        return reconcile(tenantId, slotId, capacity, opensAt, truth, null, inFlightGrace, keepUntil);
+    }
 
     /**
      * Pins the student's holder (no expiry: the booking is confirmed), but only when that holder was

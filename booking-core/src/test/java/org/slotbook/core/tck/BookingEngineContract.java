@@ -71,7 +71,7 @@ import org.slotbook.core.spi.SeatReservation;
  * <p>Invariants are read back from the ledger (and the gate), never taken from return values.
  */
 public abstract class BookingEngineContract implements BookingRulesContract, LessonsContract, HoldCreditsContract,
-        InputBoundsContract {
+        InputBoundsContract, GateRetryContract {
     protected static final HoldPolicy POLICY = HoldPolicy.ofDefaults()
             .withHoldTtl(Duration.ofMinutes(10))
             .withCacheGrace(Duration.ofSeconds(30))
@@ -133,6 +133,21 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
                 .listener(listener)
                 .rules(rules)
                 .build();
+    }
+
+    @Override
+    public BookingEngine gatedEngine(BookingStore store, SeatReservation gate) {
+        return BookingEngine.builder()
+                .store(store)
+                .reservation(gate)
+                .holdPolicy(POLICY)
+                .clock(clock)
+                .build();
+    }
+
+    @Override
+    public SeatReservation testGate() {
+        return reservation();
     }
 
     @Override

@@ -23,6 +23,7 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateMark;
 import org.slotbook.core.spi.GateOutcome;
 import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateView;
@@ -267,6 +268,166 @@ public abstract class SeatReservationContract {
         RequestId again = RequestId.random();
         assertThat(hold(student, again)).isEqualTo(GateDecision.HELD);
         assertThat(view().holders()).extracting(GateHolder::requestId).containsExactly(again);
+    }
+
+    // ---------------------------------------------------------------- request ids the gate has seen
+
+    @Test
+    void aRetryOfARequestWhoseHolderWasReleasedIsAReplayOnAFullSlot() {
+        init(1);
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        assertThat(hold(student, request)).isEqualTo(GateDecision.HELD);
+        assertThat(reservation().release(tenant, slot, student, request)).isTrue();
+        StudentId other = Fixtures.student();
+        assertThat(hold(other)).isEqualTo(GateDecision.HELD);
+
+        assertThat(hold(student, request)).as("the released request again").isEqualTo(GateDecision.REPLAY);
+        assertThat(hold(student, RequestId.random())).as("a new request of the student").isEqualTo(GateDecision.FULL);
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
+        assertThat(view().holders()).extracting(GateHolder::studentId).containsExactly(other);
+    }
+
+    @Test
+    void aRetryOfARequestWhoseHolderExpiredIsAReplayOnAFullSlot() {
+        init(1);
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        assertThat(hold(student, request, SHORT)).isEqualTo(GateDecision.HELD);
+        elapse(SHORT);
+        StudentId other = Fixtures.student();
+        assertThat(hold(other)).isEqualTo(GateDecision.HELD);
+        // a hold on the full slot reclaims the expired holder
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
+
+        assertThat(hold(student, request)).isEqualTo(GateDecision.REPLAY);
+        assertThat(hold(student, RequestId.random())).isEqualTo(GateDecision.FULL);
+        assertThat(view().holders()).extracting(GateHolder::studentId).containsExactly(other);
+    }
+
+    @Test
+    void aRequestWhoseExpiredHolderWasReplacedByTheStudentsNewOneIsRemembered() {
+        init(2);
+        StudentId student = Fixtures.student();
+        RequestId old = RequestId.random();
+        assertThat(hold(student, old, SHORT)).isEqualTo(GateDecision.HELD);
+        elapse(SHORT);
+        RequestId fresh = RequestId.random();
+        assertThat(hold(student, fresh)).isEqualTo(GateDecision.HELD);
+        assertThat(reservation().release(tenant, slot, student, fresh)).isTrue();
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.HELD);
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.HELD);
+
+        assertThat(hold(student, old)).isEqualTo(GateDecision.REPLAY);
+        assertThat(hold(student, fresh)).isEqualTo(GateDecision.REPLAY);
+        assertThat(hold(student, RequestId.random())).isEqualTo(GateDecision.FULL);
+    }
+
+    @Test
+    void transferGivesTheStudentsHolderToTheNewRequestInOneStep() {
+        init(1);
+        StudentId student = Fixtures.student();
+        RequestId old = RequestId.random();
+        assertThat(hold(student, old)).isEqualTo(GateDecision.HELD);
+        reservation().confirm(tenant, slot, student, old);
+        RequestId fresh = RequestId.random();
+
+        assertThat(reservation().transfer(tenant, slot, student, old, fresh, TTL)).isEqualTo(GateDecision.HELD);
+
+        GateHolder holder = holderOf(view(), student);
+        assertThat(holder.requestId()).isEqualTo(fresh);
+        assertThat(holder.pinned()).as("the new request's booking is pinned by its own confirm").isFalse();
+        assertThat(reservation().release(tenant, slot, student, old)).as("a late release of the old request")
+                .isFalse();
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.FULL);
+        assertThat(hold(student, fresh)).isEqualTo(GateDecision.duplicate(fresh));
+        assertThat(reservation().transfer(tenant, slot, student, old, fresh, TTL)).as("again: nothing changes")
+                .isEqualTo(GateDecision.HELD);
+        assertThat(view().holders()).extracting(GateHolder::requestId).containsExactly(fresh);
+        checkStoredHolders(tenant, slot, view());
+        assertThat(reservation().release(tenant, slot, student, fresh)).isTrue();
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.HELD);
+        assertThat(hold(student, old)).as("the old request is remembered").isEqualTo(GateDecision.REPLAY);
+    }
+
+    @Test
+    void transferWithoutTheOldHolderTakesASeatOrAnswersFullAndLeavesAThirdRequestAlone() {
+        init(2);
+        StudentId student = Fixtures.student();
+        RequestId gone = RequestId.random();
+        RequestId fresh = RequestId.random();
+        assertThat(reservation().transfer(tenant, slot, student, gone, fresh, TTL)).isEqualTo(GateDecision.HELD);
+        assertThat(holderOf(view(), student).requestId()).isEqualTo(fresh);
+
+        StudentId holding = Fixtures.student();
+        RequestId third = RequestId.random();
+        assertThat(hold(holding, third)).isEqualTo(GateDecision.HELD);
+        assertThat(reservation().transfer(tenant, slot, holding, RequestId.random(), RequestId.random(), TTL))
+                .isEqualTo(GateDecision.duplicate(third));
+        assertThat(holderOf(view(), holding).requestId()).isEqualTo(third);
+
+        StudentId none = Fixtures.student();
+        RequestId before = RequestId.random();
+        assertThat(reservation().transfer(tenant, slot, none, before, RequestId.random(), TTL))
+                .isEqualTo(GateDecision.FULL);
+        assertThat(view().holders()).hasSize(2);
+        assertThat(hold(none, before)).as("the old request is remembered").isEqualTo(GateDecision.REPLAY);
+    }
+
+    @Test
+    void withdrawRemovesOnlyTheHolderOfItsRequestAndRemembersNothing() {
+        init(2);
+        StudentId original = Fixtures.student();
+        RequestId request = RequestId.random();
+        assertThat(hold(original, request)).isEqualTo(GateDecision.HELD);
+        StudentId reusing = Fixtures.student();
+        assertThat(hold(reusing, request)).isEqualTo(GateDecision.HELD);
+
+        assertThat(reservation().withdraw(tenant, slot, reusing, request)).isTrue();
+        assertThat(reservation().withdraw(tenant, slot, reusing, request)).isFalse();
+        assertThat(reservation().withdraw(tenant, slot, original, RequestId.random())).isFalse();
+
+        assertThat(view().holders()).extracting(GateHolder::studentId, GateHolder::requestId)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(original, request));
+        assertThat(hold(Fixtures.student())).isEqualTo(GateDecision.HELD);
+        assertThat(hold(reusing, request)).as("no tombstone: a new request on a full slot")
+                .isEqualTo(GateDecision.FULL);
+        checkStoredHolders(tenant, slot, view());
+    }
+
+    @Test
+    void aReleaseAfterTheMarkKeepsTheRequestOutWhateverTheDelayAndOneBeforeItDoesNot() {
+        init(3);
+        StudentId student = Fixtures.student();
+        RequestId request = RequestId.random();
+        assertThat(hold(student, request)).isEqualTo(GateDecision.HELD);
+        StudentId earlier = Fixtures.student();
+        RequestId earlierRequest = RequestId.random();
+        assertThat(hold(earlier, earlierRequest)).isEqualTo(GateDecision.HELD);
+        // released before the mark, while another delivery of it was granted: the ledger holds it
+        assertThat(reservation().release(tenant, slot, earlier, earlierRequest)).isTrue();
+        elapse(Duration.ofMillis(5));
+
+        GateMark mark = reservation().mark(tenant, slot);
+        elapse(Duration.ofMillis(5));
+        Instant now = gateNow();
+        List<GateHolder> truth = List.of(new GateHolder(student, request, now, null),
+                new GateHolder(earlier, earlierRequest, now, null));
+        // cancelled after the ledger read began, released...
+        assertThat(reservation().release(tenant, slot, student, request)).isTrue();
+        // ...and a hold taken after the mark, which the read cannot know
+        StudentId later = Fixtures.student();
+        assertThat(hold(later)).isEqualTo(GateDecision.HELD);
+        // ...and the reconcile comes late
+        elapse(Duration.ofMillis(50));
+
+        assertThat(mark).as("a gate with a clock of its own marks it").isNotNull();
+        GateSync sync = reservation().reconcileFrom(tenant, slot, 3, null, truth, mark, Duration.ZERO, keepUntil);
+
+        assertThat(view().holders()).extracting(GateHolder::studentId).containsExactlyInAnyOrder(earlier, later);
+        assertThat(holderOf(view(), earlier).pinned()).isTrue();
+        assertThat(sync.added()).isEqualTo(1);
+        assertThat(sync.removed()).isZero();
     }
 
     // ---------------------------------------------------------------- concurrency

@@ -3,6 +3,7 @@ package org.slotbook.examples.combined;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.slotbook.core.SlotId;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.BookingEngineContract;
@@ -57,5 +58,10 @@ abstract class RedisEngineContract extends BookingEngineContract {
     @Override
     protected boolean gateKeepsTheTestClock() {
         return false;
+    }
+
+    @Override
+    public Object gateState(SlotId slot) {
+        return TestRedis.slotState(client, gate, testTenant(), slot);
     }
 }

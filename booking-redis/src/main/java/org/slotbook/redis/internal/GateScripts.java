@@ -18,6 +18,8 @@ public final class GateScripts {
     public static final LuaScript RECONCILE = LuaScript.load("reconcile");
     public static final LuaScript CLOSE = LuaScript.load("close");
     public static final LuaScript INSPECT = LuaScript.load("inspect");
+    public static final LuaScript TRANSFER = LuaScript.load("transfer");
+    public static final LuaScript MARK = LuaScript.load("mark");
 
     private GateScripts() {
     }

@@ -100,6 +100,22 @@ public final class TestRedis {
     }
 
     /** A key prefix no other test (or earlier run) uses. */
+    /**
+     * Everything the gate stores for one slot, as stored: the holders key's members with their scores
+     * and the meta hash's fields (tombstones included), for a test that a call changed nothing.
+     */
+    public static java.util.Map<String, Object> slotState(UnifiedJedis jedis, org.slotbook.redis.RedisSeatReservation gate,
+                                                          org.slotbook.core.TenantId tenant,
+                                                          org.slotbook.core.SlotId slot) {
+        java.util.List<String> keys = gate.keys(tenant, slot);
+        java.util.Map<String, Object> state = new java.util.LinkedHashMap<>();
+        java.util.Map<String, Double> holders = new java.util.TreeMap<>();
+        jedis.zrangeWithScores(keys.get(0), 0, -1).forEach(t -> holders.put(t.getElement(), t.getScore()));
+        state.put("holders", holders);
+        state.put("meta", new java.util.TreeMap<>(jedis.hgetAll(keys.get(1))));
+        return state;
+    }
+
     public static String freshPrefix(String name) {
         return "slotbook-test:" + name + ":" + Long.toHexString(System.nanoTime()) + ":"
                 + Integer.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextInt()) + ":";

@@ -8,6 +8,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingId;
@@ -39,6 +40,7 @@ import org.slotbook.core.spi.DuplicateBookingException;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateOutcome;
 import org.slotbook.core.spi.HoldCommand;
+import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.spi.StoreOutcome;
 
 /**
@@ -72,6 +74,9 @@ public final class HoldFlow {
     public HoldResult acquire(TenantId tenantId, HoldRequest request, BookingStatus status) {
         boolean gateHeld = false;
         boolean gateUnsure = false;
+        // the gate answered FULL or REPLAY: it holds no seat for the student
+        boolean gateNoSeat = false;
+        boolean gateReplay = false;
         RequestId heldUnder = null;
         long askedAt = 0;
         for (int attempt = 0; attempt < 2 && guard.present(); attempt++) {
@@ -84,6 +89,12 @@ public final class HoldFlow {
                         return new Full(request.slotId());
                     }
                     // full: the store puts the student on the waitlist
+                    gateNoSeat = true;
+                }
+                // full, but this request id has had a holder here: a retry, which the store answers
+                case REPLAY -> {
+                    gateNoSeat = true;
+                    gateReplay = true;
                 }
                 case HELD -> gateHeld = true;
                 case NOT_OPEN -> {
@@ -121,7 +132,12 @@ public final class HoldFlow {
                 // script may as well have found the seat of an earlier delivery of this request (a
                 // DUPLICATE): that one stays while the request's booking is live.
                 if (gateHeld || (gateUnsure && (stored == null || !stored.status().isActive()))) {
-                    release(tenantId, request.slotId(), request.studentId(), request.requestId());
+                    if (e instanceof IllegalArgumentException) {
+                        // bad input changes nothing in the gate either
+                        withdraw(tenantId, request);
+                    } else {
+                        release(tenantId, request.slotId(), request.studentId(), request.requestId());
+                    }
                 }
                 throw e;
             }
@@ -135,8 +151,8 @@ public final class HoldFlow {
         if (result instanceof Waitlisted waitlisted && waitlisted.replayed()) {
             WaitlistEntry entry = waitlisted.entry();
             if (!entry.slotId().equals(request.slotId()) || !entry.studentId().equals(request.studentId())) {
-                if (gateHeld) {
-                    release(tenantId, request.slotId(), request.studentId(), request.requestId());
+                if (gateHeld || gateUnsure) {
+                    withdraw(tenantId, request);
                 }
                 throw takenByAnother(request);
             }
@@ -145,8 +161,13 @@ public final class HoldFlow {
             try {
                 samePayloadOrThrow(held.booking(), request, status);
             } catch (IllegalArgumentException e) {
-                if (gateHeld) {
-                    release(tenantId, request.slotId(), request.studentId(), request.requestId());
+                Booking stored = held.booking();
+                boolean backsIt = stored.slotId().equals(request.slotId())
+                        && stored.studentId().equals(request.studentId()) && stored.status().isActive();
+                if ((gateHeld || gateUnsure) && !backsIt) {
+                    // the request id is another slot's or student's: take back the seat this refusal took,
+                    // leaving no trace (a holder under this id for this student backs the live booking)
+                    withdraw(tenantId, request);
                 }
                 throw e;
             }
@@ -157,7 +178,8 @@ public final class HoldFlow {
             }
         }
         if (guard.present()) {
-            settleGate(tenantId, request, outcome, gateHeld || gateUnsure, gateUnsure, heldUnder, askedAt);
+            settleGate(tenantId, request, outcome, new GateAnswer(gateHeld, gateUnsure, gateNoSeat, gateReplay,
+                    heldUnder), askedAt);
         }
         events.publishAll(outcome);
         return result;
@@ -287,18 +309,31 @@ public final class HoldFlow {
     }
 
     /**
-     * Makes the gate agree with the store's answer. The gate hold this request took stays only behind
-     * a live booking of this request. A DUPLICATE under another request that turned out to back
-     * nothing (the store granted this request a new booking) is an orphan: it is given back and this
-     * request takes its place. Bookings the store expired on the way (a dead hold retired, a seat
-     * taken over) give back the gate holds their requests put there.
+     * What the gate answered this hold: it took a seat under this request ({@code held}), its answer
+     * was lost ({@code unsure}: the script may have run), it holds no seat for the student ({@code noSeat}:
+     * FULL or REPLAY; {@code replay}: REPLAY), or the student holds one under {@code heldUnder}.
      */
-    private void settleGate(TenantId tenantId, HoldRequest request, StoreOutcome<HoldResult> outcome,
-                            boolean tookOrMayHaveTaken, boolean gateUnsure, @Nullable RequestId heldUnder,
+    private record GateAnswer(boolean held, boolean unsure, boolean noSeat, boolean replay,
+                              @Nullable RequestId heldUnder) {
+        boolean tookOrMayHaveTaken() {
+            return held || unsure;
+        }
+    }
+
+    /**
+     * Makes the gate agree with the store's answer. The gate's holder of the student stays only behind
+     * the student's live booking in the slot, under that booking's request. When the answer shows such
+     * a booking (this request's, granted or replayed; or another request's, answered AlreadyBooked)
+     * and the gate holds the student's seat under another request (an orphan: an earlier request whose
+     * booking is no longer live, or this refused one), the holder becomes the live booking's in one step
+     * ({@link SeatReservation#transfer}): the student never holds nothing in between, so a retry is
+     * never answered Full, and a late release of the old request finds nothing of its own. Otherwise a
+     * refused request gives back what it took. Bookings the store expired on the way (a dead hold
+     * retired, a seat taken over) give back the gate holds their requests put there.
+     */
+    private void settleGate(TenantId tenantId, HoldRequest request, StoreOutcome<HoldResult> outcome, GateAnswer gate,
                             long askedAt) {
         HoldResult result = outcome.result();
-        Booking granted = result instanceof Held held && held.booking().requestId().equals(request.requestId())
-                && held.booking().status().isActive() ? held.booking() : null;
         for (BookingEvent e : outcome.events()) {
             Booking b = e.booking();
             if (e.kind() == BookingEvent.Kind.EXPIRED) {
@@ -307,10 +342,12 @@ public final class HoldFlow {
                 promoted(tenantId, b);
             }
         }
-        if (granted == null) {
-            if (tookOrMayHaveTaken || request.requestId().equals(heldUnder)) {
+        Booking live = liveBookingOf(result, request);
+        RequestId heldUnder = gate.heldUnder();
+        if (live == null) {
+            if (gate.tookOrMayHaveTaken() || request.requestId().equals(heldUnder)) {
                 release(tenantId, request.slotId(), request.studentId(), request.requestId());
-                if (result instanceof Full && !gateUnsure) {
+                if (result instanceof Full && !gate.unsure()) {
                     // the gate counts fewer seats taken than the ledger (seats sold while the gate was down
                     // or not asked): bring it level, or it goes on letting requests through to a full ledger
                     guard.heldLedgerRefused.increment();
@@ -319,27 +356,67 @@ public final class HoldFlow {
             }
             return;
         }
-        if (heldUnder != null && result instanceof Held held && !held.replayed()) {
-            // the gate's hold for this student backed no booking (an orphan): this request's booking
-            // takes its place
+        RequestId owner = live.requestId();
+        boolean mine = owner.equals(request.requestId());
+        boolean moved = false;
+        if (mine && heldUnder != null && result instanceof Held held && !held.replayed()) {
+            // the gate's holder for this student backed no booking (an orphan): this grant takes its place
             guard.orphansReleased.increment();
-            if (!heldUnder.equals(request.requestId())) {
-                release(tenantId, request.slotId(), request.studentId(), heldUnder);
-            }
+        }
+        if (heldUnder != null && !heldUnder.equals(owner)) {
+            // the gate's holder of the student backs no live booking: it becomes the live booking's
+            transfer(tenantId, request, heldUnder, owner, askedAt);
+            moved = true;
+        } else if (!mine && heldUnder == null && (gate.tookOrMayHaveTaken() || gate.noSeat())) {
+            // AlreadyBooked: the seat this request took (or may have taken) is the live booking's; or the
+            // gate had none for a student who holds one (it lost it): it counts the live booking again
+            transfer(tenantId, request, request.requestId(), owner, askedAt);
+            moved = true;
+        } else if (mine && (gate.unsure() || gate.noSeat() || request.requestId().equals(heldUnder))) {
+            // the gate's holder of this request may be gone (another delivery of it was refused and gave
+            // it back, the gate's answer was lost, or the gate lost it): take it again
             recount(tenantId, request);
-        } else if (gateUnsure || request.requestId().equals(heldUnder)) {
-            // the gate's holder of this request was put there by another delivery of it, which gives it
-            // back when its own answer is a refusal (a conflict that has gone since): take it again
-            recount(tenantId, request);
-        } else if (reconciler.rebuiltSince(tenantId, request.slotId(), askedAt)) {
+        } else if (mine && reconciler.rebuiltSince(tenantId, request.slotId(), askedAt)) {
             // the gate lost its state after granting this hold, and the rebuild may have read the store
             // before this commit: make sure the rebuilt state counts the seat
             recount(tenantId, request);
         }
-        if (granted.status() == BookingStatus.CONFIRMED) {
-            guard.call("confirm", () -> guard.gate().confirm(tenantId, request.slotId(), request.studentId(),
-                    request.requestId()));
+        if (live.status() == BookingStatus.CONFIRMED && (mine || moved)) {
+            guard.call("confirm", () -> guard.gate().confirm(tenantId, request.slotId(), request.studentId(), owner));
         }
+    }
+
+    /** The student's live booking in the request's slot, as the store's answer shows it; null when none. */
+    private static @Nullable Booking liveBookingOf(HoldResult result, HoldRequest request) {
+        Booking b = result instanceof Held held ? held.booking()
+                : result instanceof AlreadyBooked already ? already.existing() : null;
+        if (b == null || !b.status().isActive() || !b.slotId().equals(request.slotId())
+                || !b.studentId().equals(request.studentId())) {
+            return null;
+        }
+        return result instanceof Held && !b.requestId().equals(request.requestId()) ? null : b;
+    }
+
+    /**
+     * The gate's holder of the student under {@code from} becomes {@code to}'s, in one step; when the
+     * gate has no seat left for it, reconciling the slot makes the gate count the live booking.
+     */
+    private void transfer(TenantId tenantId, HoldRequest request, RequestId from, RequestId to, long askedAt) {
+        GateDecision d = guard.call("transfer", () -> guard.gate().transfer(tenantId, request.slotId(),
+                request.studentId(), from, to, policy.gateTtl()), GateDecision.UNAVAILABLE);
+        if (d.outcome() == GateOutcome.FULL) {
+            if (to.equals(request.requestId())) {
+                reconciler.reconcile(tenantId, request.slotId());
+            } else {
+                reconciler.resync(tenantId, request.slotId(), askedAt);
+            }
+        }
+    }
+
+    /** Takes back the seat a request refused as bad input took, leaving no trace in the gate. */
+    private void withdraw(TenantId tenantId, HoldRequest request) {
+        guard.call("withdraw", () -> guard.gate().withdraw(tenantId, request.slotId(), request.studentId(),
+                request.requestId()));
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.HoldPolicy;
@@ -19,6 +20,7 @@ import org.slotbook.core.SlotStatus;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateMark;
 import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.LiveSlot;
 
@@ -56,9 +58,12 @@ public final class Reconciler {
         if (!guard.present()) {
             return ReconcileReport.EMPTY;
         }
+        // the read is dated on the gate's own clock, before it begins: a release the gate records after
+        // this mark may be missing from the read, whatever delays the read and the reconcile meet
+        GateMark mark = guard.call("mark", () -> guard.gate().mark(tenantId, slotId), null);
         long readFrom = System.nanoTime();
         Optional<LiveSlot> truth = store.liveSlot(tenantId, slotId, clock.storeNow());
-        return truth.map(t -> toGate(tenantId, t, readFrom)).orElse(ReconcileReport.EMPTY);
+        return truth.map(t -> toGate(tenantId, t, mark, readFrom)).orElse(ReconcileReport.EMPTY);
     }
 
     public ReconcileReport reconcileAll(TenantId tenantId) {
@@ -81,7 +86,7 @@ public final class Reconciler {
         }
     }
 
-    private ReconcileReport toGate(TenantId tenantId, LiveSlot truth, long readFromNanos) {
+    private ReconcileReport toGate(TenantId tenantId, LiveSlot truth, @Nullable GateMark mark, long readFromNanos) {
         Slot slot = truth.slot();
         try {
             if (slot.status() == SlotStatus.CANCELLED) {
@@ -94,10 +99,17 @@ public final class Reconciler {
                         : b.heldUntil().plus(policy.cacheGrace());
                 holders.add(new GateHolder(b.studentId(), b.requestId(), b.createdAt(), expiresAt));
             }
-            // the age of the truth, with a millisecond to spare for the gate's coarser clock
-            Duration truthAge = Duration.ofNanos(System.nanoTime() - readFromNanos).plusMillis(1);
-            GateSync sync = guard.gate().reconcile(tenantId, slot.slotId(), slot.capacity(), slot.opensAt(), holders,
-                    truthAge, policy.inFlightGrace(), keepUntil(slot));
+            GateSync sync;
+            if (mark != null) {
+                sync = guard.gate().reconcileFrom(tenantId, slot.slotId(), slot.capacity(), slot.opensAt(), holders,
+                        mark, policy.inFlightGrace(), keepUntil(slot));
+            } else {
+                // a gate without a clock of its own to mark: the age of the truth, with a millisecond to
+                // spare for the gate's coarser clock
+                Duration truthAge = Duration.ofNanos(System.nanoTime() - readFromNanos).plusMillis(1);
+                sync = guard.gate().reconcile(tenantId, slot.slotId(), slot.capacity(), slot.opensAt(), holders,
+                        truthAge, policy.inFlightGrace(), keepUntil(slot));
+            }
             return new ReconcileReport(1, sync.added(), sync.removed(), sync.capacityFixed() ? 1 : 0, 0);
         } catch (RuntimeException e) {
             guard.log("reconcile", e);

@@ -10,6 +10,7 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
+import org.slotbook.core.spi.GateMark;
 import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
@@ -59,6 +60,29 @@ public class ForwardingGate implements SeatReservation {
                               Collection<GateHolder> truth, Duration truthAge, Duration inFlightGrace,
                               Instant keepUntil) {
         return delegate.reconcile(tenantId, slotId, capacity, opensAt, truth, truthAge, inFlightGrace, keepUntil);
+    }
+
+    @Override
+    public GateDecision transfer(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId from, RequestId to,
+                                 Duration ttl) {
+        return delegate.transfer(tenantId, slotId, studentId, from, to, ttl);
+    }
+
+    @Override
+    public boolean withdraw(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        return delegate.withdraw(tenantId, slotId, studentId, requestId);
+    }
+
+    @Override
+    public GateMark mark(TenantId tenantId, SlotId slotId) {
+        return delegate.mark(tenantId, slotId);
+    }
+
+    @Override
+    public GateSync reconcileFrom(TenantId tenantId, SlotId slotId, int capacity, Instant opensAt,
+                                  Collection<GateHolder> truth, GateMark readFrom, Duration inFlightGrace,
+                                  Instant keepUntil) {
+        return delegate.reconcileFrom(tenantId, slotId, capacity, opensAt, truth, readFrom, inFlightGrace, keepUntil);
     }
 
     @Override
