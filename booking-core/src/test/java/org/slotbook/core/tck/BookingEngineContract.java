@@ -70,7 +70,8 @@ import org.slotbook.core.spi.SeatReservation;
  *
  * <p>Invariants are read back from the ledger (and the gate), never taken from return values.
  */
-public abstract class BookingEngineContract implements BookingRulesContract, LessonsContract {
+public abstract class BookingEngineContract implements BookingRulesContract, LessonsContract,
+        LinearizabilityContract {
     protected static final HoldPolicy POLICY = HoldPolicy.ofDefaults()
             .withHoldTtl(Duration.ofMinutes(10))
             .withCacheGrace(Duration.ofSeconds(30))
@@ -157,6 +158,16 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
     @Override
     public int testRaceThreads() {
         return raceThreads();
+    }
+
+    @Override
+    public BookingEngine historyEngine() {
+        return engine;
+    }
+
+    @Override
+    public boolean historyBehindGate() {
+        return reservation() != SeatReservation.none();
     }
 
     // ---------------------------------------------------------------- helpers
