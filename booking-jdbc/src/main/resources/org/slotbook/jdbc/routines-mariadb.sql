@@ -832,6 +832,12 @@ BEGIN
             END IF;
         END IF;
         IF v_refuse IS NOT NULL THEN
+            IF v_answer IS NULL AND v_refuse = 'FULL' AND p_no_wait THEN
+                -- in a batch the view may count seats the batch itself took, not sold until it commits,
+                -- after a seat may have been freed: a hold alone decides on committed seats only
+                SET o_tag = 'RETRY';
+                LEAVE main;
+            END IF;
             IF v_answer IS NULL AND v_refuse = 'FULL' AND p_plain THEN
                 -- the caller answers a plain FULL itself, without JSON (o_rows stays NULL)
                 SET o_tag = 'FULL';

@@ -838,7 +838,9 @@ BEGIN
                 RETURN;
             END IF;
         END IF;
-        RETURN NEXT ${prefix}fact_of('FULL');
+        -- in a batch (p_no_wait) the view may count seats the batch itself claimed, not sold until it
+        -- commits, after a seat may have been freed: a hold alone decides on committed seats only
+        RETURN NEXT ${prefix}fact_of(CASE WHEN p_no_wait THEN 'RETRY' ELSE 'FULL' END);
         RETURN;
     END IF;
 
