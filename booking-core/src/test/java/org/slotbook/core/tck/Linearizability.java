@@ -25,7 +25,7 @@ public final class Linearizability {
     }
 
     /**
-     * Checks the history. {@code behindGate}: a {@code Full} may count holds still in flight.
+     * Checks the history. {@code behindGate}: a {@code Full} may count holds and cancels still in flight.
      * {@code budget}: how many search steps before giving up (UNDECIDED).
      */
     public static Verdict check(SlotHistory history, boolean behindGate, long budget) {
@@ -132,7 +132,11 @@ public final class Linearizability {
         return true;
     }
 
-    /** For each hold, the other students with a hold running at some instant of it. */
+    /**
+     * For each hold, the other students with a hold or a cancel running at some instant of it: the gate
+     * counts a hold before the database decides it, and lets a cancelled one go only after the database
+     * cancelled it.
+     */
     private static int[][] inFlight(List<Op> ops) {
         int[][] result = new int[ops.size()][];
         for (int i = 0; i < ops.size(); i++) {
@@ -143,7 +147,8 @@ public final class Linearizability {
             }
             Set<Integer> students = new HashSet<>();
             for (Op other : ops) {
-                if (other.kind() == Kind.HOLD && other.student() != op.student() && other.overlaps(op)) {
+                if ((other.kind() == Kind.HOLD || other.kind() == Kind.CANCEL) && other.student() != op.student()
+                        && other.overlaps(op)) {
                     students.add(other.student());
                 }
             }

@@ -94,6 +94,15 @@ class LinearizabilityTest {
         full(2, 6, 7);
         assertThat(check(2, true)).as("behind the gate, a cancelled hold counts for nothing")
                 .isEqualTo(Verdict.VIOLATION);
+        ops.clear();
+        held(0, 0, 1);
+        held(1, 2, 3);
+        answer(Kind.CANCEL, 0, 4, 20, Answer.CANCELLED, 0, BookingStatus.CANCELLED);
+        availability(5, 6, 1, 0);
+        full(2, 7, 8);
+        assertThat(check(2, false)).as("without a gate, after a read saw the seat free").isEqualTo(Verdict.VIOLATION);
+        assertThat(check(2, true)).as("behind the gate, while the cancel has not returned")
+                .isEqualTo(Verdict.LINEARIZABLE);
     }
 
     @Test

@@ -9,7 +9,7 @@ import org.slotbook.core.tck.SlotHistory.Op;
  * The sequential specification of one slot, as {@code docs/slot-specification.md} states it: the
  * state is the status of each request's booking (none yet, HELD, CONFIRMED, CANCELLED), and each
  * operation has exactly one right answer in a given state, except the gate's one allowance (a
- * {@code Full} that counts holds still in flight).
+ * {@code Full} that counts holds and cancels still in flight).
  *
  * <p>Holds do not expire inside a history (the suites' clock stands still), so expiry is not modelled.
  */
@@ -34,7 +34,8 @@ final class SlotModel {
     /**
      * The state after {@code op} with its recorded answer, or null when that answer is not the one the
      * specification gives in {@code state}. {@code inFlight}: students other than the op's own with a
-     * hold running at the same time (given only behind a gate, whose {@code Full} may count them).
+     * hold or a cancel running at the same time (given only behind a gate, whose {@code Full} may count
+     * those of them without a live booking).
      */
     byte[] step(byte[] state, Op op, int[] inFlight) {
         if (op.answer() == Answer.UNEXPECTED) {
