@@ -814,7 +814,7 @@ BEGIN
     DECLARE v_n, v_overlaps INT DEFAULT 0;
     DECLARE v_live, v_full BOOLEAN;
     DECLARE v_oid BIGINT DEFAULT 0;
-    DECLARE v_payer, v_own_dead, v_old, v_displaced, v_bid VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_payer, v_own_dead, v_old, v_displaced, v_bid, v_mine VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
     DECLARE v_refunded BOOLEAN DEFAULT FALSE;
     DECLARE v_locked INT DEFAULT 0;
     DECLARE v_refuse VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -845,9 +845,13 @@ BEGIN
                                 WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status = 'FREE')
                AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat h FORCE INDEX (${prefix}slot_seat_held_ix)
                                 WHERE h.tenant_id = p_tenant AND h.slot_id = p_slot AND h.status = 'HELD'
-                                  AND h.held_until <= v_now)
+                                  AND h.held_until <= v_now),
+               -- the student's live booking there, in the same view as the full slot
+               (SELECT m.booking_id FROM ${prefix}booking m FORCE INDEX (${prefix}booking_slot_ix)
+                 WHERE m.tenant_id = p_tenant AND m.slot_id = p_slot AND m.student_id = p_student
+                   AND (m.status = 'CONFIRMED' OR (m.status = 'HELD' AND v_now < m.held_until)) LIMIT 1)
           INTO v_slot_status, v_start, v_end, v_opens, v_closes, v_week_start, v_week_end, v_cost, v_student_end,
-               v_full
+               v_full, v_mine
           FROM ${prefix}slot WHERE tenant_id = p_tenant AND slot_id = p_slot;
         IF v_slot_status IS NULL THEN
             SET v_answer = ${prefix}fact('NOT_FOUND', NULL, NULL, NULL, NULL, NULL, NULL);
@@ -873,14 +877,27 @@ BEGIN
             ELSEIF EXISTS (SELECT 1 FROM ${prefix}waiter WHERE tenant_id = p_tenant AND request_id = p_request) THEN
                 SET v_answer = ${prefix}waiter_fact(p_tenant, p_request, 'WAITLISTED_REPLAY');
             END IF;
-            IF v_answer IS NULL AND v_refuse = 'FULL' THEN
-                SELECT booking_id, status = 'CONFIRMED' OR v_now < held_until INTO v_bid, v_live
-                  FROM ${prefix}booking FORCE INDEX (${prefix}booking_slot_ix)
-                 WHERE tenant_id = p_tenant AND slot_id = p_slot AND student_id = p_student
-                   AND status IN ('HELD', 'CONFIRMED') LIMIT 1;
-                IF v_live THEN
+            IF v_answer IS NULL AND v_refuse = 'FULL' AND v_mine IS NOT NULL THEN
+                -- the student check comes before capacity, on the view that found the slot full: his live
+                -- booking is answered as it is now while it is still live (locked, so the copy is what
+                -- was decided on); a cancel of it committed since freed a seat: decide the usual way
+                SET v_bid = NULL;
+                SELECT booking_id INTO v_bid FROM ${prefix}booking
+                 WHERE tenant_id = p_tenant AND booking_id = v_mine
+                   AND (status = 'CONFIRMED' OR (status = 'HELD' AND v_now < held_until)) LOCK IN SHARE MODE;
+                IF v_bid IS NOT NULL THEN
                     SET v_answer = ${prefix}booking_fact(p_tenant, v_bid, 'ALREADY');
+                ELSE
+                    SET v_refuse = NULL;
                 END IF;
+            END IF;
+        END IF;
+        IF v_refuse IS NOT NULL THEN
+            IF v_answer IS NULL AND v_refuse = 'FULL' AND p_no_wait THEN
+                -- in a batch the view may count seats the batch itself took, not sold until it commits,
+                -- after a seat may have been freed: a hold alone decides on committed seats only
+                SET o_tag = 'RETRY';
+                LEAVE main;
             END IF;
             IF v_answer IS NULL AND v_refuse = 'FULL' AND p_plain THEN
                 -- the caller answers a plain FULL itself, without JSON (o_rows stays NULL)

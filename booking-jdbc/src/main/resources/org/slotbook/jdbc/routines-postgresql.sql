@@ -818,6 +818,8 @@ DECLARE
     v_payer       VARCHAR;
     v_paid        BOOLEAN;
     v_full        BOOLEAN;
+    v_mine        VARCHAR;
+    v_round       INTEGER;
     v_claimed     BOOLEAN := FALSE;
     -- the arrays start NULL (no default to evaluate at each call): appending to NULL makes a
     -- one-element array, and array_length of NULL is NULL
@@ -853,9 +855,13 @@ BEGIN
             AND NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat f
                             WHERE f.tenant_id = p_tenant AND f.slot_id = p_slot AND f.status IN ('FREE', 'HELD')
                               AND (CASE WHEN f.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE f.held_until END)
-                                  <= v_now))
+                                  <= v_now)),
+           -- the student's live booking of the slot, in the same view as the full slot
+           (SELECT l.booking_id FROM ${prefix}booking l
+            WHERE l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
+              AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND v_now < l.held_until)) LIMIT 1)
         INTO v_start, v_end, v_slot_status, v_opens_at, v_closes_at, v_week_start, v_week_end, v_student_end,
-             v_cost, v_full
+             v_cost, v_full, v_mine
         FROM ${prefix}slot s WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot;
     IF NOT FOUND THEN
         RETURN NEXT ${prefix}fact_of('NOT_FOUND');
@@ -883,18 +889,28 @@ BEGIN
 
     -- 4. full by committed seats (no lock taken): a replay, the student's live booking, or FULL. The
     -- answer row is built only when one exists: three keyed probes cost far less to start than it.
+    -- The student check comes before capacity, on the view that found the slot full (v_mine): his live
+    -- booking is answered while it is still live, locked so that the copy answered is the one decided on;
+    -- a cancel of it committed since freed a seat, and the hold is decided the usual way below.
+    IF v_full AND v_mine IS NOT NULL THEN
+        PERFORM 1 FROM ${prefix}booking l
+            WHERE l.tenant_id = p_tenant AND l.booking_id = v_mine
+              AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND v_now < l.held_until))
+            FOR SHARE;
+        v_full := FOUND;
+    END IF;
     IF v_full THEN
-        IF EXISTS (SELECT 1 FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request)
-                OR EXISTS (SELECT 1 FROM ${prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request)
-                OR EXISTS (SELECT 1 FROM ${prefix}booking l
-                           WHERE l.tenant_id = p_tenant AND l.slot_id = p_slot AND l.student_id = p_student
-                             AND (l.status = 'CONFIRMED' OR (l.status = 'HELD' AND v_now < l.held_until))) THEN
+        IF v_mine IS NOT NULL
+                OR EXISTS (SELECT 1 FROM ${prefix}booking b WHERE b.tenant_id = p_tenant AND b.request_id = p_request)
+                OR EXISTS (SELECT 1 FROM ${prefix}waiter w WHERE w.tenant_id = p_tenant AND w.request_id = p_request) THEN
             RETURN QUERY SELECT * FROM ${prefix}answered(p_tenant, p_request, p_slot, p_student, v_now);
             IF FOUND THEN
                 RETURN;
             END IF;
         END IF;
-        RETURN NEXT ${prefix}fact_of('FULL');
+        -- in a batch (p_no_wait) the view may count seats the batch itself claimed, not sold until it
+        -- commits, after a seat may have been freed: a hold alone decides on committed seats only
+        RETURN NEXT ${prefix}fact_of(CASE WHEN p_no_wait THEN 'RETRY' ELSE 'FULL' END);
         RETURN;
     END IF;
 
@@ -1047,11 +1063,17 @@ BEGIN
                 ORDER BY (CASE WHEN s.status = 'FREE' THEN '-infinity'::TIMESTAMPTZ ELSE s.held_until END)
                 LIMIT 1 FOR UPDATE SKIP LOCKED;
         END IF;
-        IF v_seq IS NULL THEN
+        -- a free seat the claim waited for may have been taken by the transaction it waited for, while
+        -- another one was freed by a commit its statement's view began before: a new statement sees
+        -- that one. No free seat in a statement's view is a full slot at that instant.
+        FOR v_round IN 1 .. 50 LOOP
+            EXIT WHEN v_seq IS NOT NULL
+                OR NOT EXISTS (SELECT 1 FROM ${prefix}slot_seat s
+                               WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'FREE');
             SELECT s.seq INTO v_seq FROM ${prefix}slot_seat s
                 WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'FREE'
                 ORDER BY s.seq LIMIT 1 FOR UPDATE;
-        END IF;
+        END LOOP;
         IF v_seq IS NULL AND NOT v_waiting THEN
             SELECT s.seq, s.booking_id INTO v_seq, v_displaced FROM ${prefix}slot_seat s
                 WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status IN ('FREE', 'HELD')

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -12,6 +13,7 @@ import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.Held;
 import org.slotbook.core.HoldRequest;
+import org.slotbook.core.HoldResult;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.Scheduled;
 import org.slotbook.core.Slot;
@@ -85,6 +87,54 @@ class MariaDbHoldBatchTest extends HoldBatchTests {
     @Override
     protected void kill(long connection) {
         sql.useHandle(h -> h.execute("KILL CONNECTION " + connection));
+    }
+
+    /**
+     * The student check comes before capacity, and the booking an AlreadyBooked names is the one decided
+     * on. Slot f has one seat, st-a holds it; st-a asks again under a new request while a cancel of his
+     * booking is written and not yet committed (the booking CANCELLED, the seat FREE, in an open
+     * transaction). The hold finds the slot full and his booking live, waits for the row, and the cancel
+     * commits: the hold is then decided as after it (the freed seat), never answered AlreadyBooked with
+     * a booking that is already CANCELLED.
+     */
+    @Test
+    void aHoldWhileTheStudentsCancelCommitsIsDecidedAfterIt() throws Exception {
+        TenantId tenant = TenantId.of("own-cancel-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).dialect(db.dialect())
+                .holdLanes(0).build();
+        Slot full = slot(tenant, "f", 0, 1);
+        assertThat(store.schedule(tenant, full, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        HoldResult first = store.hold(tenant, command(full, "st-a", null)).result();
+        assertThat(first).isInstanceOf(Held.class);
+        String booking = ((Held) first).booking().bookingId().value();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (Connection cancel = db.dataSource().getConnection()) {
+            cancel.setAutoCommit(false);
+            try (Statement st = cancel.createStatement()) {
+                String tenantIs = " WHERE tenant_id = '" + tenant.value() + "'";
+                st.executeUpdate("UPDATE " + db.table("booking") + " SET status = 'CANCELLED'" + tenantIs
+                        + " AND booking_id = '" + booking + "'");
+                st.executeUpdate("UPDATE " + db.table("slot_seat") + " SET status = 'FREE', booking_id = NULL,"
+                        + " student_id = NULL, held_until = NULL" + tenantIs + " AND booking_id = '" + booking + "'");
+                st.executeUpdate("UPDATE " + db.table("occupancy") + " SET active = FALSE" + tenantIs
+                        + " AND booking_id = '" + booking + "'");
+            }
+            var again = pool.submit(() -> store.hold(tenant, command(full, "st-a", null)).result());
+            assertThat(blockedCall("hold")).as("the hold waits for the booking's row").isPositive();
+            cancel.commit();
+            HoldResult answer = again.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            if (answer instanceof org.slotbook.core.AlreadyBooked already) {
+                assertThat(already.existing().status().isActive()).as("AlreadyBooked names " + already.existing())
+                        .isTrue();
+            }
+            assertThat(answer).as("the seat his cancel freed").isInstanceOf(Held.class);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND status = 'HELD'",
+                tenant.value())).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("booking") + " WHERE tenant_id = ? AND status = 'HELD'",
+                tenant.value())).isEqualTo(1);
     }
 
     /**

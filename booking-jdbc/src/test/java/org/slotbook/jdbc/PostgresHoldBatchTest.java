@@ -222,6 +222,52 @@ class PostgresHoldBatchTest extends HoldBatchTests {
     }
 
     /**
+     * A hold of a combined call is answered as if it had been alone. Slot s has two seats, st-c holds one.
+     * In one batch st-a takes the other, st-b's first hold finds none left (RETRY), and st-b's second hold
+     * is decided on a view that counts st-a's seat, not sold until the batch commits; the batch then
+     * waits for st-z's lock while st-c's cancel commits, and commits with one of the two seats taken.
+     * At no instant was s full: st-b's second hold is sent again alone (RETRY), never answered FULL.
+     */
+    @Test
+    void aHoldFoundFullOnTheBatchsOwnSeatsIsSentAgainNotRefused() throws Exception {
+        TenantId tenant = TenantId.of("batch-freed-" + UUID.randomUUID());
+        JdbcStore store = JdbcStore.builder(db.dataSource()).tablePrefix(db.prefix()).dialect(db.dialect())
+                .holdLanes(0).build();
+        Slot s = slot(tenant, "s", 0, 2);
+        assertThat(store.schedule(tenant, s, LONGEST, java.time.ZoneOffset.UTC)).isInstanceOf(Scheduled.class);
+        assertThat(store.schedule(tenant, slot(tenant, "other", 1, 1), LONGEST, java.time.ZoneOffset.UTC))
+                .isInstanceOf(Scheduled.class);
+        String call = batchCall("tag, capacity", List.of("r1", "r2", "r3", "r4"), List.of("s", "s", "s", "other"),
+                List.of("st-a", "st-b", "st-b", "st-z"));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (Connection caller = db.dataSource().getConnection(); Connection holder = db.dataSource().getConnection()) {
+            caller.setAutoCommit(true);
+            HoldResult c = store.hold(tenant, command(s, "st-c", null)).result();
+            assertThat(c).isInstanceOf(Held.class);
+            holder.setAutoCommit(false);
+            lockStudent(holder, tenant, "st-z");
+            var rows = pool.submit(() -> {
+                try (var ps = caller.prepareStatement(call)) {
+                    for (int i = 1; i <= 4; i++) {
+                        ps.setString(i, tenant.value());
+                    }
+                    return rowsOf(ps);
+                }
+            });
+            assertThat(blockedCall("hold_batch(")).as("the batch waits for st-z's lock").isPositive();
+            assertThat(store.cancel(tenant, ((Held) c).booking().bookingId(), org.slotbook.core.StudentId.of("st-c"),
+                    null, org.slotbook.core.spi.Terms.defaults()).result()).isInstanceOf(org.slotbook.core.Cancelled.class);
+            holder.rollback();
+            assertThat(rows.get(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .containsExactly("1:TAKEN", "2:RETRY", "3:RETRY", "4:TAKEN");
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(count("SELECT COUNT(*) FROM " + db.table("slot_seat") + " WHERE tenant_id = ? AND slot_id = 's'"
+                + " AND status = 'FREE'", tenant.value())).as("a seat of s is free after the batch").isEqualTo(1);
+    }
+
+    /**
      * A {@code hold_batch} call selecting {@code columns}, of one hold per element of {@code slots}:
      * booking {@code b<n>} (n from 1), {@code requests[n]}, {@code students[n]}, HELD for an hour, the database's
      * clock, no rules; {@code gateHeld} names the positions whose seat the gate holds. Each hold's

@@ -71,7 +71,7 @@ import org.slotbook.core.spi.SeatReservation;
  * <p>Invariants are read back from the ledger (and the gate), never taken from return values.
  */
 public abstract class BookingEngineContract implements BookingRulesContract, LessonsContract, HoldCreditsContract,
-        InputBoundsContract, GateRetryContract {
+        InputBoundsContract, GateRetryContract, LinearizabilityContract {
     protected static final HoldPolicy POLICY = HoldPolicy.ofDefaults()
             .withHoldTtl(Duration.ofMinutes(10))
             .withCacheGrace(Duration.ofSeconds(30))
@@ -173,6 +173,16 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
     @Override
     public int testRaceThreads() {
         return raceThreads();
+    }
+
+    @Override
+    public BookingEngine historyEngine() {
+        return engine;
+    }
+
+    @Override
+    public boolean historyBehindGate() {
+        return reservation() != SeatReservation.none();
     }
 
     // ---------------------------------------------------------------- helpers

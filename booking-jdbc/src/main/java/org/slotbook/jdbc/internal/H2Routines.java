@@ -179,8 +179,8 @@ public final class H2Routines {
 
             // 1. the slot (and, read with it, whether committed seats leave one to take: step 4)
             boolean probe = !gateHeld && !joins;
-            Optional<Probed> found = probe ? call.findSlotWithSeat(slotId)
-                    : call.findSlot(slotId).map(s -> new Probed(s, true));
+            Optional<Probed> found = probe ? call.findSlotWithSeat(slotId, student)
+                    : call.findSlot(slotId).map(s -> new Probed(s, true, null));
             if (found.isEmpty()) {
                 facts.bare("NOT_FOUND");
                 return;
@@ -212,12 +212,17 @@ public final class H2Routines {
                 if (call.replay(request)) {
                     return;
                 }
+                // the student check comes before capacity: a live booking of his now is answered as read;
+                // none now, and none when the slot was found full, is FULL then; one then but none now (a
+                // cancel of it committed since freed a seat) is decided under his lock below
                 if (request.active().isPresent() && request.active().get().isLive(call.now)) {
                     facts.booking("ALREADY", request.active().get());
-                } else {
-                    facts.bare("FULL");
+                    return;
                 }
-                return;
+                if (found.get().mine() == null) {
+                    facts.bare("FULL");
+                    return;
+                }
             }
             // 5. everything about this student is decided under his lock
             call.beforeNewLock = null;
@@ -976,9 +981,9 @@ public final class H2Routines {
         }
 
         /** The slot, and whether its committed seats leave one to take (a free one, or a hold that ran out). */
-        Optional<Probed> findSlotWithSeat(String slotId) throws SQLException {
-            return first(query(sql.findSlotWithSeat, rs -> new Probed(Slot.read(rs), rs.getInt(19) == 1),
-                    now, tenant, slotId));
+        Optional<Probed> findSlotWithSeat(String slotId, String student) throws SQLException {
+            return first(query(sql.findSlotWithSeat, rs -> new Probed(Slot.read(rs), rs.getInt(19) == 1,
+                    rs.getString(20)), now, student, now, tenant, slotId));
         }
 
         /** Locks the slot row (slot before seats) and answers it as it is now. */
@@ -1446,7 +1451,8 @@ public final class H2Routines {
                                          OffsetDateTime heldUntil, boolean skipLocked, Takeover takeover)
                 throws SQLException {
             int after = 0;
-            while (true) {
+            boolean lost = false;
+            for (int pass = 0; pass < CLAIM_ROUNDS; ) {
                 List<Integer> candidates = query(sql.freeCandidates, rs -> rs.getInt(1), tenant, slotId, after);
                 for (int seq : candidates) {
                     if (query(skipLocked ? sql.lockCandidateSkipLocked : sql.lockCandidateWaiting,
@@ -1455,9 +1461,17 @@ public final class H2Routines {
                         return Optional.of(new Claim(taken == 1 ? seq : 0, null));
                     }
                     after = seq;
+                    lost = true;
                 }
                 if (candidates.size() < CANDIDATES) {
-                    break;
+                    if (skipLocked || !lost) {
+                        break;
+                    }
+                    // a seat waited for was taken by the claim waited on, while one before it may have been
+                    // freed meanwhile: read the free seats again from the start, until a read finds none
+                    after = 0;
+                    lost = false;
+                    pass++;
                 }
             }
             if (!takeover.allowed()) {
@@ -1602,8 +1616,8 @@ public final class H2Routines {
     private record Request(Optional<Booking> booking, Optional<Waiter> waiter, Optional<Booking> active) {
     }
 
-    /** A slot, and whether its committed seats leave one to take. */
-    private record Probed(Slot slot, boolean seatToTake) {
+    /** A slot, whether its committed seats leave one to take, and the student's live booking there (or null). */
+    private record Probed(Slot slot, boolean seatToTake, String mine) {
     }
 
     @FunctionalInterface
@@ -2078,6 +2092,10 @@ public final class H2Routines {
                     + " f WHERE f.tenant_id = s.tenant_id AND f.slot_id = s.slot_id AND f.status = 'FREE') THEN 1"
                     + " WHEN EXISTS (SELECT 1 FROM " + seat + " h WHERE h.tenant_id = s.tenant_id"
                     + " AND h.slot_id = s.slot_id AND h.status = 'HELD' AND h.held_until <= ?) THEN 1 ELSE 0 END"
+                    // the student's live booking there, in the same view as the seat left or not
+                    + ", (SELECT MIN(m.booking_id) FROM " + booking + " m WHERE m.tenant_id = s.tenant_id"
+                    + " AND m.slot_id = s.slot_id AND m.student_id = ? AND (m.status = 'CONFIRMED'"
+                    + " OR (m.status = 'HELD' AND m.held_until > ?)))"
                     + " FROM " + slot + " s WHERE s.tenant_id = ? AND s.slot_id = ?";
             findBooking = "SELECT " + BOOKING_COLUMNS + " FROM " + booking + " WHERE tenant_id = ? AND booking_id = ?";
             // a request's booking (1), its waitlist entry (2), the student's active booking of the slot (3);
