@@ -213,12 +213,19 @@ public abstract class SqlDialect {
         return alias + String.join(", " + alias, columns.split(", "));
     }
 
+    /**
+     * One page of a tenant's slots in slot id order (Unicode code point order, as every id is ordered:
+     * the id columns compare that way on PostgreSQL, {@code COLLATE "C"}, and MariaDB, {@code utf8mb4_bin}).
+     */
     public String slots(boolean after) {
         return "SELECT " + SLOT_COLUMNS + " FROM " + tables.slot() + " WHERE tenant_id = ?"
                 + (after ? " AND slot_id > ?" : "") + " ORDER BY slot_id LIMIT ?";
     }
 
-    /** One page of the tenants that have a slot, in id order; served by the slot primary key (tenant_id, slot_id). */
+    /**
+     * One page of the tenants that have a slot, in id order (code point order, as {@link #slots});
+     * served by the slot primary key (tenant_id, slot_id).
+     */
     public String tenants(boolean after) {
         return "SELECT DISTINCT tenant_id FROM " + tables.slot() + (after ? " WHERE tenant_id > ?" : "")
                 + " ORDER BY tenant_id LIMIT ?";
@@ -293,6 +300,31 @@ public abstract class SqlDialect {
             statement.setString(1, prefix);
             return 2;
         }
+
+        /**
+         * H2 compares VARCHAR by UTF-16 code unit ({@link String#compareTo}), which puts an id with a
+         * character above U+FFFF before one with a character in U+E000..U+FFFF; its VARBINARY compares
+         * unsigned, and an id cast to VARBINARY is its UTF-8 bytes, whose unsigned order is code point
+         * order. The page is ordered by that key (a scan of the tenant's slots instead of an index range:
+         * H2 is the embedded, small-scale backend).
+         */
+        @Override
+        public String slots(boolean after) {
+            return "SELECT " + SLOT_COLUMNS + " FROM " + tables.slot() + " WHERE tenant_id = ?"
+                    + (after ? " AND " + BINARY_SLOT + " > CAST(? AS VARBINARY)" : "")
+                    + " ORDER BY " + BINARY_SLOT + " LIMIT ?";
+        }
+
+        /** As {@link #slots}: in code point order, by the ids' UTF-8 bytes. */
+        @Override
+        public String tenants(boolean after) {
+            return "SELECT tenant_id FROM (SELECT DISTINCT tenant_id FROM " + tables.slot() + ") t"
+                    + (after ? " WHERE " + BINARY_TENANT + " > CAST(? AS VARBINARY)" : "")
+                    + " ORDER BY " + BINARY_TENANT + " LIMIT ?";
+        }
+
+        private static final String BINARY_SLOT = "CAST(slot_id AS VARBINARY)";
+        private static final String BINARY_TENANT = "CAST(tenant_id AS VARBINARY)";
     }
 
     static String params(int arity) {
