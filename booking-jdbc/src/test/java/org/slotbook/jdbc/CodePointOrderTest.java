@@ -23,6 +23,8 @@ import org.slotbook.core.CoachId;
 import org.slotbook.core.Held;
 import org.slotbook.core.HoldPolicy;
 import org.slotbook.core.HoldRequest;
+import org.slotbook.core.PackageGrant;
+import org.slotbook.core.PackageId;
 import org.slotbook.core.ReconciliationJob;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.RoomId;
@@ -111,6 +113,16 @@ class CodePointOrderTest {
             for (String slot : slotIds) {
                 schedule(engine, first, SlotId.of(slot));
             }
+            // a student's packages with one expiry, listed in payer order: by id, in code point order
+            StudentId student = StudentId.of("payer");
+            List<String> packageIds = MARKS.stream().map(m -> "p" + m).toList();
+            for (String id : packageIds) {
+                engine.grantPackage(first, PackageGrant.of(PackageId.of(id), student, 1, start.minus(Duration.ofDays(9)),
+                        start.plus(Duration.ofDays(9))));
+            }
+            assertThat(engine.packages(first, student, 0, 100).stream().map(p -> p.packageId().value()))
+                    .as("%s: packages in payer order", backend.getKey())
+                    .containsExactlyElementsOf(codePointOrder(packageIds));
             for (int page : new int[] {1, 2, 100}) {
                 assertThat(pageTenants(store, run, page)).as("%s: tenants by pages of %d", backend.getKey(), page)
                         .containsExactlyElementsOf(expectedTenants);

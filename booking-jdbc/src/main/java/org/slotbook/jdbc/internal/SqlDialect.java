@@ -169,9 +169,9 @@ public abstract class SqlDialect {
                 + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ? AND o.active"
                 + (upcoming
                     ? " AND s.ends_at > " + nowOr() + " AND (b.status = 'CONFIRMED' OR (b.status = 'HELD'"
-                        + " AND b.held_until > " + nowOr() + ")) ORDER BY s.starts_at, b.booking_id"
+                        + " AND b.held_until > " + nowOr() + ")) ORDER BY s.starts_at, " + byId("b.booking_id")
                     : " AND s.ends_at <= " + nowOr() + " AND b.status = 'CONFIRMED'"
-                        + " ORDER BY s.starts_at DESC, b.booking_id DESC")
+                        + " ORDER BY s.starts_at DESC, " + byId("b.booking_id") + " DESC")
                 + " LIMIT ? OFFSET ?";
     }
 
@@ -184,13 +184,14 @@ public abstract class SqlDialect {
                 + " JOIN " + tables.slot() + " s ON s.tenant_id = o.tenant_id AND s.slot_id = o.slot_id"
                 + " WHERE o.tenant_id = ? AND o.resource_kind = ? AND o.resource_id = ? AND o.active"
                 + " AND o.booking_id IS NULL AND o.starts_at < ? AND s.ends_at > ? AND s.status = 'OPEN'"
-                + " ORDER BY s.starts_at, s.slot_id LIMIT ? OFFSET ?";
+                + " ORDER BY s.starts_at, " + byId("s.slot_id") + " LIMIT ? OFFSET ?";
     }
 
     /** A student's packages in the order they pay; parameters: tenant, student, limit, offset. */
     public String packages() {
         return "SELECT " + PACKAGE_COLUMNS + " FROM " + tables.lessonPackage()
-                + " WHERE tenant_id = ? AND student_id = ? ORDER BY valid_until, package_id LIMIT ? OFFSET ?";
+                + " WHERE tenant_id = ? AND student_id = ? ORDER BY valid_until, " + byId("package_id")
+                + " LIMIT ? OFFSET ?";
     }
 
     /** A package's journal in the order it was written; parameters: tenant, package, limit, offset. */
@@ -206,7 +207,15 @@ public abstract class SqlDialect {
     public String seriesSlots() {
         return "SELECT " + SLOT_COLUMNS + " FROM " + tables.slot()
                 + " WHERE tenant_id = ? AND series_id = ? AND status = 'OPEN' AND starts_at > " + nowOr()
-                + " ORDER BY starts_at, slot_id LIMIT ?";
+                + " ORDER BY starts_at, " + byId("slot_id") + " LIMIT ?";
+    }
+
+    /**
+     * An id column as an ORDER BY key in code point order, the order of every id: the column itself where
+     * it compares that way ({@code COLLATE "C"}, {@code utf8mb4_bin}).
+     */
+    String byId(String column) {
+        return column;
     }
 
     static String prefixed(String alias, String columns) {
@@ -313,6 +322,12 @@ public abstract class SqlDialect {
             return "SELECT " + SLOT_COLUMNS + " FROM " + tables.slot() + " WHERE tenant_id = ?"
                     + (after ? " AND " + BINARY_SLOT + " > CAST(? AS VARBINARY)" : "")
                     + " ORDER BY " + BINARY_SLOT + " LIMIT ?";
+        }
+
+        /** H2: the id's UTF-8 bytes (see {@link #slots}). */
+        @Override
+        String byId(String column) {
+            return "CAST(" + column + " AS VARBINARY)";
         }
 
         /** As {@link #slots}: in code point order, by the ids' UTF-8 bytes. */
