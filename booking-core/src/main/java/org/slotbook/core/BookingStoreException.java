@@ -15,7 +15,9 @@ package org.slotbook.core;
  *       a failure that will repeat (a missing table, a refused statement).</li>
  * </ul>
  * The constructors without these flags make an exception that is not retryable and whose outcome
- * is unknown: nothing is promised.
+ * is unknown: nothing is promised. {@link StoreUnreachableException}, a subclass, says more: no
+ * connection could be had at all (retryable, nothing sent), the signal that lets the calls queued
+ * behind it, and a routed store's further calls to that shard, fail at once.
  */
 public class BookingStoreException extends RuntimeException {
     private static final long serialVersionUID = 1L;

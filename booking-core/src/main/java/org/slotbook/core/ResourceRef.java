@@ -2,7 +2,7 @@ package org.slotbook.core;
 
 import org.slotbook.core.internal.Checks;
 
-/** One coach, room or student, as the conflict check sees it. Ordered by kind, then id. */
+/** One coach, room or student, as the conflict check sees it. Ordered by kind, then id in code point order ({@link Identifier#compareCodePoints}). */
 public record ResourceRef(ResourceKind kind, String id) implements Comparable<ResourceRef> {
     /**
      * Checks the components: kind and id present.
@@ -45,7 +45,7 @@ public record ResourceRef(ResourceKind kind, String id) implements Comparable<Re
     @Override
     public int compareTo(ResourceRef other) {
         int byKind = kind.compareTo(other.kind);
-        return byKind != 0 ? byKind : id.compareTo(other.id);
+        return byKind != 0 ? byKind : Identifier.compareCodePoints(id, other.id);
     }
 
     @Override

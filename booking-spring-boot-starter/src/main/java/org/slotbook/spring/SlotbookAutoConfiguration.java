@@ -12,6 +12,8 @@ import org.slotbook.core.HoldPolicy;
 import org.slotbook.core.ReconcileReport;
 import org.slotbook.core.ReconciliationJob;
 import org.slotbook.core.TenantId;
+import org.slotbook.core.shard.ShardedUpkeep;
+import org.slotbook.core.shard.TenantRoutedStore;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.jdbc.JdbcDialect;
@@ -126,18 +128,48 @@ public class SlotbookAutoConfiguration {
     }
 
     /**
-     * Sweeps expired holds and reconciles the gate, for every tenant of the store, every {@code
-     * slotbook.upkeep.interval}.
+     * Sweeps expired holds and reconciles the gate, for every tenant of the store, every
+     * {@code slotbook.upkeep.interval}. Not over a {@link TenantRoutedStore} bean: see
+     * {@link #slotbookShardedUpkeep}.
      *
      * @param engine the booking engine whose upkeep this is
+     * @param store the engine's store
      * @param properties the slotbook.* properties
      * @return the job, started by Spring and stopped with the context
      */
     @Bean(initMethod = "start", destroyMethod = "close")
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean({ReconciliationJob.class, ShardedUpkeep.class, TenantRoutedStore.class})
     @ConditionalOnProperty(prefix = "slotbook.upkeep", name = "enabled", matchIfMissing = true)
-    public ReconciliationJob slotbookUpkeep(BookingEngine engine, SlotbookProperties properties) {
+    public ReconciliationJob slotbookUpkeep(BookingEngine engine, BookingStore store, SlotbookProperties properties) {
+        if (store instanceof TenantRoutedStore) {
+            // one job over all shards would stop at the first shard that is down
+            throw new IllegalStateException("the BookingStore bean is a TenantRoutedStore declared as BookingStore:"
+                    + " declare its @Bean method's type as TenantRoutedStore, so that the upkeep runs shard by shard"
+                    + " (ShardedUpkeep)");
+        }
         return ReconciliationJob.builder(engine)
+                .interval(properties.upkeep().interval())
+                .sweepBatch(properties.upkeep().sweepBatch())
+                .build();
+    }
+
+    /**
+     * The upkeep over a {@link TenantRoutedStore} bean: one job per shard, each listing only its own
+     * shard's tenants on a thread of its own ({@link ShardedUpkeep}), so a shard that is down never stops
+     * the sweep, the promotions and the reconciliation of the others.
+     *
+     * @param engine the booking engine whose upkeep this is
+     * @param store the routed store
+     * @param properties the slotbook.* properties
+     * @return the upkeep, started by Spring and stopped with the context
+     */
+    @Bean(initMethod = "start", destroyMethod = "close")
+    @ConditionalOnBean(TenantRoutedStore.class)
+    @ConditionalOnMissingBean({ReconciliationJob.class, ShardedUpkeep.class})
+    @ConditionalOnProperty(prefix = "slotbook.upkeep", name = "enabled", matchIfMissing = true)
+    public ShardedUpkeep slotbookShardedUpkeep(BookingEngine engine, TenantRoutedStore store,
+                                               SlotbookProperties properties) {
+        return ShardedUpkeep.builder(engine, store)
                 .interval(properties.upkeep().interval())
                 .sweepBatch(properties.upkeep().sweepBatch())
                 .build();

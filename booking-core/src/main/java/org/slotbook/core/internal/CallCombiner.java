@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
+import org.slotbook.core.StoreUnreachableException;
 
 /**
  * Lets concurrent threads share round trips: a caller queues its request on a lane, and whichever
@@ -18,6 +19,12 @@ import org.jspecify.annotations.Nullable;
  * <p>A caller waits for its reply without giving up on an interrupt (its request may already be on
  * the wire) and keeps its interrupt status. A batch that fails fails every request in it; a sender
  * that throws fails the requests it left unanswered.
+ *
+ * <p>A batch that fails because its store could not be reached ({@link StoreUnreachableException}: no
+ * connection within the pool's timeout) also fails, at once and with the same kind of exception, every
+ * request that queued on the lane while it waited: those callers have already waited up to a pool
+ * timeout behind it, and leading a batch of their own would make them wait a second one. So no caller
+ * waits longer than one pool timeout for an unreachable store.
  *
  * @param <Q> a request
  * @param <R> its reply
@@ -187,7 +194,30 @@ public final class CallCombiner<Q, R> {
                     throw error;
                 }
             }
+            StoreUnreachableException unreachable = unreachable(count);
             wake(count, leader);
+            if (unreachable != null) {
+                failQueued(unreachable);
+            }
+        }
+
+        /** The failure of a call of the batch that could not reach its store, or null. */
+        private @Nullable StoreUnreachableException unreachable(int count) {
+            for (int i = 0; i < count; i++) {
+                if (batch[i].failure instanceof StoreUnreachableException failure) {
+                    return failure;
+                }
+            }
+            return null;
+        }
+
+        /** Fails every call queued now (they waited behind a batch that found the store unreachable). */
+        private void failQueued(StoreUnreachableException cause) {
+            Call<Q, R> queued;
+            while ((queued = queue.poll()) != null) {
+                queued.fail(new StoreUnreachableException(cause.getMessage(), cause));
+                LockSupport.unpark(queued.caller);
+            }
         }
 
         private void wake(int count, Thread leader) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Availability;
@@ -35,6 +36,7 @@ import org.slotbook.core.SeriesMode;
 import org.slotbook.core.SeriesResult;
 import org.slotbook.core.Slot;
 import org.slotbook.core.SlotId;
+import org.slotbook.core.StoreUnreachableException;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
@@ -67,6 +69,16 @@ import org.slotbook.core.spi.Terms;
  * other shards' tenants are served as usual. Upkeep runs shard by shard ({@link ShardedUpkeep}), so
  * one shard down never stops the sweep or the reconciliation of the others.
  *
+ * <p><b>Fail-fast per shard.</b> Worker threads are shared by every tenant, so a shard that is down
+ * must not hold them: once a call to a shard fails with {@link StoreUnreachableException} (no
+ * connection within its pool's timeout), further calls to that shard fail at once with a
+ * {@link StoreUnreachableException} of their own (retryable; nothing was sent) until a trial call gets
+ * through: after a back-off ({@link Builder#shardBackoff}, default 1 s, doubled after each failed
+ * trial up to 16 times), one call goes to the shard while the others keep failing at once; its answer
+ * closes the circuit. So a call to a dead shard waits at most its pool's connection timeout, and the
+ * threads go on serving the other shards' tenants. A store that never throws
+ * {@link StoreUnreachableException} is never failed fast.
+ *
  * <p>The one call that spans tenants, {@link #tenants}, merges the shards' pages in tenant id order
  * and keeps, from each shard, only the tenants the mapping puts there (rows left behind on a former
  * shard after a move are not listed twice); it fails when any shard fails. Upkeep does not use it:
@@ -74,10 +86,14 @@ import org.slotbook.core.spi.Terms;
  */
 public final class TenantRoutedStore implements BookingStore {
     private final Map<String, BookingStore> shards;
+    private final Map<String, ShardCircuit> circuits;
     private final @Nullable ShardMapping mapping;
 
-    private TenantRoutedStore(Map<String, BookingStore> shards, ShardMapping mapping) {
+    private TenantRoutedStore(Map<String, BookingStore> shards, ShardMapping mapping, Duration backoff) {
         this.shards = Collections.unmodifiableMap(new LinkedHashMap<>(shards));
+        Map<String, ShardCircuit> byShard = new LinkedHashMap<>();
+        shards.keySet().forEach(name -> byShard.put(name, new ShardCircuit(name, backoff)));
+        this.circuits = Collections.unmodifiableMap(byShard);
         this.mapping = mapping;
     }
 
@@ -123,12 +139,43 @@ public final class TenantRoutedStore implements BookingStore {
 
     /**
      * {@return the store that holds {@code tenant}: every call of this store is {@code
-     * route(tenant).call(...)}}
+     * route(tenant).call(...)}, made through the shard's fail-fast circuit (a call on the returned store itself
+     * bypasses it)}
      *
      * @param tenant the tenant to route
      */
     public BookingStore route(TenantId tenant) {
         return shards.get(shardOf(tenant));
+    }
+
+    /**
+     * {@return whether calls to the named shard fail at once now (its calls got no connection; no trial got
+     * through yet)}
+     *
+     * @param shard the shard's name
+     */
+    public boolean failingFast(String shard) {
+        shard(shard);
+        return circuits.get(shard).isOpen();
+    }
+
+    /** Runs a call of {@code tenant} on its shard, through the shard's circuit. */
+    private <T> T call(TenantId tenant, Function<BookingStore, T> call) {
+        return call(shardOf(tenant), call);
+    }
+
+    private <T> T call(String shard, Function<BookingStore, T> call) {
+        ShardCircuit circuit = circuits.get(shard);
+        boolean trial = circuit.enter();
+        T result;
+        try {
+            result = call.apply(shards.get(shard));
+        } catch (RuntimeException e) {
+            circuit.failed(trial, e);
+            throw e;
+        }
+        circuit.answered(trial);
+        return result;
     }
 
     /**
@@ -139,13 +186,14 @@ public final class TenantRoutedStore implements BookingStore {
      * @param shard the shard, by its name
      */
     public Supplier<List<TenantId>> tenantsOn(String shard) {
-        BookingStore store = shard(shard);
+        shard(shard);
         int page = 500;
         return () -> {
             List<TenantId> all = new ArrayList<>();
             TenantId after = null;
             while (true) {
-                List<TenantId> batch = store.tenants(after, page);
+                TenantId from = after;
+                List<TenantId> batch = call(shard, s -> s.tenants(from, page));
                 for (TenantId tenant : batch) {
                     if (shard.equals(mapping.shardOf(tenant))) {
                         all.add(tenant);
@@ -161,157 +209,160 @@ public final class TenantRoutedStore implements BookingStore {
 
     @Override
     public ScheduleResult schedule(TenantId tenantId, Slot slot, Duration longestSession, ZoneId weekZone) {
-        return route(tenantId).schedule(tenantId, slot, longestSession, weekZone);
+        return call(tenantId, s -> s.schedule(tenantId, slot, longestSession, weekZone));
     }
 
     @Override
     public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
-        return route(tenantId).hold(tenantId, command);
+        return call(tenantId, s -> s.hold(tenantId, command));
     }
 
     @Override
     public StoreOutcome<ConfirmResult> confirm(TenantId tenantId, BookingId bookingId, StudentId studentId,
                                                @Nullable Instant now, Terms terms) {
-        return route(tenantId).confirm(tenantId, bookingId, studentId, now, terms);
+        return call(tenantId, s -> s.confirm(tenantId, bookingId, studentId, now, terms));
     }
 
     @Override
     public StoreOutcome<CancelResult> cancel(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
                                              @Nullable Instant now, Terms terms) {
-        return route(tenantId).cancel(tenantId, bookingId, studentId, now, terms);
+        return call(tenantId, s -> s.cancel(tenantId, bookingId, studentId, now, terms));
     }
 
     @Override
     public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
-        return route(tenantId).cancelSlot(tenantId, slotId, now);
+        return call(tenantId, s -> s.cancelSlot(tenantId, slotId, now));
     }
 
     @Override
     public StoreOutcome<Integer> expireDue(TenantId tenantId, @Nullable Instant now, int limit, Terms terms) {
-        return route(tenantId).expireDue(tenantId, now, limit, terms);
+        return call(tenantId, s -> s.expireDue(tenantId, now, limit, terms));
     }
 
     @Override
     public StoreOutcome<LeaveResult> leaveWaitlist(TenantId tenantId, RequestId requestId, StudentId studentId,
                                                    @Nullable Instant now) {
-        return route(tenantId).leaveWaitlist(tenantId, requestId, studentId, now);
+        return call(tenantId, s -> s.leaveWaitlist(tenantId, requestId, studentId, now));
     }
 
     @Override
     public Optional<WaitlistEntry> findWaiter(TenantId tenantId, RequestId requestId) {
-        return route(tenantId).findWaiter(tenantId, requestId);
+        return call(tenantId, s -> s.findWaiter(tenantId, requestId));
     }
 
     @Override
     public List<WaitlistEntry> waitlist(TenantId tenantId, SlotId slotId, int offset, int limit) {
-        return route(tenantId).waitlist(tenantId, slotId, offset, limit);
+        return call(tenantId, s -> s.waitlist(tenantId, slotId, offset, limit));
     }
 
     @Override
     public List<Booking> roster(TenantId tenantId, SlotId slotId, @Nullable Instant now, int offset, int limit) {
-        return route(tenantId).roster(tenantId, slotId, now, offset, limit);
+        return call(tenantId, s -> s.roster(tenantId, slotId, now, offset, limit));
     }
 
     @Override
     public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, @Nullable Instant now,
                                                boolean upcoming, int offset, int limit) {
-        return route(tenantId).studentBookings(tenantId, studentId, now, upcoming, offset, limit);
+        return call(tenantId, s -> s.studentBookings(tenantId, studentId, now, upcoming, offset, limit));
     }
 
     @Override
     public List<Slot> timetable(TenantId tenantId, ResourceRef resource, TimeRange range, int offset, int limit) {
-        return route(tenantId).timetable(tenantId, resource, range, offset, limit);
+        return call(tenantId, s -> s.timetable(tenantId, resource, range, offset, limit));
     }
 
     @Override
     public Optional<Availability> availability(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
-        return route(tenantId).availability(tenantId, slotId, now);
+        return call(tenantId, s -> s.availability(tenantId, slotId, now));
     }
 
     @Override
     public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
-        return route(tenantId).liveSlot(tenantId, slotId, now);
+        return call(tenantId, s -> s.liveSlot(tenantId, slotId, now));
     }
 
     @Override
     public Optional<Booking> findBooking(TenantId tenantId, BookingId bookingId) {
-        return route(tenantId).findBooking(tenantId, bookingId);
+        return call(tenantId, s -> s.findBooking(tenantId, bookingId));
     }
 
     @Override
     public Optional<Booking> findByRequest(TenantId tenantId, RequestId requestId) {
-        return route(tenantId).findByRequest(tenantId, requestId);
+        return call(tenantId, s -> s.findByRequest(tenantId, requestId));
     }
 
     @Override
     public List<Slot> slots(TenantId tenantId, @Nullable SlotId after, int limit) {
-        return route(tenantId).slots(tenantId, after, limit);
+        return call(tenantId, s -> s.slots(tenantId, after, limit));
     }
 
     @Override
     public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, @Nullable Instant now) {
-        return route(tenantId).grantPackage(tenantId, grant, now);
+        return call(tenantId, s -> s.grantPackage(tenantId, grant, now));
     }
 
     @Override
     public List<LessonPackage> packages(TenantId tenantId, StudentId studentId, int offset, int limit) {
-        return route(tenantId).packages(tenantId, studentId, offset, limit);
+        return call(tenantId, s -> s.packages(tenantId, studentId, offset, limit));
     }
 
     @Override
     public List<CreditEntry> creditJournal(TenantId tenantId, PackageId packageId, int offset, int limit) {
-        return route(tenantId).creditJournal(tenantId, packageId, offset, limit);
+        return call(tenantId, s -> s.creditJournal(tenantId, packageId, offset, limit));
     }
 
     @Override
     public StoreOutcome<CheckInResult> checkIn(TenantId tenantId, BookingId bookingId, @Nullable StudentId studentId,
                                                @Nullable Instant now, Terms terms) {
-        return route(tenantId).checkIn(tenantId, bookingId, studentId, now, terms);
+        return call(tenantId, s -> s.checkIn(tenantId, bookingId, studentId, now, terms));
     }
 
     @Override
     public SeriesResult scheduleSeries(TenantId tenantId, SeriesId seriesId, SeriesMode mode, List<Slot> occurrences,
                                        Duration longestSession, ZoneId weekZone) {
-        return route(tenantId).scheduleSeries(tenantId, seriesId, mode, occurrences, longestSession, weekZone);
+        return call(tenantId, s -> s.scheduleSeries(tenantId, seriesId, mode, occurrences, longestSession, weekZone));
     }
 
     @Override
     public StoreOutcome<SeriesCancelled> cancelSeries(TenantId tenantId, SeriesId seriesId, Instant from,
                                                       @Nullable Instant now) {
-        return route(tenantId).cancelSeries(tenantId, seriesId, from, now);
+        return call(tenantId, s -> s.cancelSeries(tenantId, seriesId, from, now));
     }
 
     @Override
     public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, @Nullable Instant after, int limit) {
-        return route(tenantId).seriesSlots(tenantId, seriesId, after, limit);
+        return call(tenantId, s -> s.seriesSlots(tenantId, seriesId, after, limit));
     }
 
     @Override
     public StoreOutcome<List<HoldResult>> holdAll(TenantId tenantId, List<HoldCommand> commands, SeriesMode mode) {
-        return route(tenantId).holdAll(tenantId, commands, mode);
+        return call(tenantId, s -> s.holdAll(tenantId, commands, mode));
     }
 
     /**
      * Up to {@code limit} tenants of all shards in tenant id order after {@code after}: each shard's
-     * page (only the tenants the mapping puts on it), merged. Fails when any shard fails.
+     * page (only the tenants the mapping puts on it), merged. Fails when any shard fails. The order is
+     * the ids' code point order ({@link org.slotbook.core.Identifier#compareCodePoints}), the order every
+     * shard pages by, so continuing after the last id of a merged page skips no shard's tenant.
      */
     @Override
     public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         Checks.positive("limit", limit);
         List<TenantId> merged = new ArrayList<>();
         for (Map.Entry<String, BookingStore> shard : shards.entrySet()) {
-            merged.addAll(ownPage(shard.getKey(), shard.getValue(), after, limit));
+            merged.addAll(ownPage(shard.getKey(), after, limit));
         }
         merged.sort(null);
         return List.copyOf(merged.subList(0, Math.min(limit, merged.size())));
     }
 
     /** Up to {@code limit} tenants after {@code after} that the shard holds and the mapping puts there. */
-    private List<TenantId> ownPage(String name, BookingStore store, TenantId after, int limit) {
+    private List<TenantId> ownPage(String name, TenantId after, int limit) {
         List<TenantId> own = new ArrayList<>();
         TenantId from = after;
         while (own.size() < limit) {
-            List<TenantId> page = store.tenants(from, limit);
+            TenantId pageAfter = from;
+            List<TenantId> page = call(name, s -> s.tenants(pageAfter, limit));
             for (TenantId tenant : page) {
                 if (own.size() < limit && name.equals(mapping.shardOf(tenant))) {
                     own.add(tenant);
@@ -334,6 +385,7 @@ public final class TenantRoutedStore implements BookingStore {
     public static final class Builder {
         private final Map<String, BookingStore> shards = new LinkedHashMap<>();
         private @Nullable ShardMapping mapping;
+        private Duration backoff = Duration.ofSeconds(1);
 
         private Builder() {
         }
@@ -371,13 +423,25 @@ public final class TenantRoutedStore implements BookingStore {
             return this;
         }
 
+        /**
+         * How long calls to a shard fail at once after its calls got no connection, before one call is let
+         * through as a trial (doubled after each failed trial, up to 16 times); default 1 s.
+         *
+         * @param backoff the first back-off of an open circuit
+         * @return this builder
+         */
+        public Builder shardBackoff(Duration backoff) {
+            this.backoff = Checks.positive("shardBackoff", backoff);
+            return this;
+        }
+
         /** {@return the routed store} */
         public TenantRoutedStore build() {
             if (shards.isEmpty()) {
                 throw new IllegalArgumentException("shards must hold at least one shard, got none");
             }
             ShardMapping m = mapping != null ? mapping : ShardMapping.rendezvous(shards.keySet());
-            return new TenantRoutedStore(shards, m);
+            return new TenantRoutedStore(shards, m, backoff);
         }
     }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import org.slotbook.core.StoreUnreachableException;
 
 /** The combiner alone, over a sender that answers each call with its own argument. */
 class CallCombinerTest {
@@ -212,6 +213,48 @@ class CallCombinerTest {
         }
         leader.join(10_000);
         assertThat(leaderSaw[0]).isInstanceOf(StackOverflowError.class);
+    }
+
+    /**
+     * A batch that could not reach its store fails the calls that queued behind it as well: they have
+     * waited one pool timeout already, and leading a batch of their own would make them wait another.
+     */
+    @Test
+    void aBatchThatFoundTheStoreUnreachableFailsTheCallsQueuedBehindIt() throws Exception {
+        CountDownLatch inBatch = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger batches = new AtomicInteger();
+        CallCombiner<String, String> combiner = new CallCombiner<>((calls, count) -> {
+            batches.incrementAndGet();
+            inBatch.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            for (int i = 0; i < count; i++) {
+                calls[i].fail(new StoreUnreachableException("no connection within the pool's timeout", null));
+            }
+        }, 1, 64);
+        ExecutorService pool = Executors.newFixedThreadPool(5);
+        try {
+            Future<String> leader = pool.submit(() -> combiner.run("leader"));
+            assertThat(inBatch.await(10, TimeUnit.SECONDS)).isTrue();
+            List<Future<String>> queued = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                queued.add(pool.submit(() -> combiner.run("queued")));
+            }
+            Thread.sleep(50);
+            release.countDown();
+            queued.add(leader);
+            for (Future<String> f : queued) {
+                assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(StoreUnreachableException.class);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(batches.get()).as("batches sent: the queued calls sent none of their own").isEqualTo(1);
     }
 
     @Test

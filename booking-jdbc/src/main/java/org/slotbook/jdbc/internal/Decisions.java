@@ -54,6 +54,7 @@ import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.StoreUnreachableException;
 import org.slotbook.core.CancelResult;
 import org.slotbook.core.CancelSlotResult;
 import org.slotbook.core.Cancelled;
@@ -210,10 +211,13 @@ public final class Decisions implements BookingStore {
     private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
     /** The most holds one {@code hold_batch} call carries. */
     public static final int HOLD_BATCH = 16;
-    /** A batch's holds in the order their locks are taken: by tenant, then student (stable otherwise). */
+    /**
+     * A batch's holds in the order their locks are taken: by tenant, then student (stable otherwise), each
+     * in code point order as the ids compare (the order of the database's lock rows).
+     */
     private static final Comparator<CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>> LOCK_ORDER =
-            Comparator.comparing((CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>> c) -> c.request().tenantId().value())
-                    .thenComparing(c -> c.request().cmd().request().studentId().value());
+            Comparator.comparing((CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>> c) -> c.request().tenantId())
+                    .thenComparing(c -> c.request().cmd().request().studentId());
 
     /** A hold as queued on the combiner. */
     private record HoldJob(TenantId tenantId, HoldCommand cmd) {
@@ -349,7 +353,8 @@ public final class Decisions implements BookingStore {
      * seat), and every hold of a batch the database refused or rolled back, is answered null: its own
      * caller then sends it again on its own (see {@link #hold}), outside the lane. A batch whose outcome
      * is unknown (the connection broke after it was sent) fails each of its holds as a hold of its own
-     * would fail.
+     * would fail, and so does a batch that got no connection within the pool's timeout (the holds queued
+     * behind it then fail too, see {@link CallCombiner}): no hold waits for a connection twice.
      */
     private void sendHolds(CallCombiner.Call<HoldJob, StoreOutcome<HoldResult>>[] calls, int count) {
         if (count == 1) {
@@ -429,6 +434,15 @@ public final class Decisions implements BookingStore {
                 ps.setArray(i, c.createArrayOf("varchar", creditPolicies));
             }, rs -> Facts.read(rs, sql, first), true);
         } catch (BookingStoreException | DuplicateBookingException e) {
+            if (e instanceof StoreUnreachableException failure) {
+                // no connection within the pool's timeout: sending each hold again would wait a second
+                // timeout for a connection the first could not get
+                for (int k = 0; k < n; k++) {
+                    calls[k].fail(new StoreUnreachableException("could not hold a seat of slot "
+                            + calls[k].request().cmd().request().slotId() + ": " + failure.getMessage(), failure));
+                }
+                return;
+            }
             if (e instanceof BookingStoreException failure && failure.outcomeUnknown()) {
                 for (int k = 0; k < n; k++) {
                     calls[k].fail(new BookingStoreException("could not hold a seat of slot "

@@ -2180,11 +2180,11 @@ public final class H2Routines {
             unattended = "SELECT " + prefixed("b", BOOKING_COLUMNS) + " FROM " + booking + " b JOIN " + slot
                     + " s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id"
                     + " WHERE b.tenant_id = ? AND b.status = 'CONFIRMED' AND b.attendance = 'NONE' AND s.ends_at <= ?"
-                    + " ORDER BY s.ends_at, b.booking_id LIMIT ?";
+                    + " ORDER BY s.ends_at, CAST(b.booking_id AS VARBINARY) LIMIT ?";
             setAttendance = "UPDATE " + booking + " SET attendance = ?, updated_at = ?"
                     + " WHERE tenant_id = ? AND booking_id = ? AND status = 'CONFIRMED' AND attendance = ?";
             openSeriesSlots = "SELECT slot_id FROM " + slot + " WHERE tenant_id = ? AND series_id = ?"
-                    + " AND status = 'OPEN' AND starts_at >= ? ORDER BY starts_at, slot_id";
+                    + " AND status = 'OPEN' AND starts_at >= ? ORDER BY starts_at, CAST(slot_id AS VARBINARY)";
             String lessonPackage = t.lessonPackage();
             findPackage = "SELECT " + PACKAGE_COLUMNS + " FROM " + lessonPackage
                     + " WHERE tenant_id = ? AND package_id = ?";
@@ -2192,10 +2192,12 @@ public final class H2Routines {
                     + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
             insertEntry = "INSERT INTO " + t.creditEntry() + " (tenant_id, package_id, reason, delta, booking_id,"
                     + " request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)";
-            // in payer order: the earliest valid_until, then the lowest id; the caller checks the class types
+            // in payer order: the earliest valid_until, then the lowest id (by code point, as on PostgreSQL and
+            // MariaDB: H2 compares VARCHAR by UTF-16 unit, VARBINARY, the id's UTF-8 bytes, by code point); the
+            // caller checks the class types
             payerCandidates = "SELECT " + PACKAGE_COLUMNS + " FROM " + lessonPackage
                     + " WHERE tenant_id = ? AND student_id = ? AND remaining >= ? AND valid_from <= ?"
-                    + " AND valid_until > ? ORDER BY valid_until, package_id";
+                    + " AND valid_until > ? ORDER BY valid_until, CAST(package_id AS VARBINARY)";
             lockPackage = "SELECT remaining FROM " + lessonPackage + " WHERE tenant_id = ? AND package_id = ? FOR UPDATE";
             // the student's HELD bookings that ran out still holding credits: through his active occupations
             // (the student's index), each booking by its key

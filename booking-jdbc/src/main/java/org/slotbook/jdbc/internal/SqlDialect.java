@@ -169,9 +169,9 @@ public abstract class SqlDialect {
                 + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ? AND o.active"
                 + (upcoming
                     ? " AND s.ends_at > " + nowOr() + " AND (b.status = 'CONFIRMED' OR (b.status = 'HELD'"
-                        + " AND b.held_until > " + nowOr() + ")) ORDER BY s.starts_at, b.booking_id"
+                        + " AND b.held_until > " + nowOr() + ")) ORDER BY s.starts_at, " + byId("b.booking_id")
                     : " AND s.ends_at <= " + nowOr() + " AND b.status = 'CONFIRMED'"
-                        + " ORDER BY s.starts_at DESC, b.booking_id DESC")
+                        + " ORDER BY s.starts_at DESC, " + byId("b.booking_id") + " DESC")
                 + " LIMIT ? OFFSET ?";
     }
 
@@ -184,13 +184,14 @@ public abstract class SqlDialect {
                 + " JOIN " + tables.slot() + " s ON s.tenant_id = o.tenant_id AND s.slot_id = o.slot_id"
                 + " WHERE o.tenant_id = ? AND o.resource_kind = ? AND o.resource_id = ? AND o.active"
                 + " AND o.booking_id IS NULL AND o.starts_at < ? AND s.ends_at > ? AND s.status = 'OPEN'"
-                + " ORDER BY s.starts_at, s.slot_id LIMIT ? OFFSET ?";
+                + " ORDER BY s.starts_at, " + byId("s.slot_id") + " LIMIT ? OFFSET ?";
     }
 
     /** A student's packages in the order they pay; parameters: tenant, student, limit, offset. */
     public String packages() {
         return "SELECT " + PACKAGE_COLUMNS + " FROM " + tables.lessonPackage()
-                + " WHERE tenant_id = ? AND student_id = ? ORDER BY valid_until, package_id LIMIT ? OFFSET ?";
+                + " WHERE tenant_id = ? AND student_id = ? ORDER BY valid_until, " + byId("package_id")
+                + " LIMIT ? OFFSET ?";
     }
 
     /** A package's journal in the order it was written; parameters: tenant, package, limit, offset. */
@@ -206,19 +207,34 @@ public abstract class SqlDialect {
     public String seriesSlots() {
         return "SELECT " + SLOT_COLUMNS + " FROM " + tables.slot()
                 + " WHERE tenant_id = ? AND series_id = ? AND status = 'OPEN' AND starts_at > " + nowOr()
-                + " ORDER BY starts_at, slot_id LIMIT ?";
+                + " ORDER BY starts_at, " + byId("slot_id") + " LIMIT ?";
+    }
+
+    /**
+     * An id column as an ORDER BY key in code point order, the order of every id: the column itself where
+     * it compares that way ({@code COLLATE "C"}, {@code utf8mb4_bin}).
+     */
+    String byId(String column) {
+        return column;
     }
 
     static String prefixed(String alias, String columns) {
         return alias + String.join(", " + alias, columns.split(", "));
     }
 
+    /**
+     * One page of a tenant's slots in slot id order (Unicode code point order, as every id is ordered:
+     * the id columns compare that way on PostgreSQL, {@code COLLATE "C"}, and MariaDB, {@code utf8mb4_bin}).
+     */
     public String slots(boolean after) {
         return "SELECT " + SLOT_COLUMNS + " FROM " + tables.slot() + " WHERE tenant_id = ?"
                 + (after ? " AND slot_id > ?" : "") + " ORDER BY slot_id LIMIT ?";
     }
 
-    /** One page of the tenants that have a slot, in id order; served by the slot primary key (tenant_id, slot_id). */
+    /**
+     * One page of the tenants that have a slot, in id order (code point order, as {@link #slots});
+     * served by the slot primary key (tenant_id, slot_id).
+     */
     public String tenants(boolean after) {
         return "SELECT DISTINCT tenant_id FROM " + tables.slot() + (after ? " WHERE tenant_id > ?" : "")
                 + " ORDER BY tenant_id LIMIT ?";
@@ -293,6 +309,37 @@ public abstract class SqlDialect {
             statement.setString(1, prefix);
             return 2;
         }
+
+        /**
+         * H2 compares VARCHAR by UTF-16 code unit ({@link String#compareTo}), which puts an id with a
+         * character above U+FFFF before one with a character in U+E000..U+FFFF; its VARBINARY compares
+         * unsigned, and an id cast to VARBINARY is its UTF-8 bytes, whose unsigned order is code point
+         * order. The page is ordered by that key (a scan of the tenant's slots instead of an index range:
+         * H2 is the embedded, small-scale backend).
+         */
+        @Override
+        public String slots(boolean after) {
+            return "SELECT " + SLOT_COLUMNS + " FROM " + tables.slot() + " WHERE tenant_id = ?"
+                    + (after ? " AND " + BINARY_SLOT + " > CAST(? AS VARBINARY)" : "")
+                    + " ORDER BY " + BINARY_SLOT + " LIMIT ?";
+        }
+
+        /** H2: the id's UTF-8 bytes (see {@link #slots}). */
+        @Override
+        String byId(String column) {
+            return "CAST(" + column + " AS VARBINARY)";
+        }
+
+        /** As {@link #slots}: in code point order, by the ids' UTF-8 bytes. */
+        @Override
+        public String tenants(boolean after) {
+            return "SELECT tenant_id FROM (SELECT DISTINCT tenant_id FROM " + tables.slot() + ") t"
+                    + (after ? " WHERE " + BINARY_TENANT + " > CAST(? AS VARBINARY)" : "")
+                    + " ORDER BY " + BINARY_TENANT + " LIMIT ?";
+        }
+
+        private static final String BINARY_SLOT = "CAST(slot_id AS VARBINARY)";
+        private static final String BINARY_TENANT = "CAST(tenant_id AS VARBINARY)";
     }
 
     static String params(int arity) {

@@ -12,6 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.StoreUnreachableException;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.spi.DuplicateBookingException;
 import org.slotbook.jdbc.JdbcDialect;
@@ -141,8 +142,8 @@ public final class StoreCore {
     }
 
     private static BookingStoreException cannotConnect(String what, Exception e) {
-        return new BookingStoreException("could not " + what + ": could not open a database connection: "
-                + SqlErrors.describe(e), e, true, false);
+        return new StoreUnreachableException("could not " + what + ": could not open a database connection: "
+                + SqlErrors.describe(e), e);
     }
 
     /**
