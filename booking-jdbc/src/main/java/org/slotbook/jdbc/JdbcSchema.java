@@ -1,5 +1,6 @@
 package org.slotbook.jdbc;
 
+import org.slotbook.core.InvalidInputException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -45,7 +46,7 @@ public final class JdbcSchema {
      */
     public static void create(DataSource dataSource, String prefix) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new InvalidInputException("dataSource must not be null");
         }
         Tables.checkPrefix(prefix);
         JdbcDialect dialect = detect(dataSource);
@@ -66,7 +67,7 @@ public final class JdbcSchema {
      */
     public static void drop(DataSource dataSource, String prefix) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new InvalidInputException("dataSource must not be null");
         }
         Tables.checkPrefix(prefix);
         SchemaObjects objects = SchemaObjects.of(detect(dataSource), prefix);
@@ -94,12 +95,12 @@ public final class JdbcSchema {
      */
     public static void createExclusionBackstop(DataSource dataSource, String prefix) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new InvalidInputException("dataSource must not be null");
         }
         Tables.checkPrefix(prefix);
         JdbcDialect dialect = detect(dataSource);
         if (dialect != JdbcDialect.POSTGRESQL) {
-            throw new IllegalArgumentException("the exclusion backstop exists on PostgreSQL only, this database is "
+            throw new InvalidInputException("the exclusion backstop exists on PostgreSQL only, this database is "
                     + dialect);
         }
         run(dataSource, EXCLUSION, prefix);

@@ -1,5 +1,6 @@
 package org.slotbook.jdbc;
 
+import org.slotbook.core.InvalidInputException;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -61,14 +62,14 @@ public final class JdbcStore extends ForwardingStore {
 
     public static Builder builder(DataSource dataSource) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new InvalidInputException("dataSource must not be null");
         }
         return new Builder(Jdbi.create(dataSource), dataSource);
     }
 
     public static Builder builder(Jdbi jdbi) {
         if (jdbi == null) {
-            throw new IllegalArgumentException("jdbi must not be null");
+            throw new InvalidInputException("jdbi must not be null");
         }
         return new Builder(jdbi, null);
     }
@@ -117,7 +118,7 @@ public final class JdbcStore extends ForwardingStore {
         /** The SQL dialect; by default detected from the database's metadata when {@link #build()} runs. */
         public Builder dialect(JdbcDialect dialect) {
             if (dialect == null) {
-                throw new IllegalArgumentException("dialect must not be null");
+                throw new InvalidInputException("dialect must not be null");
             }
             this.dialect = dialect;
             return this;
@@ -126,7 +127,7 @@ public final class JdbcStore extends ForwardingStore {
         /** How often a transaction runs again after a deadlock or serialization failure (0..100). Default 8. */
         public Builder maxRetries(int maxRetries) {
             if (maxRetries < 0 || maxRetries > 100) {
-                throw new IllegalArgumentException("maxRetries must be between 0 and 100, got " + maxRetries);
+                throw new InvalidInputException("maxRetries must be between 0 and 100, got " + maxRetries);
             }
             this.maxRetries = maxRetries;
             return this;
@@ -145,7 +146,7 @@ public final class JdbcStore extends ForwardingStore {
          */
         public Builder holdLanes(int lanes) {
             if (lanes < 0 || lanes > MAX_HOLD_LANES) {
-                throw new IllegalArgumentException("holdLanes must be between 0 and " + MAX_HOLD_LANES + ", got "
+                throw new InvalidInputException("holdLanes must be between 0 and " + MAX_HOLD_LANES + ", got "
                         + lanes);
             }
             this.holdLanes = lanes;

@@ -1,5 +1,6 @@
 package org.slotbook.jdbc.internal;
 
+import org.slotbook.core.InvalidInputException;
 import java.util.regex.Pattern;
 
 /** Table names under one prefix. The prefix is validated, since it is spliced into SQL text. */
@@ -13,10 +14,10 @@ public record Tables(String prefix) {
 
     public static String checkPrefix(String prefix) {
         if (prefix == null) {
-            throw new IllegalArgumentException("tablePrefix must not be null");
+            throw new InvalidInputException("tablePrefix must not be null");
         }
         if (!VALID.matcher(prefix).matches()) {
-            throw new IllegalArgumentException("tablePrefix must be empty or up to 24 characters of a-z, 0-9 and _,"
+            throw new InvalidInputException("tablePrefix must be empty or up to 24 characters of a-z, 0-9 and _,"
                     + " not starting with a digit, got '" + prefix + "'");
         }
         return prefix;
