@@ -49,12 +49,13 @@ public record SlotbookProperties(
     }
 
     /**
-     * Slotbook's own versioned migrations, run with Flyway at start-up.
+     * Slotbook's own migration, run with Flyway at start-up.
      *
-     * @param enabled Run {@code classpath:db/migration/slotbook/<dialect>} at start-up, with a history
-     *     table of its own ({@code <table-prefix>schema_history}), so its versions never meet the host's
+     * @param enabled Run Slotbook's migration at start-up with a Flyway of its own and a history table of its
+     *     own (table-prefix followed by schema_history); skipped when spring.flyway.locations lists Slotbook's
+     *     location, since Spring Boot's Flyway runs it then
      */
-    public record Flyway(@DefaultValue("false") boolean enabled) {
+    public record Flyway(@DefaultValue("true") boolean enabled) {
     }
 
     /**

@@ -91,14 +91,17 @@ class SlotbookRedisConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(SeatReservation.class)
-    RedisSeatReservation slotbookGate(UnifiedJedis slotbookJedis, SlotbookProperties properties) {
+    RedisSeatReservation slotbookGate(UnifiedJedis slotbookJedis, SlotbookProperties properties,
+                                      ObjectProvider<SlotbookGateCustomizer> customizers) {
         int lanes = properties.redis().pipelineLanes();
         if (lanes < 0 || lanes > RedisSeatReservation.MAX_PIPELINE_LANES) {
             throw new IllegalArgumentException("slotbook.redis.pipeline-lanes must be between 0 and "
                     + RedisSeatReservation.MAX_PIPELINE_LANES + ", got " + lanes);
         }
-        return RedisSeatReservation.builder(slotbookJedis).keyPrefix(properties.redis().keyPrefix())
-                .pipelineLanes(lanes).build();
+        RedisSeatReservation.Builder builder = RedisSeatReservation.builder(slotbookJedis)
+                .keyPrefix(properties.redis().keyPrefix()).pipelineLanes(lanes);
+        customizers.orderedStream().forEach(c -> c.customize(builder));
+        return builder.build();
     }
 
     /** {@code slotbook.redis.url} is set, or Spring Boot has Redis connection details. */
