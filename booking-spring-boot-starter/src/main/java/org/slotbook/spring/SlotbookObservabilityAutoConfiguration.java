@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -21,11 +22,12 @@ public class SlotbookObservabilityAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(MeterRegistry.class)
     @ConditionalOnBean(MeterRegistry.class)
+    @EnableConfigurationProperties(SlotbookProperties.class)
     static class Metrics {
         @Bean
         @ConditionalOnMissingBean
-        MicrometerEngineObserver slotbookMetrics(MeterRegistry registry) {
-            return new MicrometerEngineObserver(registry);
+        MicrometerEngineObserver slotbookMetrics(MeterRegistry registry, SlotbookProperties properties) {
+            return new MicrometerEngineObserver(registry, properties.metrics().histogram());
         }
     }
 

@@ -92,8 +92,7 @@ class SlotbookAutoConfigurationTest {
         runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.rules.cancel-cutoff=1h",
                 "slotbook.rules.late-cancel=sometimes").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("slotbook.rules.late-cancel")
-                    .hasMessageContaining("sometimes");
+            assertThat(allMessages(context.getStartupFailure())).contains("slotbook.rules.late-cancel", "sometimes");
         });
     }
 
@@ -114,8 +113,7 @@ class SlotbookAutoConfigurationTest {
                 .isEqualTo(org.slotbook.core.BookingRules.defaults());
         runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.rules.credits-drawn=later").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("slotbook.rules.credits-drawn")
-                    .hasMessageContaining("later");
+            assertThat(allMessages(context.getStartupFailure())).contains("slotbook.rules.credits-drawn", "later");
         });
     }
 
@@ -337,5 +335,37 @@ class SlotbookAutoConfigurationTest {
             named++;
         }
         assertThat(named).isEqualTo(4);
+    }
+
+    private static String allMessages(Throwable failure) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            all.append(t.getMessage()).append('\n');
+        }
+        return all.toString();
+    }
+
+    @Test
+    void theConfigurationMetadataIsPlainTextWithTypedValuesAndHints() throws Exception {
+        com.fasterxml.jackson.databind.JsonNode metadata;
+        try (java.io.InputStream in = getClass().getClassLoader()
+                .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            metadata = new ObjectMapper().readTree(in);
+        }
+        java.util.Map<String, String> types = new java.util.HashMap<>();
+        for (com.fasterxml.jackson.databind.JsonNode property : metadata.get("properties")) {
+            String description = property.path("description").asText("");
+            assertThat(description).as(property.get("name").asText()).isNotBlank()
+                    .doesNotContain("{@").doesNotContain("<");
+            types.put(property.get("name").asText(), property.get("type").asText());
+        }
+        assertThat(types).containsEntry("slotbook.rules.week-zone", "java.time.ZoneId")
+                .containsEntry("slotbook.rules.late-cancel", "org.slotbook.spring.SlotbookProperties$LateCancel")
+                .containsEntry("slotbook.rules.credits-drawn", "org.slotbook.core.CreditPolicy")
+                .containsEntry("slotbook.hold-ttl", "java.time.Duration");
+        java.util.Set<String> hinted = new java.util.HashSet<>();
+        metadata.get("hints").forEach(h -> hinted.add(h.get("name").asText()));
+        assertThat(hinted).contains("slotbook.rules.late-cancel", "slotbook.rules.credits-drawn",
+                "slotbook.rules.week-zone");
     }
 }
