@@ -368,4 +368,29 @@ class SlotbookAutoConfigurationTest {
         assertThat(hinted).contains("slotbook.rules.late-cancel", "slotbook.rules.credits-drawn",
                 "slotbook.rules.week-zone");
     }
+
+    /** A host bean that needs the engine. */
+    record NeedsEngine(BookingEngine engine) {
+    }
+
+    @Test
+    void withoutADataSourceStartUpFailsSayingWhyTheStarterProvidedNoEngine() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(SlotbookAutoConfiguration.class))
+                .withBean(NeedsEngine.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                            new SlotbookMissingBeanFailureAnalyzer(new org.springframework.beans.factory.support
+                                    .DefaultListableBeanFactory()).analyze(context.getStartupFailure());
+                    assertThat(analysis).as("a failure analysis, not a silent back-off").isNotNull();
+                    assertThat(analysis.getDescription()).contains("org.slotbook.core.BookingEngine",
+                            "did not provide it");
+                    assertThat(analysis.getAction()).contains("DataSource", "slotbook.enabled");
+                });
+        // a bean of another library's is not Slotbook's to explain
+        assertThat(new SlotbookMissingBeanFailureAnalyzer(new org.springframework.beans.factory.support
+                .DefaultListableBeanFactory()).analyze(new org.springframework.beans.factory
+                .NoSuchBeanDefinitionException(String.class))).isNull();
+    }
 }
