@@ -324,7 +324,9 @@ class SlotbookAutoConfigurationTest {
     void theBomNamesEveryPublishedModule() throws Exception {
         String root = java.nio.file.Files.readString(java.nio.file.Path.of("../pom.xml"));
         String bom = java.nio.file.Files.readString(java.nio.file.Path.of("../slotbook-bom/pom.xml"));
-        java.util.regex.Matcher module = java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(root);
+        // the reactor's own modules; a profile's modules (the Spring Boot test applications) are not published
+        String modules = root.substring(0, root.indexOf("<profiles>"));
+        java.util.regex.Matcher module = java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(modules);
         int named = 0;
         while (module.find()) {
             String name = module.group(1);
