@@ -45,7 +45,7 @@ public record Booking(TenantId tenantId, BookingId bookingId, RequestId requestI
         updatedAt = Checks.micros("updatedAt", updatedAt);
         Checks.between("credits", credits, 0, PackageGrant.MAX_CREDITS);
         if ((credits > 0) != (packageId != null)) {
-            throw new IllegalArgumentException("packageId " + packageId + " does not fit credits " + credits);
+            throw new InvalidInputException("packageId " + packageId + " does not fit credits " + credits);
         }
         attendance = attendance == null ? Attendance.NONE : attendance;
     }

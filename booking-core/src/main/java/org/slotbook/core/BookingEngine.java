@@ -97,7 +97,7 @@ public final class BookingEngine {
         Checks.notNull("tenantId", tenantId);
         Checks.notNull("spec", spec);
         if (spec.time().duration().compareTo(maxSessionDuration) > 0) {
-            throw new IllegalArgumentException("time: a session of " + spec.time().duration()
+            throw new InvalidInputException("time: a session of " + spec.time().duration()
                     + " is longer than maxSessionDuration " + maxSessionDuration + " (slotId '" + spec.slotId() + "')");
         }
         return observed.operation("schedule", () -> slots.schedule(tenantId, spec, lookBack(),
@@ -288,7 +288,7 @@ public final class BookingEngine {
         Checks.notNull("resource", resource);
         Checks.notNull("range", range);
         if (resource.kind() == ResourceKind.STUDENT) {
-            throw new IllegalArgumentException("resource must be a COACH or a ROOM, got " + resource);
+            throw new InvalidInputException("resource must be a COACH or a ROOM, got " + resource);
         }
         page(offset, limit);
         return store.timetable(tenantId, resource, range, offset, limit);
@@ -430,7 +430,7 @@ public final class BookingEngine {
             LessonPackage stored = store.grantPackage(tenantId, grant, clock.storeNow());
             if (!stored.matches(grant)) {
                 // name only what the caller sent: the stored package stays private
-                throw new IllegalArgumentException("packageId '" + grant.packageId() + "' is already taken by a"
+                throw new InvalidInputException("packageId '" + grant.packageId() + "' is already taken by a"
                         + " package with other terms; refusing student '" + grant.studentId() + "', "
                         + grant.credits() + " credits, valid " + grant.validFrom() + " to " + grant.validUntil());
             }
@@ -524,12 +524,12 @@ public final class BookingEngine {
         Checks.notNull("spec", spec);
         Checks.notNull("mode", mode);
         if (spec.length().compareTo(maxSessionDuration) > 0) {
-            throw new IllegalArgumentException("length: a session of " + spec.length()
+            throw new InvalidInputException("length: a session of " + spec.length()
                     + " is longer than maxSessionDuration " + maxSessionDuration + " (seriesId '" + spec.seriesId() + "')");
         }
         List<SlotSpec> specs = spec.occurrences();
         if (specs.isEmpty()) {
-            throw new IllegalArgumentException("series '" + spec.seriesId() + "' has no occurrence between "
+            throw new InvalidInputException("series '" + spec.seriesId() + "' has no occurrence between "
                     + spec.firstDay() + " and " + spec.lastDay() + " on " + spec.days());
         }
         return observed.operation("scheduleSeries", () -> slots.scheduleSeries(tenantId, spec, mode, specs,
@@ -574,7 +574,7 @@ public final class BookingEngine {
         Checks.notNull("studentId", studentId);
         Checks.notNull("mode", mode);
         if (requestId.value().length() > SeriesId.MAX_LENGTH) {
-            throw new IllegalArgumentException("requestId of a series booking must be at most " + SeriesId.MAX_LENGTH
+            throw new InvalidInputException("requestId of a series booking must be at most " + SeriesId.MAX_LENGTH
                     + " characters, got " + requestId.value().length() + " characters");
         }
         return observed.operation("bookSeries", () -> holds.bookSeries(tenantId, requestId, seriesId, studentId, mode));
@@ -666,7 +666,7 @@ public final class BookingEngine {
         public Builder maxSessionDuration(Duration maxSessionDuration) {
             Checks.positive("maxSessionDuration", maxSessionDuration);
             if (maxSessionDuration.compareTo(Duration.ofDays(31)) > 0) {
-                throw new IllegalArgumentException("maxSessionDuration must be at most 31 days, got "
+                throw new InvalidInputException("maxSessionDuration must be at most 31 days, got "
                         + maxSessionDuration);
             }
             this.maxSessionDuration = maxSessionDuration;
@@ -723,7 +723,7 @@ public final class BookingEngine {
         /** {@return the engine, with the defaults for whatever was not set} */
         public BookingEngine build() {
             if (store == null) {
-                throw new IllegalArgumentException("store must be set: the engine needs a BookingStore");
+                throw new InvalidInputException("store must be set: the engine needs a BookingStore");
             }
             return new BookingEngine(this);
         }

@@ -55,7 +55,7 @@ public record BookingRules(CancellationPolicy cancellation, int maxUpcoming, int
         Checks.notNull("zone", zone);
         Checks.notNegative("waitlistCutoff", waitlistCutoff);
         if (waitlistCutoff.compareTo(Duration.ofDays(366)) > 0) {
-            throw new IllegalArgumentException("waitlistCutoff must be at most 366 days, got " + waitlistCutoff);
+            throw new InvalidInputException("waitlistCutoff must be at most 366 days, got " + waitlistCutoff);
         }
         seconds("checkInOpensBefore", checkInOpensBefore);
         seconds("checkInClosesAfterEnd", checkInClosesAfterEnd);
@@ -80,7 +80,7 @@ public record BookingRules(CancellationPolicy cancellation, int maxUpcoming, int
     private static void seconds(String field, Duration value) {
         Checks.notNegative(field, value);
         if (value.compareTo(Duration.ofDays(7)) > 0 || value.getNano() != 0) {
-            throw new IllegalArgumentException(field + " must be whole seconds of at most 7 days, got " + value);
+            throw new InvalidInputException(field, field + " must be whole seconds of at most 7 days, got " + value);
         }
     }
 

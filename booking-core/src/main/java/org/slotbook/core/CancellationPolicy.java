@@ -42,10 +42,10 @@ public record CancellationPolicy(@Nullable Duration cutoff, LateCancel afterCuto
         if (cutoff != null) {
             Checks.notNegative("cutoff", cutoff);
             if (cutoff.compareTo(Duration.ofDays(366)) > 0) {
-                throw new IllegalArgumentException("cutoff must be at most 366 days, got " + cutoff);
+                throw new InvalidInputException("cutoff must be at most 366 days, got " + cutoff);
             }
             if (cutoff.getNano() != 0) {
-                throw new IllegalArgumentException("cutoff must be whole seconds, got " + cutoff);
+                throw new InvalidInputException("cutoff must be whole seconds, got " + cutoff);
             }
         }
         Checks.notNull("afterCutoff", afterCutoff);

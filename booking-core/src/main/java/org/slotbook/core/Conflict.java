@@ -12,7 +12,7 @@ public record Conflict(List<ResourceConflict> conflicts) implements HoldResult, 
     public Conflict {
         conflicts = List.copyOf(conflicts);
         if (conflicts.isEmpty()) {
-            throw new IllegalArgumentException("conflicts must not be empty");
+            throw new InvalidInputException("conflicts must not be empty");
         }
     }
 }

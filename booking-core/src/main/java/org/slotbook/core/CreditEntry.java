@@ -43,10 +43,10 @@ public record CreditEntry(TenantId tenantId, PackageId packageId, long seq, Reas
         Checks.notNull("packageId", packageId);
         Checks.notNull("reason", reason);
         if (reason == Reason.GRANT || reason == Reason.REFUND ? delta <= 0 : delta >= 0) {
-            throw new IllegalArgumentException("delta " + delta + " does not fit reason " + reason);
+            throw new InvalidInputException("delta " + delta + " does not fit reason " + reason);
         }
         if ((reason == Reason.GRANT) != (bookingId == null)) {
-            throw new IllegalArgumentException("bookingId " + bookingId + " does not fit reason " + reason);
+            throw new InvalidInputException("bookingId " + bookingId + " does not fit reason " + reason);
         }
         at = Checks.micros("at", at);
     }

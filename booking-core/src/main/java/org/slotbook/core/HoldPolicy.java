@@ -49,13 +49,13 @@ public record HoldPolicy(Duration holdTtl, Duration cacheGrace, Duration inFligh
         atMost("cacheGrace", cacheGrace, MAX_GRACE, "1 day");
         atMost("inFlightGrace", inFlightGrace, MAX_GRACE, "1 day");
         if (holdTtl.toMillis() < 1) {
-            throw new IllegalArgumentException("holdTtl must be at least 1 ms, got " + holdTtl);
+            throw new InvalidInputException("holdTtl must be at least 1 ms, got " + holdTtl);
         }
     }
 
     private static void atMost(String field, Duration value, Duration max, String maxText) {
         if (value.compareTo(max) > 0) {
-            throw new IllegalArgumentException(field + " must be at most " + maxText + " (" + max + "), got " + value);
+            throw new InvalidInputException(field, field + " must be at most " + maxText + " (" + max + "), got " + value);
         }
     }
 
@@ -71,10 +71,10 @@ public record HoldPolicy(Duration holdTtl, Duration cacheGrace, Duration inFligh
      */
     public static HoldPolicy ofMinutes(long minutes) {
         if (minutes <= 0) {
-            throw new IllegalArgumentException("holdTtl minutes must be positive, got " + minutes);
+            throw new InvalidInputException("holdTtl minutes must be positive, got " + minutes);
         }
         if (minutes > MAX_HOLD_TTL.toMinutes()) {
-            throw new IllegalArgumentException("holdTtl must be at most 31 days (" + MAX_HOLD_TTL.toMinutes()
+            throw new InvalidInputException("holdTtl must be at most 31 days (" + MAX_HOLD_TTL.toMinutes()
                     + " minutes), got " + minutes + " minutes");
         }
         return ofDefaults().withHoldTtl(Duration.ofMinutes(minutes));

@@ -34,11 +34,11 @@ public record PackageGrant(PackageId packageId, StudentId studentId, int credits
         validFrom = Checks.micros("validFrom", validFrom);
         validUntil = Checks.micros("validUntil", validUntil);
         if (!validFrom.isBefore(validUntil)) {
-            throw new IllegalArgumentException("validFrom " + validFrom + " must be before validUntil " + validUntil);
+            throw new InvalidInputException("validFrom " + validFrom + " must be before validUntil " + validUntil);
         }
         Checks.notNull("classTypes", classTypes);
         if (classTypes.size() > MAX_CLASS_TYPES) {
-            throw new IllegalArgumentException("classTypes must name at most " + MAX_CLASS_TYPES + " types, got "
+            throw new InvalidInputException("classTypes must name at most " + MAX_CLASS_TYPES + " types, got "
                     + classTypes.size());
         }
         for (String type : classTypes) {

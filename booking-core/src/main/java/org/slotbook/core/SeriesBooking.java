@@ -59,10 +59,10 @@ public record SeriesBooking(SeriesId seriesId, SeriesMode mode, List<Line> lines
             Checks.notNull("slotId", slotId);
             Checks.notNull("status", status);
             if ((status == Status.BOOKED) != (booking != null)) {
-                throw new IllegalArgumentException("booking does not fit status " + status);
+                throw new InvalidInputException("booking does not fit status " + status);
             }
             if ((status == Status.REFUSED) != (refusal != null)) {
-                throw new IllegalArgumentException("refusal " + refusal + " does not fit status " + status);
+                throw new InvalidInputException("refusal " + refusal + " does not fit status " + status);
             }
         }
     }

@@ -19,7 +19,7 @@ public record SeriesCancelled(SeriesId seriesId, List<Slot> slots, int bookings)
         Checks.notNull("seriesId", seriesId);
         slots = List.copyOf(Checks.notNull("slots", slots));
         if (bookings < 0) {
-            throw new IllegalArgumentException("bookings must be at least 0, got " + bookings);
+            throw new InvalidInputException("bookings must be at least 0, got " + bookings);
         }
     }
 }

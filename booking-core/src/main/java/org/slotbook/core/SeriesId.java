@@ -17,7 +17,7 @@ public record SeriesId(String value) implements Identifier<SeriesId> {
     public SeriesId {
         Checks.id("seriesId", value);
         if (value.length() > MAX_LENGTH) {
-            throw new IllegalArgumentException("seriesId must be at most " + MAX_LENGTH + " characters (its occurrences"
+            throw new InvalidInputException("seriesId must be at most " + MAX_LENGTH + " characters (its occurrences"
                     + " are named <seriesId>/<yyyy-MM-dd>), got " + value.length() + " characters: '"
                     + Checks.escape(value) + "'");
         }

@@ -57,7 +57,7 @@ public record SeriesResult(SeriesId seriesId, SeriesMode mode, List<Occurrence> 
             Checks.notNull("status", status);
             conflicts = List.copyOf(Checks.notNull("conflicts", conflicts));
             if ((status == Status.CONFLICT) == conflicts.isEmpty()) {
-                throw new IllegalArgumentException("conflicts " + conflicts + " do not fit status " + status);
+                throw new InvalidInputException("conflicts " + conflicts + " do not fit status " + status);
             }
         }
     }

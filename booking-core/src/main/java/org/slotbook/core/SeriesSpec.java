@@ -67,7 +67,7 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
         Checks.between("capacity", capacity, 1, SlotSpec.MAX_CAPACITY);
         Checks.notNull("days", days);
         if (days.isEmpty()) {
-            throw new IllegalArgumentException("days must name at least one day of the week");
+            throw new InvalidInputException("days must name at least one day of the week");
         }
         days = Set.copyOf(days);
         Checks.notNull("startTime", startTime);
@@ -76,11 +76,11 @@ public record SeriesSpec(SeriesId seriesId, CoachId coachId, RoomId roomId, int 
         Checks.notNull("firstDay", firstDay);
         Checks.notNull("lastDay", lastDay);
         if (lastDay.isBefore(firstDay)) {
-            throw new IllegalArgumentException("lastDay " + lastDay + " must not be before firstDay " + firstDay);
+            throw new InvalidInputException("lastDay " + lastDay + " must not be before firstDay " + firstDay);
         }
         long span = ChronoUnit.DAYS.between(firstDay, lastDay) + 1;
         if (span > MAX_DAYS) {
-            throw new IllegalArgumentException("a series spans at most " + MAX_DAYS + " days, got " + span + " (firstDay "
+            throw new InvalidInputException("a series spans at most " + MAX_DAYS + " days, got " + span + " (firstDay "
                     + firstDay + ", lastDay " + lastDay + ")");
         }
         if (opensBeforeStart != null) {

@@ -63,20 +63,20 @@ public record SlotSpec(SlotId slotId, CoachId coachId, RoomId roomId, TimeRange 
         opensAt = opensAt == null ? null : Checks.micros("opensAt", opensAt);
         closesAt = closesAt == null ? null : Checks.micros("closesAt", closesAt);
         if (opensAt != null && !opensAt.isBefore(time.end())) {
-            throw new IllegalArgumentException("opensAt " + opensAt + " must be before the end " + time.end());
+            throw new InvalidInputException("opensAt " + opensAt + " must be before the end " + time.end());
         }
         if (closesAt != null && closesAt.isAfter(time.end())) {
-            throw new IllegalArgumentException("closesAt " + closesAt + " must not be after the end " + time.end());
+            throw new InvalidInputException("closesAt " + closesAt + " must not be after the end " + time.end());
         }
         if (opensAt != null && closesAt != null && !opensAt.isBefore(closesAt)) {
-            throw new IllegalArgumentException("opensAt " + opensAt + " must be before closesAt " + closesAt);
+            throw new InvalidInputException("opensAt " + opensAt + " must be before closesAt " + closesAt);
         }
         buffer = buffer == null ? Duration.ZERO : Checks.notNegative("buffer", buffer);
         if (buffer.compareTo(MAX_BUFFER) > 0) {
-            throw new IllegalArgumentException("buffer must be at most " + MAX_BUFFER + ", got " + buffer);
+            throw new InvalidInputException("buffer must be at most " + MAX_BUFFER + ", got " + buffer);
         }
         if (buffer.getNano() != 0) {
-            throw new IllegalArgumentException("buffer must be whole seconds, got " + buffer);
+            throw new InvalidInputException("buffer must be whole seconds, got " + buffer);
         }
         if (classType != null) {
             Checks.classType("classType", classType);

@@ -33,12 +33,12 @@ public record TimeRange(Instant start, Instant end) {
         start = Checks.micros("start", start);
         end = Checks.micros("end", end);
         if (start.equals(end) && givenStart.isBefore(givenEnd)) {
-            throw new IllegalArgumentException("end must be after start: start and end are the same after truncation"
+            throw new InvalidInputException("end must be after start: start and end are the same after truncation"
                     + " to microseconds (the precision of a TimeRange), got start=" + givenStart + " end=" + givenEnd
                     + ", both " + start);
         }
         if (!start.isBefore(end)) {
-            throw new IllegalArgumentException("end must be after start, got start=" + start + " end=" + end);
+            throw new InvalidInputException("end must be after start, got start=" + start + " end=" + end);
         }
     }
 

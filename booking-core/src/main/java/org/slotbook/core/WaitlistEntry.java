@@ -61,10 +61,10 @@ public record WaitlistEntry(TenantId tenantId, SlotId slotId, RequestId requestI
         Checks.notNull("bookingId", bookingId);
         joinedAt = Checks.micros("joinedAt", joinedAt);
         if (position < 0 || (status == Status.WAITING) != (position > 0)) {
-            throw new IllegalArgumentException("position " + position + " does not fit status " + status);
+            throw new InvalidInputException("position " + position + " does not fit status " + status);
         }
         if ((status == Status.SKIPPED) != (reason != null)) {
-            throw new IllegalArgumentException("reason " + reason + " does not fit status " + status);
+            throw new InvalidInputException("reason " + reason + " does not fit status " + status);
         }
     }
 }

@@ -153,13 +153,13 @@ class DomainValidationTest {
     void holdPolicyRefusesDurationsThatWouldOverflow() {
         HoldPolicy defaults = HoldPolicy.ofDefaults();
         Duration huge = Duration.ofSeconds(Long.MAX_VALUE);
-        assertThatThrownBy(() -> defaults.withHoldTtl(huge)).isExactlyInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> defaults.withHoldTtl(huge)).isExactlyInstanceOf(InvalidInputException.class)
                 .hasMessageStartingWith("holdTtl must be at most 31 days");
-        assertThatThrownBy(() -> defaults.withCacheGrace(huge)).isExactlyInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> defaults.withCacheGrace(huge)).isExactlyInstanceOf(InvalidInputException.class)
                 .hasMessageStartingWith("cacheGrace must be at most 1 day");
-        assertThatThrownBy(() -> defaults.withInFlightGrace(huge)).isExactlyInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> defaults.withInFlightGrace(huge)).isExactlyInstanceOf(InvalidInputException.class)
                 .hasMessageStartingWith("inFlightGrace must be at most 1 day");
-        assertThatThrownBy(() -> HoldPolicy.ofMinutes(Long.MAX_VALUE)).isExactlyInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> HoldPolicy.ofMinutes(Long.MAX_VALUE)).isExactlyInstanceOf(InvalidInputException.class)
                 .hasMessageStartingWith("holdTtl must be at most 31 days");
         assertThatThrownBy(() -> defaults.withHoldTtl(Duration.ofDays(31).plusNanos(1)))
                 .hasMessageStartingWith("holdTtl must be at most");

@@ -1,5 +1,7 @@
 package org.slotbook.jdbc;
 
+import org.slotbook.core.InvalidInputException;
+
 /**
  * The SQL dialects the JDBC store speaks. {@link JdbcStore} and {@link JdbcSchema} detect it from
  * {@link java.sql.DatabaseMetaData#getDatabaseProductName()}; a builder may set it explicitly.
@@ -43,7 +45,7 @@ public enum JdbcDialect {
      */
     public static JdbcDialect forProductName(String productName) {
         if (productName == null) {
-            throw new IllegalArgumentException("productName must not be null");
+            throw new InvalidInputException("productName must not be null");
         }
         String name = productName.toLowerCase(java.util.Locale.ROOT);
         if (name.contains("postgres")) {
@@ -55,7 +57,7 @@ public enum JdbcDialect {
         if (name.equals("h2")) {
             return H2;
         }
-        throw new IllegalArgumentException("productName '" + productName
+        throw new InvalidInputException("productName '" + productName
                 + "' is not a supported database (PostgreSQL, MariaDB, MySQL, H2); set the dialect explicitly");
     }
 }

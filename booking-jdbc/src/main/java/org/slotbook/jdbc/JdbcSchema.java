@@ -1,5 +1,6 @@
 package org.slotbook.jdbc;
 
+import org.slotbook.core.InvalidInputException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -52,7 +53,7 @@ public final class JdbcSchema {
      */
     public static void create(DataSource dataSource, String prefix) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new InvalidInputException("dataSource must not be null");
         }
         Tables.checkPrefix(prefix);
         JdbcDialect dialect = detect(dataSource);
@@ -75,7 +76,7 @@ public final class JdbcSchema {
      */
     public static void drop(DataSource dataSource, String prefix) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new InvalidInputException("dataSource must not be null");
         }
         Tables.checkPrefix(prefix);
         SchemaObjects objects = SchemaObjects.of(detect(dataSource), prefix);
@@ -105,12 +106,12 @@ public final class JdbcSchema {
      */
     public static void createExclusionBackstop(DataSource dataSource, String prefix) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new InvalidInputException("dataSource must not be null");
         }
         Tables.checkPrefix(prefix);
         JdbcDialect dialect = detect(dataSource);
         if (dialect != JdbcDialect.POSTGRESQL) {
-            throw new IllegalArgumentException("the exclusion backstop exists on PostgreSQL only, this database is "
+            throw new InvalidInputException("the exclusion backstop exists on PostgreSQL only, this database is "
                     + dialect);
         }
         run(dataSource, EXCLUSION, prefix);
@@ -134,12 +135,12 @@ public final class JdbcSchema {
      */
     public static void distribute(DataSource dataSource, String prefix) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new InvalidInputException("dataSource must not be null");
         }
         Tables.checkPrefix(prefix);
         JdbcDialect dialect = detect(dataSource);
         if (dialect != JdbcDialect.POSTGRESQL) {
-            throw new IllegalArgumentException("Citus distributes PostgreSQL tables only, this database is " + dialect);
+            throw new InvalidInputException("Citus distributes PostgreSQL tables only, this database is " + dialect);
         }
         run(dataSource, CITUS, prefix);
         LOG.info("the tables and routines of prefix '{}' are distributed by tenant_id (Citus)", prefix);
@@ -156,7 +157,7 @@ public final class JdbcSchema {
      */
     public static boolean distributed(DataSource dataSource, String prefix) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new InvalidInputException("dataSource must not be null");
         }
         Tables.checkPrefix(prefix);
         if (detect(dataSource) != JdbcDialect.POSTGRESQL) {

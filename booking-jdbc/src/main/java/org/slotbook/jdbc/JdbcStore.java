@@ -2,6 +2,7 @@ package org.slotbook.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import org.slotbook.core.InvalidInputException;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingStoreException;
@@ -67,7 +68,7 @@ public final class JdbcStore extends ForwardingStore {
      */
     public static Builder builder(DataSource dataSource) {
         if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
+            throw new InvalidInputException("dataSource must not be null");
         }
         return new Builder(Connections.of(dataSource));
     }
@@ -132,7 +133,7 @@ public final class JdbcStore extends ForwardingStore {
          */
         public Builder dialect(JdbcDialect dialect) {
             if (dialect == null) {
-                throw new IllegalArgumentException("dialect must not be null");
+                throw new InvalidInputException("dialect must not be null");
             }
             this.dialect = dialect;
             return this;
@@ -146,7 +147,7 @@ public final class JdbcStore extends ForwardingStore {
          */
         public Builder maxRetries(int maxRetries) {
             if (maxRetries < 0 || maxRetries > 100) {
-                throw new IllegalArgumentException("maxRetries must be between 0 and 100, got " + maxRetries);
+                throw new InvalidInputException("maxRetries must be between 0 and 100, got " + maxRetries);
             }
             this.maxRetries = maxRetries;
             return this;
@@ -170,7 +171,7 @@ public final class JdbcStore extends ForwardingStore {
          */
         public Builder holdLanes(int lanes) {
             if (lanes < 0 || lanes > MAX_HOLD_LANES) {
-                throw new IllegalArgumentException("holdLanes must be between 0 and " + MAX_HOLD_LANES + ", got "
+                throw new InvalidInputException("holdLanes must be between 0 and " + MAX_HOLD_LANES + ", got "
                         + lanes);
             }
             this.holdLanes = lanes;

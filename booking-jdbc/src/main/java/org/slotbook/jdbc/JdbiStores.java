@@ -1,6 +1,7 @@
 package org.slotbook.jdbc;
 
 import org.jdbi.v3.core.Jdbi;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.jdbc.internal.JdbiConnections;
 
 /**
@@ -32,7 +33,7 @@ public final class JdbiStores {
      */
     public static JdbcStore.Builder builder(Jdbi jdbi) {
         if (jdbi == null) {
-            throw new IllegalArgumentException("jdbi must not be null");
+            throw new InvalidInputException("jdbi must not be null");
         }
         return JdbcStore.builder(new JdbiConnections(jdbi));
     }

@@ -1,5 +1,6 @@
 package org.slotbook.jdbc;
 
+import org.slotbook.core.InvalidInputException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -91,7 +92,7 @@ public final class TenantMove {
      */
     public Map<String, Integer> copy(TenantId tenant) {
         if (tenant == null) {
-            throw new IllegalArgumentException("tenantId must not be null");
+            throw new InvalidInputException("tenantId must not be null");
         }
         try (Connection from = source.getConnection(); Connection to = target.getConnection()) {
             from.setAutoCommit(false);
@@ -137,7 +138,7 @@ public final class TenantMove {
      */
     public int deleteFromSource(TenantId tenant) {
         if (tenant == null) {
-            throw new IllegalArgumentException("tenantId must not be null");
+            throw new InvalidInputException("tenantId must not be null");
         }
         try (Connection c = source.getConnection()) {
             c.setAutoCommit(false);
@@ -238,10 +239,10 @@ public final class TenantMove {
 
         private Builder(DataSource source, DataSource target) {
             if (source == null) {
-                throw new IllegalArgumentException("source must not be null");
+                throw new InvalidInputException("source must not be null");
             }
             if (target == null) {
-                throw new IllegalArgumentException("target must not be null");
+                throw new InvalidInputException("target must not be null");
             }
             this.source = source;
             this.target = target;
@@ -277,7 +278,7 @@ public final class TenantMove {
          */
         public Builder table(String name) {
             if (name == null || !name.matches("[a-z_][a-z0-9_]{0,39}")) {
-                throw new IllegalArgumentException("table must be a-z, 0-9 and _, got '" + name + "'");
+                throw new InvalidInputException("table must be a-z, 0-9 and _, got '" + name + "'");
             }
             if (!tables.contains(name)) {
                 tables.add(name);

@@ -19,7 +19,7 @@ DECLARE
                                   'package_row', 'release', 'promote', 'freed', 'retire', 'answered', 'replay',
                                   'claim_batch', 'schedule', 'hold', 'confirm', 'cancel', 'cancel_slot', 'expire_due',
                                   'leave_waitlist', 'grant_package', 'check_in', 'schedule_series', 'cancel_series',
-                                  'hold_all', 'hold_batch'];
+                                  'hold_all', 'hold_batch', 'refund_dead_holds'];
     v_name     VARCHAR;
     r          RECORD;
 BEGIN

@@ -183,7 +183,7 @@ class CitusTest {
         void theMigrationFormDistributesInsideOneTransaction() throws Exception {
             String prefix = TestDatabases.freshPrefix();
             String migration;
-            try (var in = getClass().getClassLoader().getResourceAsStream("db/migration/slotbook/citus/R__slotbook_citus.sql")) {
+            try (var in = getClass().getClassLoader().getResourceAsStream("org/slotbook/jdbc/migration/citus/R__slotbook_citus.sql")) {
                 assertThat(in).as("the migration in the jar").isNotNull();
                 migration = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             }

@@ -1,5 +1,6 @@
 package org.slotbook.redis;
 
+import org.slotbook.core.InvalidInputException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -525,10 +526,10 @@ public final class RedisSeatReservation implements SeatReservation {
         try {
             millis = instant.toEpochMilli();
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException(field + " is out of range, got " + instant, e);
+            throw new InvalidInputException(field, field + " is out of range, got " + instant, e);
         }
         if (millis >= GateScripts.PINNED_SCORE || millis <= -GateScripts.PINNED_SCORE) {
-            throw new IllegalArgumentException(field + " is out of range, got " + instant);
+            throw new InvalidInputException(field, field + " is out of range, got " + instant);
         }
         return millis;
     }

@@ -20,7 +20,8 @@ import org.slotbook.core.spi.GateOutcome;
  *   <li>{@code slotbook.reconcile.repairs} (counter; tag {@code kind}: holders_added, holders_removed, capacity_fixed)</li>
  *   <li>{@code slotbook.sweep.expired} (counter: holds the sweep expired)</li>
  * </ul>
- * Tenants are never a tag: their number is unbounded.
+ * Tenants are never a tag: their number is unbounded. The timer publishes a latency histogram (the
+ * buckets Prometheus' {@code histogram_quantile} reads) unless told not to.
  */
 public final class MicrometerEngineObserver implements EngineObserver {
     private final MeterRegistry registry;
@@ -30,14 +31,21 @@ public final class MicrometerEngineObserver implements EngineObserver {
     private final Counter holdersRemoved;
     private final Counter capacityFixed;
     private final Counter swept;
+    private final boolean histogram;
 
     /**
-     * An observer that records into {@code registry}.
+     * Meters on {@code registry}, the timer with its latency histogram.
      *
      * @param registry the application's meter registry
      */
     public MicrometerEngineObserver(MeterRegistry registry) {
+        this(registry, true);
+    }
+
+    /** {@code histogram}: whether the timer publishes its latency histogram. */
+    public MicrometerEngineObserver(MeterRegistry registry, boolean histogram) {
         this.registry = registry;
+        this.histogram = histogram;
         this.holdersAdded = repairs("holders_added");
         this.holdersRemoved = repairs("holders_removed");
         this.capacityFixed = repairs("capacity_fixed");
@@ -57,6 +65,7 @@ public final class MicrometerEngineObserver implements EngineObserver {
     public void operationFinished(String operation, String outcome, long nanos) {
         timers.computeIfAbsent(operation + '\u0000' + outcome, k -> Timer.builder("slotbook.engine.calls")
                         .tag("operation", operation).tag("outcome", outcome)
+                        .publishPercentileHistogram(histogram)
                         .description("Slotbook engine operations by outcome").register(registry))
                 .record(nanos, TimeUnit.NANOSECONDS);
     }

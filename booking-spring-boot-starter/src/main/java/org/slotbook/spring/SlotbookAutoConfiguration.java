@@ -5,7 +5,6 @@ import javax.sql.DataSource;
 import java.util.function.Function;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingRules;
-import org.slotbook.core.TenantId;
 import org.slotbook.core.BookingListener;
 import org.slotbook.core.EngineObserver;
 import org.slotbook.core.HoldPolicy;
@@ -25,10 +24,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.util.ClassUtils;
 
@@ -38,9 +41,15 @@ import org.springframework.util.ClassUtils;
  * engine, and the scheduled upkeep over every tenant of the store. Every bean backs off when the
  * application defines its own.
  */
-@AutoConfiguration(after = DataSourceAutoConfiguration.class,
-        afterName = {"org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration",
-                "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration"})
+@AutoConfiguration(afterName = {
+        // Spring Boot 3.5
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+        "org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration",
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+        // Spring Boot 4
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration"})
 @ConditionalOnClass({BookingEngine.class, JdbcStore.class, TransactionAwareDataSourceProxy.class})
 @ConditionalOnBean(DataSource.class)
 @ConditionalOnProperty(prefix = "slotbook", name = "enabled", matchIfMissing = true)
@@ -50,23 +59,34 @@ public class SlotbookAutoConfiguration {
 
     /**
      * The JDBC store on the application's DataSource (a {@link TransactionAwareDataSourceProxy} is
-     * unwrapped: the store commits each decision on a connection of its own). Runs Slotbook's
-     * migrations first when {@code slotbook.flyway.enabled}, and checks the schema.
+     * unwrapped: the store commits each decision on a connection of its own). Created after the
+     * database is initialized (Spring Boot's Flyway, Liquibase, SQL scripts); then runs Slotbook's
+     * migration unless {@code slotbook.flyway.enabled=false} or Spring Boot's Flyway runs it (its
+     * location in {@code spring.flyway.locations}), and checks the schema.
      *
      * @param dataSource the host's database
      * @param properties the slotbook.* properties
+     * @param environment the application's environment (Spring Boot's Flyway settings)
+     * @param resources the application's resource loader
+     * @param customizers changes to the store's builder, in order
      * @return the store, guarded against host transactions
      */
     @Bean
     @ConditionalOnMissingBean(BookingStore.class)
-    public HostTransactionGuard slotbookStore(DataSource dataSource, SlotbookProperties properties) {
+    @DependsOnDatabaseInitialization
+    public HostTransactionGuard slotbookStore(DataSource dataSource, SlotbookProperties properties,
+                                              Environment environment, ResourceLoader resources,
+                                              ObjectProvider<SlotbookStoreCustomizer> customizers) {
         DataSource target = unwrap(dataSource);
         SlotbookProperties.Jdbc jdbc = properties.jdbc();
         JdbcDialect dialect = JdbcSchema.detect(target);
-        if (properties.flyway().enabled()) {
-            if (!ClassUtils.isPresent("org.flywaydb.core.Flyway", getClass().getClassLoader())) {
-                throw new IllegalStateException("slotbook.flyway.enabled is true but Flyway is not on the class path:"
-                        + " add org.flywaydb:flyway-core (and flyway-database-postgresql or flyway-mysql)");
+        boolean flyway = ClassUtils.isPresent("org.flywaydb.core.Flyway", resources.getClassLoader());
+        if (properties.flyway().enabled() && !(flyway && bootFlywayRunsSlotbook(environment))) {
+            if (!flyway) {
+                throw new SlotbookStartupException("slotbook.flyway.enabled is true (the default) but Flyway is not"
+                        + " on the class path, so Slotbook's migration cannot run.", "Add org.flywaydb:flyway-core"
+                        + " (with flyway-database-postgresql or flyway-mysql), or set slotbook.flyway.enabled=false"
+                        + " and create the schema another way (JdbcSchema.create, your migration tool).");
             }
             SlotbookMigrations.migrate(target, dialect, jdbc.tablePrefix());
         }
@@ -77,9 +97,19 @@ public class SlotbookAutoConfiguration {
             throw new IllegalArgumentException("slotbook.jdbc.hold-lanes must be between 0 and "
                     + JdbcStore.MAX_HOLD_LANES + ", got " + jdbc.holdLanes());
         }
-        JdbcStore store = JdbcStore.builder(target).dialect(dialect).tablePrefix(jdbc.tablePrefix())
-                .maxRetries(jdbc.maxRetries()).holdLanes(jdbc.holdLanes()).build();
-        return new HostTransactionGuard(store);
+        JdbcStore.Builder builder = JdbcStore.builder(target).dialect(dialect).tablePrefix(jdbc.tablePrefix())
+                .maxRetries(jdbc.maxRetries()).holdLanes(jdbc.holdLanes());
+        customizers.orderedStream().forEach(c -> c.customize(builder));
+        return new HostTransactionGuard(builder.build());
+    }
+
+    /** Spring Boot's own Flyway is on and lists Slotbook's location: it has run the migration already. */
+    static boolean bootFlywayRunsSlotbook(Environment environment) {
+        if (!environment.getProperty("spring.flyway.enabled", Boolean.class, true)) {
+            return false;
+        }
+        return Binder.get(environment).bind("spring.flyway.locations", Bindable.listOf(String.class))
+                .orElse(List.of()).stream().anyMatch(l -> l.contains(SlotbookSchema.MIGRATIONS));
     }
 
     static DataSource unwrap(DataSource dataSource) {
@@ -105,12 +135,14 @@ public class SlotbookAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
     public BookingEngine slotbookEngine(BookingStore store, SlotbookProperties properties,
                                         ObjectProvider<SeatReservation> gate,
                                         ObjectProvider<EngineObserver> observers,
                                         ObjectProvider<BookingListener> listener,
                                         ObjectProvider<BookingRules> rules,
-                                        ObjectProvider<Function<TenantId, BookingRules>> rulesByTenant) {
+                                        ObjectProvider<Function<TenantId, BookingRules>> rulesByTenant,
+                                        ObjectProvider<SlotbookEngineCustomizer> customizers) {
         BookingEngine.Builder builder = BookingEngine.builder()
                 .store(store)
                 .holdPolicy(HoldPolicy.ofDefaults().withHoldTtl(properties.holdTtl()))
@@ -124,6 +156,7 @@ public class SlotbookAutoConfiguration {
         if (!all.isEmpty()) {
             builder.observer(all.size() == 1 ? all.get(0) : new Observers(all));
         }
+        customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }
 

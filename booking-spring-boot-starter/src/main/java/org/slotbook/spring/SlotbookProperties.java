@@ -1,23 +1,30 @@
 package org.slotbook.spring;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import org.jspecify.annotations.Nullable;
+import org.slotbook.core.BookingRules;
+import org.slotbook.core.CancellationPolicy;
+import org.slotbook.core.CreditPolicy;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * Settings of the Slotbook auto-configuration, under {@code slotbook.*}; immutable, bound through
- * the constructor, with each default on its parameter.
+ * the constructor, with each default on its parameter. The descriptions are plain text: the
+ * configuration metadata shows them as written.
  *
  * @param enabled Whether the auto-configuration provides Slotbook's beans at all
  * @param holdTtl How long a hold lasts before it expires and its seat goes back
  * @param maxSessionDuration The longest session the engine schedules (the conflict check looks back this far)
  * @param jdbc The store on the application's DataSource
- * @param flyway Slotbook's own versioned migrations
+ * @param flyway Slotbook's own migration
  * @param redis The Redis seat gate
  * @param upkeep The scheduled sweep and reconcile
  * @param rules The booking rules of every tenant
  * @param jackson The Jackson module
+ * @param web Problem details for Slotbook's exceptions in a servlet web application
+ * @param metrics The Micrometer meters
  */
 @ConfigurationProperties("slotbook")
 public record SlotbookProperties(
@@ -29,7 +36,9 @@ public record SlotbookProperties(
         @DefaultValue Redis redis,
         @DefaultValue Upkeep upkeep,
         @DefaultValue Rules rules,
-        @DefaultValue Jackson jackson) {
+        @DefaultValue Jackson jackson,
+        @DefaultValue Web web,
+        @DefaultValue Metrics metrics) {
 
     /**
      * The store on the application's DataSource.
@@ -49,21 +58,21 @@ public record SlotbookProperties(
     }
 
     /**
-     * Slotbook's own versioned migrations, run with Flyway at start-up.
+     * Slotbook's own migration, run with Flyway at start-up.
      *
-     * @param enabled Run {@code classpath:db/migration/slotbook/<dialect>} at start-up, with a history
-     *     table of its own ({@code <table-prefix>schema_history}), so its versions never meet the host's
+     * @param enabled Run Slotbook's migration at start-up with a Flyway of its own and a history table of its
+     *     own (the table prefix followed by schema_history); skipped when spring.flyway.locations lists
+     *     Slotbook's location, since Spring Boot's Flyway runs it then
      */
-    public record Flyway(@DefaultValue("false") boolean enabled) {
+    public record Flyway(@DefaultValue("true") boolean enabled) {
     }
 
     /**
      * The Redis seat gate.
      *
-     * @param enabled Whether to build the gate (it also needs {@code url}, or Spring Boot's Redis
-     *     connection details)
-     * @param url {@code redis://[user:password@]host:port[/database]}; unset: Spring Boot's
-     *     {@code spring.data.redis.*} when present
+     * @param enabled Whether to build the gate (it also needs url, or Spring Boot's Redis connection details)
+     * @param url Address of a standalone Redis, redis://[user:password@]host:port[/database]; unset: Spring
+     *     Boot's spring.data.redis settings when present
      * @param keyPrefix Prefix of every gate key
      * @param timeout Connect and read timeout of a gate call: how long a hold waits for a sick Redis
      * @param poolSize Connections of the gate's own pool
@@ -92,15 +101,24 @@ public record SlotbookProperties(
             @DefaultValue("500") int sweepBatch) {
     }
 
+    /** What a cancel after the cutoff does. */
+    public enum LateCancel {
+        /** Refused: the answer is TooLateToCancel. */
+        REFUSE,
+        /** Accepted as a late cancel (its credit is forfeited). */
+        ACCEPT
+    }
+
     /**
-     * The booking rules of every tenant (a {@code BookingRules} bean, or a
-     * {@code Function<TenantId, BookingRules>} bean for rules per tenant, replaces them).
+     * The booking rules of every tenant (a BookingRules bean, or a Function of TenantId to BookingRules
+     * bean for rules per tenant, replaces them).
      *
      * @param cancelCutoff Free cancellation until this long before the start; unset: cancel any time for free
-     * @param lateCancel What a cancel after the cutoff does: refuse (TooLateToCancel) or accept (a late cancel)
+     * @param lateCancel What a cancel after the cutoff does: refuse (answered TooLateToCancel) or accept (a late
+     *     cancel)
      * @param maxUpcoming At most this many live upcoming bookings per student (0: no limit)
      * @param maxPerWeek At most this many bookings per student in one calendar week (0: no limit)
-     * @param weekZone The time zone of the calendar week of {@code max-per-week}
+     * @param weekZone The time zone of the calendar week of max-per-week, for example Asia/Shanghai
      * @param waitlistCutoff No waiter is promoted within this long before the start
      * @param checkInOpensBefore Check-in opens this long before the start
      * @param checkInClosesAfterEnd Check-in closes this long after the end
@@ -110,58 +128,61 @@ public record SlotbookProperties(
      */
     public record Rules(
             @Nullable Duration cancelCutoff,
-            @DefaultValue("refuse") String lateCancel,
+            @DefaultValue("refuse") LateCancel lateCancel,
             @DefaultValue("0") int maxUpcoming,
             @DefaultValue("0") int maxPerWeek,
-            @DefaultValue("UTC") String weekZone,
+            @DefaultValue("UTC") ZoneId weekZone,
             @DefaultValue("0") Duration waitlistCutoff,
             @DefaultValue("30m") Duration checkInOpensBefore,
             @DefaultValue("0") Duration checkInClosesAfterEnd,
             @DefaultValue("false") boolean markNoShows,
-            @DefaultValue("at-booking") String creditsDrawn) {
+            @DefaultValue("at-booking") CreditPolicy creditsDrawn) {
 
-        /** {@return these settings as {@link org.slotbook.core.BookingRules}; bad values name the property} */
-        public org.slotbook.core.BookingRules toBookingRules() {
-            org.slotbook.core.CancellationPolicy cancellation;
+        /** {@return these settings as {@link BookingRules}; bad values name the property} */
+        public BookingRules toBookingRules() {
+            CancellationPolicy cancellation;
             if (cancelCutoff == null) {
-                cancellation = org.slotbook.core.CancellationPolicy.free();
-            } else if ("refuse".equalsIgnoreCase(lateCancel)) {
-                cancellation = org.slotbook.core.CancellationPolicy.refuseWithin(cancelCutoff);
-            } else if ("accept".equalsIgnoreCase(lateCancel)) {
-                cancellation = org.slotbook.core.CancellationPolicy.lateWithin(cancelCutoff);
+                cancellation = CancellationPolicy.free();
+            } else if (lateCancel == LateCancel.ACCEPT) {
+                cancellation = CancellationPolicy.lateWithin(cancelCutoff);
             } else {
-                throw new IllegalArgumentException("slotbook.rules.late-cancel must be refuse or accept, got '"
-                        + lateCancel + "'");
+                cancellation = CancellationPolicy.refuseWithin(cancelCutoff);
             }
-            java.time.ZoneId zone;
-            try {
-                zone = java.time.ZoneId.of(weekZone);
-            } catch (java.time.DateTimeException e) {
-                throw new IllegalArgumentException("slotbook.rules.week-zone is not a time zone: '" + weekZone + "'", e);
-            }
-            org.slotbook.core.CreditPolicy credits;
-            if ("at-booking".equalsIgnoreCase(creditsDrawn)) {
-                credits = org.slotbook.core.CreditPolicy.AT_BOOKING;
-            } else if ("at-check-in".equalsIgnoreCase(creditsDrawn)) {
-                credits = org.slotbook.core.CreditPolicy.AT_CHECK_IN;
-            } else {
-                throw new IllegalArgumentException("slotbook.rules.credits-drawn must be at-booking or at-check-in, got '"
-                        + creditsDrawn + "'");
-            }
-            org.slotbook.core.BookingRules rules = org.slotbook.core.BookingRules.defaults().withCancellation(cancellation)
-                    .withMaxUpcoming(maxUpcoming).withMaxPerWeek(maxPerWeek, zone).withWaitlistCutoff(waitlistCutoff)
-                    .withCreditsDrawn(credits);
-            return new org.slotbook.core.BookingRules(rules.cancellation(), rules.maxUpcoming(), rules.maxPerWeek(),
-                    rules.zone(), rules.waitlistCutoff(), checkInOpensBefore, checkInClosesAfterEnd, markNoShows,
-                    rules.credits());
+            BookingRules rules = BookingRules.defaults().withCancellation(cancellation)
+                    .withMaxUpcoming(maxUpcoming).withMaxPerWeek(maxPerWeek, weekZone)
+                    .withWaitlistCutoff(waitlistCutoff).withCreditsDrawn(creditsDrawn);
+            return new BookingRules(rules.cancellation(), rules.maxUpcoming(), rules.maxPerWeek(), rules.zone(),
+                    rules.waitlistCutoff(), checkInOpensBefore, checkInClosesAfterEnd, markNoShows, rules.credits());
         }
     }
 
     /**
      * The Jackson module for Slotbook's results and ids.
      *
-     * @param enabled Register {@link SlotbookJacksonModule} with Spring Boot's ObjectMapper
+     * @param enabled Register Slotbook's Jackson module (Jackson 2, Jackson 3 or both, whichever is present)
+     *     with Spring Boot's JSON mapper
      */
     public record Jackson(@DefaultValue("true") boolean enabled) {
+    }
+
+    /**
+     * Problem details (RFC 9457) for Slotbook's exceptions, in a servlet web application.
+     *
+     * @param enabled Answer invalid input with 400, a reused request id with 409 and a store that is away
+     *     with 503, as problem details; off, or an own SlotbookProblemDetails bean, leaves them to the application
+     * @param retryAfter The Retry-After of a 503 answered while the store is away
+     */
+    public record Web(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("1s") Duration retryAfter) {
+    }
+
+    /**
+     * The Micrometer meters.
+     *
+     * @param histogram Publish the latency histogram of slotbook.engine.calls (buckets for Prometheus'
+     *     histogram_quantile); false: count, sum and max only
+     */
+    public record Metrics(@DefaultValue("true") boolean histogram) {
     }
 }

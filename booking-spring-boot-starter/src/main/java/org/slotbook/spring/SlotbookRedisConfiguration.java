@@ -5,16 +5,18 @@ import java.time.Duration;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.redis.RedisSeatReservation;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -34,7 +36,7 @@ class SlotbookRedisConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(name = "slotbookJedis")
-    UnifiedJedis slotbookJedis(SlotbookProperties properties, ObjectProvider<RedisConnectionDetails> details) {
+    UnifiedJedis slotbookJedis(SlotbookProperties properties, BeanFactory beans) {
         SlotbookProperties.Redis redis = properties.redis();
         int timeout = Math.toIntExact(redis.timeout().toMillis());
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
@@ -65,20 +67,14 @@ class SlotbookRedisConfiguration {
             }
             config.ssl("rediss".equalsIgnoreCase(uri.getScheme()));
         } else {
-            RedisConnectionDetails boot = details.getObject();
-            RedisConnectionDetails.Standalone standalone = boot.getStandalone();
-            if (standalone == null) {
-                throw new IllegalStateException("Spring Boot's Redis connection is not a standalone server: set"
-                        + " slotbook.redis.url, or define a SeatReservation bean (RedisSeatReservation over a"
-                        + " cluster client)");
+            BootRedis boot = BootRedis.of(beans);
+            address = new HostAndPort(boot.host(), boot.port());
+            config.database(boot.database());
+            if (boot.username() != null) {
+                config.user(boot.username());
             }
-            address = new HostAndPort(standalone.getHost(), standalone.getPort());
-            config.database(standalone.getDatabase());
-            if (boot.getUsername() != null) {
-                config.user(boot.getUsername());
-            }
-            if (boot.getPassword() != null) {
-                config.password(boot.getPassword());
+            if (boot.password() != null) {
+                config.password(boot.password());
             }
         }
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
@@ -91,14 +87,17 @@ class SlotbookRedisConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(SeatReservation.class)
-    RedisSeatReservation slotbookGate(UnifiedJedis slotbookJedis, SlotbookProperties properties) {
+    RedisSeatReservation slotbookGate(UnifiedJedis slotbookJedis, SlotbookProperties properties,
+                                      ObjectProvider<SlotbookGateCustomizer> customizers) {
         int lanes = properties.redis().pipelineLanes();
         if (lanes < 0 || lanes > RedisSeatReservation.MAX_PIPELINE_LANES) {
             throw new IllegalArgumentException("slotbook.redis.pipeline-lanes must be between 0 and "
                     + RedisSeatReservation.MAX_PIPELINE_LANES + ", got " + lanes);
         }
-        return RedisSeatReservation.builder(slotbookJedis).keyPrefix(properties.redis().keyPrefix())
-                .pipelineLanes(lanes).build();
+        RedisSeatReservation.Builder builder = RedisSeatReservation.builder(slotbookJedis)
+                .keyPrefix(properties.redis().keyPrefix()).pipelineLanes(lanes);
+        customizers.orderedStream().forEach(c -> c.customize(builder));
+        return builder.build();
     }
 
     /** {@code slotbook.redis.url} is set, or Spring Boot has Redis connection details. */
@@ -111,8 +110,55 @@ class SlotbookRedisConfiguration {
         static class Url {
         }
 
-        @ConditionalOnBean(type = "org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails")
-        static class BootRedis {
+        @ConditionalOnBean(type = BootRedis.BOOT3)
+        static class Boot3Redis {
+        }
+
+        @ConditionalOnBean(type = BootRedis.BOOT4)
+        static class Boot4Redis {
+        }
+    }
+
+    /**
+     * Spring Boot's Redis connection details (spring.data.redis.*, or a service connection), read from
+     * its bean whichever Boot named it: RedisConnectionDetails in Spring Boot 3,
+     * DataRedisConnectionDetails in Spring Boot 4, whose getters are the same.
+     */
+    record BootRedis(String host, int port, int database, @Nullable String username, @Nullable String password) {
+        static final String BOOT3 = "org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails";
+        static final String BOOT4 = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
+
+        static BootRedis of(BeanFactory beans) {
+            ClassLoader loader = SlotbookRedisConfiguration.class.getClassLoader();
+            for (String type : new String[] {BOOT4, BOOT3}) {
+                if (!ClassUtils.isPresent(type, loader)) {
+                    continue;
+                }
+                Object details = beans.getBeanProvider(ClassUtils.resolveClassName(type, loader)).getIfAvailable();
+                if (details == null) {
+                    continue;
+                }
+                Object standalone = call(details, "getStandalone");
+                if (standalone == null) {
+                    throw new SlotbookStartupException("Spring Boot's Redis connection is not a standalone server,"
+                            + " and the gate's own pool connects to one.", "Set slotbook.redis.url, or define a"
+                            + " SeatReservation bean (RedisSeatReservation over a cluster client).");
+                }
+                return new BootRedis((String) call(standalone, "getHost"), (Integer) call(standalone, "getPort"),
+                        (Integer) call(standalone, "getDatabase"), (String) call(details, "getUsername"),
+                        (String) call(details, "getPassword"));
+            }
+            throw new IllegalStateException("no Spring Boot Redis connection details");
+        }
+
+        private static @Nullable Object call(Object target, String getter) {
+            try {
+                java.lang.reflect.Method method = target.getClass().getMethod(getter);
+                method.setAccessible(true);
+                return method.invoke(target);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot read " + getter + " of " + target.getClass().getName(), e);
+            }
         }
     }
 }

@@ -1,7 +1,5 @@
 package org.slotbook.spring;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,17 +19,20 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.jdbc.JdbcDialect;
 import org.slotbook.jdbc.internal.SqlScript;
-import org.springframework.core.io.Resource;
-import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 
 /**
  * Slotbook's schema as the shipped files describe it, and the start-up check that the database has
- * it: every table with every column, every decision routine, and (when Slotbook's own Flyway history
- * table exists) every shipped migration applied.
+ * it: every table with every column, and every decision routine.
  */
 public final class SlotbookSchema {
-    /** Class path folder of the migrations; the dialect's folder name follows ({@code postgresql}, {@code mariadb}, {@code h2}). */
-    public static final String MIGRATIONS = "db/migration/slotbook/";
+    /**
+     * Class path folder of the migrations, outside {@code db/migration} so that no default Flyway
+     * location finds them; the dialect's folder follows ({@code postgresql}, {@code mariadb}, {@code h2}),
+     * named as Spring Boot's {@code {vendor}} placeholder names the database.
+     */
+    public static final String MIGRATIONS = "org/slotbook/jdbc/migration/";
+    /** The migrations of every dialect as one Flyway location of Spring Boot's ({@code spring.flyway.locations}). */
+    public static final String BOOT_LOCATION = "classpath:" + MIGRATIONS + "{vendor}";
     /** Flyway placeholder for the table prefix in the migrations. */
     public static final String PLACEHOLDER = "slotbook_prefix";
 
@@ -128,14 +129,6 @@ public final class SlotbookSchema {
                     missing.add("routine " + prefix + routine);
                 }
             }
-            String applied = appliedVersion(connection, dialect, prefix);
-            if (applied != null) {
-                for (String shipped : shippedVersions(dialect)) {
-                    if (compareVersions(shipped, applied) > 0) {
-                        missing.add("migration V" + shipped + " (" + prefix + "schema_history is at V" + applied + ")");
-                    }
-                }
-            }
         } catch (SQLException e) {
             throw new IllegalStateException("Slotbook could not check its schema: " + e.getMessage(), e);
         }
@@ -153,74 +146,13 @@ public final class SlotbookSchema {
     public static void validate(DataSource dataSource, JdbcDialect dialect, String prefix) {
         List<String> missing = missing(dataSource, dialect, prefix);
         if (!missing.isEmpty()) {
-            throw new IllegalStateException("Slotbook's schema (prefix '" + prefix + "', " + dialect
-                    + ") is missing or not current: missing " + String.join(", ", missing)
-                    + ". Set slotbook.flyway.enabled=true to run Slotbook's migrations ("
-                    + location(dialect) + ") at start-up, or run them with your migration tool"
-                    + " (placeholder " + PLACEHOLDER + "=" + prefix + "), or call JdbcSchema.create;"
-                    + " slotbook.jdbc.validate-schema=false skips this check");
+            throw new SlotbookStartupException("Slotbook's schema (prefix '" + prefix + "', " + dialect
+                    + ") is missing or not current: missing " + String.join(", ", missing) + ".",
+                    "Let the starter run Slotbook's migration (slotbook.flyway.enabled=true, the default), or add "
+                    + BOOT_LOCATION + " to spring.flyway.locations with spring.flyway.placeholders." + PLACEHOLDER
+                    + "=" + prefix + ", or call JdbcSchema.create; slotbook.jdbc.validate-schema=false skips this"
+                    + " check.");
         }
-    }
-
-    /**
-     * {@return versions of the migrations shipped for the dialect, in order}
-     *
-     * @param dialect the SQL dialect of the database
-     */
-    public static List<String> shippedVersions(JdbcDialect dialect) {
-        List<String> versions = new ArrayList<>();
-        try {
-            Resource[] files = new PathMatchingResourcePatternResolver(SlotbookSchema.class.getClassLoader())
-                    .getResources("classpath*:" + MIGRATIONS + dialect.name().toLowerCase(Locale.ROOT) + "/V*__*.sql");
-            for (Resource file : files) {
-                String name = file.getFilename();
-                if (name != null) {
-                    versions.add(name.substring(1, name.indexOf("__")).replace('_', '.'));
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not list Slotbook's migrations", e);
-        }
-        versions.sort(SlotbookSchema::compareVersions);
-        return versions;
-    }
-
-    /** The highest successful version in Slotbook's own history table, or null when there is none. */
-    private static @Nullable String appliedVersion(Connection connection, JdbcDialect dialect, String prefix)
-            throws SQLException {
-        String q = dialect == JdbcDialect.MARIADB ? "`" : "\"";
-        boolean autoCommit = connection.getAutoCommit();
-        String newest = null;
-        try (Statement statement = connection.createStatement();
-             ResultSet rs = statement.executeQuery("SELECT " + q + "version" + q + " FROM " + q + prefix
-                     + "schema_history" + q + " WHERE " + q + "success" + q + " = TRUE AND " + q + "version" + q
-                     + " IS NOT NULL")) {
-            while (rs.next()) {
-                String version = rs.getString(1);
-                if (newest == null || compareVersions(version, newest) > 0) {
-                    newest = version;
-                }
-            }
-        } catch (SQLException e) {
-            if (!autoCommit) {
-                connection.rollback();
-            }
-            return null; // no history of Slotbook's own: migrated another way
-        }
-        return newest;
-    }
-
-    static int compareVersions(String a, String b) {
-        String[] x = a.split("\\.");
-        String[] y = b.split("\\.");
-        for (int i = 0; i < Math.max(x.length, y.length); i++) {
-            long p = i < x.length ? Long.parseLong(x[i]) : 0;
-            long r = i < y.length ? Long.parseLong(y[i]) : 0;
-            if (p != r) {
-                return Long.compare(p, r);
-            }
-        }
-        return 0;
     }
 
     /** Lower-case column names of a table, or null when there is no such table. */

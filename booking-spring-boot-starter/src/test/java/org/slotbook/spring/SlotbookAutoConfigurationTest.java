@@ -65,8 +65,8 @@ class SlotbookAutoConfigurationTest {
             JdbcTemplate sql = new JdbcTemplate(context.getBean(DataSource.class));
             assertThat(sql.queryForObject("SELECT COUNT(*) FROM slotbook_booking WHERE tenant_id = 'ac'",
                     Integer.class)).isEqualTo(1);
-            assertThat(sql.queryForObject("SELECT MAX(\"version\") FROM \"slotbook_schema_history\"",
-                    String.class)).isEqualTo("1");
+            assertThat(sql.queryForObject("SELECT COUNT(*) FROM \"slotbook_schema_history\" WHERE \"success\""
+                    + " AND \"script\" = 'R__slotbook.sql'", Integer.class)).isEqualTo(1);
         });
     }
 
@@ -92,8 +92,7 @@ class SlotbookAutoConfigurationTest {
         runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.rules.cancel-cutoff=1h",
                 "slotbook.rules.late-cancel=sometimes").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("slotbook.rules.late-cancel")
-                    .hasMessageContaining("sometimes");
+            assertThat(allMessages(context.getStartupFailure())).contains("slotbook.rules.late-cancel", "sometimes");
         });
     }
 
@@ -114,20 +113,59 @@ class SlotbookAutoConfigurationTest {
                 .isEqualTo(org.slotbook.core.BookingRules.defaults());
         runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.rules.credits-drawn=later").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("slotbook.rules.credits-drawn")
-                    .hasMessageContaining("later");
+            assertThat(allMessages(context.getStartupFailure())).contains("slotbook.rules.credits-drawn", "later");
         });
     }
 
     @Test
     void startUpFailsNamingWhatIsMissingFromTheSchema() {
-        runner.run(context -> {
+        runner.withPropertyValues("slotbook.flyway.enabled=false").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
                     .hasMessageContaining("missing table slotbook_slot")
                     .hasMessageContaining("routine slotbook_hold")
                     .hasMessageContaining("slotbook.flyway.enabled=true");
+            org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                    new SlotbookFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("missing table slotbook_slot");
+            assertThat(analysis.getAction()).contains("spring.flyway.locations",
+                    "classpath:org/slotbook/jdbc/migration/{vendor}", "spring.flyway.placeholders.slotbook_prefix=slotbook_");
         });
+    }
+
+    @Test
+    void withoutFlywayOnTheClassPathTheDefaultFailsNamingTheFix() {
+        runner.withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader("org.flywaydb"))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                            new SlotbookFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("Flyway is not on the class path");
+                    assertThat(analysis.getAction()).contains("org.flywaydb:flyway-core", "slotbook.flyway.enabled=false");
+                });
+    }
+
+    @Test
+    void customizersChangeOneSettingOfEachBuilder() {
+        java.util.List<String> applied = new java.util.concurrent.CopyOnWriteArrayList<>();
+        runner.withBean("storeCustomizer", SlotbookStoreCustomizer.class,
+                        () -> builder -> { applied.add("store"); builder.maxRetries(3); })
+                .withBean("engineCustomizer", SlotbookEngineCustomizer.class,
+                        () -> builder -> { applied.add("engine"); builder.holdPolicy(org.slotbook.core.HoldPolicy.ofMinutes(3)); })
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(applied).containsExactly("store", "engine");
+                    BookingEngine engine = context.getBean(BookingEngine.class);
+                    TenantId tenant = TenantId.of("cust");
+                    Instant start = Instant.now().plus(Duration.ofDays(2)).truncatedTo(ChronoUnit.HOURS);
+                    engine.schedule(tenant, new SlotSpec(SlotId.of("s"), CoachId.of("c"), RoomId.of("r"),
+                            TimeRange.of(start, Duration.ofHours(1)), 3));
+                    Instant before = Instant.now();
+                    org.slotbook.core.Booking held = ((Held) engine.hold(tenant, HoldRequest.of(RequestId.random(),
+                            SlotId.of("s"), StudentId.of("a")))).booking();
+                    assertThat(held.heldUntil()).as("the customized 3 minute hold, not the 10 minute default")
+                            .isBefore(before.plus(Duration.ofMinutes(5)));
+                });
     }
 
     @Test
@@ -235,7 +273,7 @@ class SlotbookAutoConfigurationTest {
 
     @Test
     void healthIsDownWhenTheLedgerCannotBeRead() {
-        runner.withPropertyValues("slotbook.jdbc.validate-schema=false").run(context -> {
+        runner.withPropertyValues("slotbook.flyway.enabled=false", "slotbook.jdbc.validate-schema=false").run(context -> {
             Health health = context.getBean(SlotbookHealthIndicator.class).health();
             assertThat(health.getStatus()).isEqualTo(Status.DOWN);
             assertThat(health.getDetails().get("ledger").toString()).contains("status=DOWN");
@@ -286,7 +324,9 @@ class SlotbookAutoConfigurationTest {
     void theBomNamesEveryPublishedModule() throws Exception {
         String root = java.nio.file.Files.readString(java.nio.file.Path.of("../pom.xml"));
         String bom = java.nio.file.Files.readString(java.nio.file.Path.of("../slotbook-bom/pom.xml"));
-        java.util.regex.Matcher module = java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(root);
+        // the reactor's own modules; a profile's modules (the Spring Boot test applications) are not published
+        String modules = root.substring(0, root.indexOf("<profiles>"));
+        java.util.regex.Matcher module = java.util.regex.Pattern.compile("<module>([^<]+)</module>").matcher(modules);
         int named = 0;
         while (module.find()) {
             String name = module.group(1);
@@ -299,17 +339,60 @@ class SlotbookAutoConfigurationTest {
         assertThat(named).isEqualTo(4);
     }
 
+    private static String allMessages(Throwable failure) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            all.append(t.getMessage()).append('\n');
+        }
+        return all.toString();
+    }
+
     @Test
-    void aMigrationNotYetAppliedIsNamed() {
-        runner.withPropertyValues("slotbook.flyway.enabled=true").run(context -> {
-            DataSource dataSource = context.getBean(DataSource.class);
-            assertThat(SlotbookSchema.shippedVersions(org.slotbook.jdbc.JdbcDialect.H2)).startsWith("1");
-            assertThat(SlotbookSchema.missing(dataSource, org.slotbook.jdbc.JdbcDialect.H2, "slotbook_")).isEmpty();
-            // as if the database were one release behind
-            new JdbcTemplate(dataSource).update(
-                    "UPDATE \"slotbook_schema_history\" SET \"version\" = '0.9' WHERE \"version\" = '1'");
-            assertThat(SlotbookSchema.missing(dataSource, org.slotbook.jdbc.JdbcDialect.H2, "slotbook_"))
-                    .containsExactly("migration V1 (slotbook_schema_history is at V0.9)");
-        });
+    void theConfigurationMetadataIsPlainTextWithTypedValuesAndHints() throws Exception {
+        com.fasterxml.jackson.databind.JsonNode metadata;
+        try (java.io.InputStream in = getClass().getClassLoader()
+                .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            metadata = new ObjectMapper().readTree(in);
+        }
+        java.util.Map<String, String> types = new java.util.HashMap<>();
+        for (com.fasterxml.jackson.databind.JsonNode property : metadata.get("properties")) {
+            String description = property.path("description").asText("");
+            assertThat(description).as(property.get("name").asText()).isNotBlank()
+                    .doesNotContain("{@").doesNotContain("<");
+            types.put(property.get("name").asText(), property.get("type").asText());
+        }
+        assertThat(types).containsEntry("slotbook.rules.week-zone", "java.time.ZoneId")
+                .containsEntry("slotbook.rules.late-cancel", "org.slotbook.spring.SlotbookProperties$LateCancel")
+                .containsEntry("slotbook.rules.credits-drawn", "org.slotbook.core.CreditPolicy")
+                .containsEntry("slotbook.hold-ttl", "java.time.Duration");
+        java.util.Set<String> hinted = new java.util.HashSet<>();
+        metadata.get("hints").forEach(h -> hinted.add(h.get("name").asText()));
+        assertThat(hinted).contains("slotbook.rules.late-cancel", "slotbook.rules.credits-drawn",
+                "slotbook.rules.week-zone");
+    }
+
+    /** A host bean that needs the engine. */
+    record NeedsEngine(BookingEngine engine) {
+    }
+
+    @Test
+    void withoutADataSourceStartUpFailsSayingWhyTheStarterProvidedNoEngine() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(SlotbookAutoConfiguration.class))
+                .withBean(NeedsEngine.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    org.springframework.boot.diagnostics.FailureAnalysis analysis =
+                            new SlotbookMissingBeanFailureAnalyzer(new org.springframework.beans.factory.support
+                                    .DefaultListableBeanFactory()).analyze(context.getStartupFailure());
+                    assertThat(analysis).as("a failure analysis, not a silent back-off").isNotNull();
+                    assertThat(analysis.getDescription()).contains("org.slotbook.core.BookingEngine",
+                            "did not provide it");
+                    assertThat(analysis.getAction()).contains("DataSource", "slotbook.enabled");
+                });
+        // a bean of another library's is not Slotbook's to explain
+        assertThat(new SlotbookMissingBeanFailureAnalyzer(new org.springframework.beans.factory.support
+                .DefaultListableBeanFactory()).analyze(new org.springframework.beans.factory
+                .NoSuchBeanDefinitionException(String.class))).isNull();
     }
 }

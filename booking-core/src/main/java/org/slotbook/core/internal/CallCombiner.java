@@ -1,5 +1,6 @@
 package org.slotbook.core.internal;
 
+import org.slotbook.core.InvalidInputException;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
@@ -96,10 +97,10 @@ public final class CallCombiner<Q, R> {
     public CallCombiner(Sender<Q, R> sender, int lanes, int maxBatch) {
         this.sender = Objects.requireNonNull(sender, "sender");
         if (lanes < 1) {
-            throw new IllegalArgumentException("lanes must be at least 1, got " + lanes);
+            throw new InvalidInputException("lanes must be at least 1, got " + lanes);
         }
         if (maxBatch < 1) {
-            throw new IllegalArgumentException("maxBatch must be at least 1, got " + maxBatch);
+            throw new InvalidInputException("maxBatch must be at least 1, got " + maxBatch);
         }
         this.maxBatch = maxBatch;
         this.lanes = new Lane[lanes];

@@ -1,5 +1,6 @@
 package org.slotbook.core.internal;
 
+import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -14,7 +15,7 @@ public final class Checks {
 
     public static <T> T notNull(String field, T value) {
         if (value == null) {
-            throw new IllegalArgumentException(field + " must not be null");
+            throw new InvalidInputException(field, field + " must not be null");
         }
         return value;
     }
@@ -29,39 +30,39 @@ public final class Checks {
      */
     public static String id(String field, String value) {
         if (value == null) {
-            throw new IllegalArgumentException(field + " must not be null");
+            throw new InvalidInputException(field, field + " must not be null");
         }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
-                throw new IllegalArgumentException(field + " must be well-formed Unicode, got an unpaired surrogate "
+                throw new InvalidInputException(field, field + " must be well-formed Unicode, got an unpaired surrogate "
                         + escape(String.valueOf(c)) + " at index " + i + " in '" + escape(value) + "'");
             }
         }
         if (value.codePoints().allMatch(cp -> Character.isWhitespace(cp) || Character.isSpaceChar(cp))) {
-            throw new IllegalArgumentException(field + " must not be blank, got '" + escape(value) + "'");
+            throw new InvalidInputException(field, field + " must not be blank, got '" + escape(value) + "'");
         }
         if (value.length() > MAX_ID_LENGTH) {
-            throw new IllegalArgumentException(field + " must be at most " + MAX_ID_LENGTH
+            throw new InvalidInputException(field, field + " must be at most " + MAX_ID_LENGTH
                     + " characters, got " + value.length() + " characters: '"
                     + escape(value.substring(0, value.offsetByCodePoints(0, 20))) + "...'");
         }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (Character.isISOControl(c)) {
-                throw new IllegalArgumentException(field + " must not contain control characters, got '"
+                throw new InvalidInputException(field, field + " must not contain control characters, got '"
                         + escape(value) + "'");
             }
             if (hidden(c)) {
-                throw new IllegalArgumentException(field + " must not contain bidirectional controls or invisible"
+                throw new InvalidInputException(field + " must not contain bidirectional controls or invisible"
                         + " characters, got " + escape(String.valueOf(c)) + " at index " + i + " in '"
                         + escape(value) + "'");
             }
         }
         if (!value.strip().equals(value)) {
-            throw new IllegalArgumentException(field + " must not start or end with white space, got '"
+            throw new InvalidInputException(field, field + " must not start or end with white space, got '"
                     + escape(value) + "'");
         }
         return value;
@@ -86,7 +87,7 @@ public final class Checks {
     public static String classType(String field, String value) {
         id(field, value);
         if (value.length() > 32 || value.indexOf(',') >= 0) {
-            throw new IllegalArgumentException(field + " must be at most 32 characters without a comma, got '"
+            throw new InvalidInputException(field, field + " must be at most 32 characters without a comma, got '"
                     + escape(value) + "'");
         }
         return value;
@@ -126,21 +127,21 @@ public final class Checks {
 
     public static String id(String field, long value) {
         if (value <= 0) {
-            throw new IllegalArgumentException(field + " must be positive, got " + value);
+            throw new InvalidInputException(field, field + " must be positive, got " + value);
         }
         return Long.toString(value);
     }
 
     public static int positive(String field, int value) {
         if (value <= 0) {
-            throw new IllegalArgumentException(field + " must be positive, got " + value);
+            throw new InvalidInputException(field, field + " must be positive, got " + value);
         }
         return value;
     }
 
     public static int between(String field, int value, int min, int max) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException(field + " must be between " + min + " and " + max + ", got " + value);
+            throw new InvalidInputException(field, field + " must be between " + min + " and " + max + ", got " + value);
         }
         return value;
     }
@@ -148,7 +149,7 @@ public final class Checks {
     public static Duration positive(String field, Duration value) {
         notNull(field, value);
         if (value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException(field + " must be positive, got " + value);
+            throw new InvalidInputException(field, field + " must be positive, got " + value);
         }
         return value;
     }
@@ -156,7 +157,7 @@ public final class Checks {
     public static Duration notNegative(String field, Duration value) {
         notNull(field, value);
         if (value.isNegative()) {
-            throw new IllegalArgumentException(field + " must not be negative, got " + value);
+            throw new InvalidInputException(field, field + " must not be negative, got " + value);
         }
         return value;
     }
@@ -182,7 +183,7 @@ public final class Checks {
     public static Instant micros(String field, Instant value) {
         notNull(field, value);
         if (value.isBefore(MIN_INSTANT) || !value.isBefore(MAX_INSTANT)) {
-            throw new IllegalArgumentException(field + " must be from " + MIN_INSTANT + " and before " + MAX_INSTANT
+            throw new InvalidInputException(field + " must be from " + MIN_INSTANT + " and before " + MAX_INSTANT
                     + ", got " + value);
         }
         return value.truncatedTo(ChronoUnit.MICROS);

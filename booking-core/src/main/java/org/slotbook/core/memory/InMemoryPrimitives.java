@@ -1,5 +1,6 @@
 package org.slotbook.core.memory;
 
+import org.slotbook.core.InvalidInputException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.time.Clock;
@@ -123,7 +124,7 @@ public final class InMemoryPrimitives {
     MemoryTransaction own(StoreTransaction tx) {
         Checks.notNull("tx", tx);
         if (!(tx instanceof MemoryTransaction mine) || mine.store != this) {
-            throw new IllegalArgumentException("tx must be a transaction of this in-memory store, got " + tx);
+            throw new InvalidInputException("tx must be a transaction of this in-memory store, got " + tx);
         }
         if (!mine.isOpen()) {
             throw new IllegalStateException("tx has already ended: " + tx);

@@ -1,5 +1,6 @@
 package org.slotbook.core.memory;
 
+import org.slotbook.core.InvalidInputException;
 import java.time.Clock;
 import java.time.DayOfWeek;
 import java.time.Duration;
@@ -480,7 +481,7 @@ public final class InMemoryStore implements BookingStore {
         for (int i = 0; i < occurrences.size(); i++) {
             Slot slot = Checks.notNull("occurrences[" + i + "]", occurrences.get(i));
             if (!seriesId.equals(slot.seriesId())) {
-                throw new IllegalArgumentException("occurrences[" + i + "] (slot '" + slot.slotId()
+                throw new InvalidInputException("occurrences[" + i + "] (slot '" + slot.slotId()
                         + "') must be of series '" + seriesId + "', got " + (slot.seriesId() == null ? "none"
                         : "'" + slot.seriesId() + "'"));
             }
@@ -532,7 +533,7 @@ public final class InMemoryStore implements BookingStore {
             HoldCommand cmd = Checks.notNull("commands[" + i + "]", commands.get(i));
             StudentId first = commands.get(0).request().studentId();
             if (!cmd.request().studentId().equals(first)) {
-                throw new IllegalArgumentException("commands must all be of one student: commands[" + i
+                throw new InvalidInputException("commands must all be of one student: commands[" + i
                         + "] is of '" + cmd.request().studentId() + "', commands[0] of '" + first + "'");
             }
         }
@@ -1277,7 +1278,7 @@ public final class InMemoryStore implements BookingStore {
         Checks.notNull("resource", resource);
         Checks.notNull("range", range);
         if (resource.kind() == ResourceKind.STUDENT) {
-            throw new IllegalArgumentException("resource must be a COACH or a ROOM, got " + resource.kind());
+            throw new InvalidInputException("resource must be a COACH or a ROOM, got " + resource.kind());
         }
         return locked(tenantId, t -> t.slots.values().stream().map(r -> r.slot)
                 .filter(s -> s.status() == SlotStatus.OPEN && s.time().overlaps(range))

@@ -1,5 +1,6 @@
 package org.slotbook.core.memory;
 
+import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,7 +50,7 @@ final class MemoryConflicts implements ConflictDetector {
         Checks.positive("longestSession", longestSession);
         TimeRange time = occupation.time();
         if (time.duration().compareTo(longestSession) > 0) {
-            throw new IllegalArgumentException("occupation time " + time + " is longer than longestSession "
+            throw new InvalidInputException("occupation time " + time + " is longer than longestSession "
                     + longestSession);
         }
         TenantState state = t.state;

@@ -1,5 +1,6 @@
 package org.slotbook.core.memory;
 
+import org.slotbook.core.InvalidInputException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -43,11 +44,11 @@ final class MemoryLedger implements SeatLedger {
         MemoryTransaction t = store.own(tx);
         Checks.notNull("slot", slot);
         if (!slot.tenantId().equals(t.tenantId())) {
-            throw new IllegalArgumentException("slot.tenantId must be the transaction's tenant " + t.tenantId()
+            throw new InvalidInputException("slot.tenantId must be the transaction's tenant " + t.tenantId()
                     + ", got " + slot.tenantId());
         }
         if (slot.status() != SlotStatus.OPEN) {
-            throw new IllegalArgumentException("slot.status must be OPEN, got " + slot.status());
+            throw new InvalidInputException("slot.status must be OPEN, got " + slot.status());
         }
         TenantState state = t.state;
         if (state.slots.containsKey(slot.slotId())) {

@@ -1,5 +1,6 @@
 package org.slotbook.core.shard;
 
+import org.slotbook.core.InvalidInputException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -49,7 +50,7 @@ public interface ShardMapping {
             names.add(Checks.id("shard", name));
         }
         if (names.isEmpty()) {
-            throw new IllegalArgumentException("shards must name at least one shard, got none");
+            throw new InvalidInputException("shards must name at least one shard, got none");
         }
         names.sort(null);
         List<String> fixed = List.copyOf(names);

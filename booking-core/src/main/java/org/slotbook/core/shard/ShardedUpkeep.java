@@ -1,5 +1,6 @@
 package org.slotbook.core.shard;
 
+import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -65,7 +66,7 @@ public final class ShardedUpkeep implements AutoCloseable {
     public ReconciliationJob job(String shard) {
         ReconciliationJob job = jobs.get(Checks.notNull("shard", shard));
         if (job == null) {
-            throw new IllegalArgumentException("shard must be one of " + jobs.keySet() + ", got '"
+            throw new InvalidInputException("shard must be one of " + jobs.keySet() + ", got '"
                     + Checks.escape(shard) + "'");
         }
         return job;

@@ -1,5 +1,6 @@
 package org.slotbook.core.shard;
 
+import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -115,7 +116,7 @@ public final class TenantRoutedStore implements BookingStore {
     public BookingStore shard(String name) {
         BookingStore store = shards.get(Checks.notNull("shard", name));
         if (store == null) {
-            throw new IllegalArgumentException("shard must be one of " + shards.keySet() + ", got '"
+            throw new InvalidInputException("shard must be one of " + shards.keySet() + ", got '"
                     + Checks.escape(name) + "'");
         }
         return store;
@@ -401,11 +402,11 @@ public final class TenantRoutedStore implements BookingStore {
             Checks.id("shard", name);
             Checks.notNull("store", store);
             if (store instanceof TenantRoutedStore) {
-                throw new IllegalArgumentException("store of shard '" + Checks.escape(name)
+                throw new InvalidInputException("store of shard '" + Checks.escape(name)
                         + "' must be a single store, got a TenantRoutedStore");
             }
             if (shards.putIfAbsent(name, store) != null) {
-                throw new IllegalArgumentException("shard must be a new name, got '" + Checks.escape(name)
+                throw new InvalidInputException("shard must be a new name, got '" + Checks.escape(name)
                         + "' twice");
             }
             return this;
@@ -438,7 +439,7 @@ public final class TenantRoutedStore implements BookingStore {
         /** {@return the routed store} */
         public TenantRoutedStore build() {
             if (shards.isEmpty()) {
-                throw new IllegalArgumentException("shards must hold at least one shard, got none");
+                throw new InvalidInputException("shards must hold at least one shard, got none");
             }
             ShardMapping m = mapping != null ? mapping : ShardMapping.rendezvous(shards.keySet());
             return new TenantRoutedStore(shards, m, backoff);

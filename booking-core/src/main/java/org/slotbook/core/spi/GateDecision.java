@@ -1,5 +1,6 @@
 package org.slotbook.core.spi;
 
+import org.slotbook.core.InvalidInputException;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.RequestId;
 
@@ -50,13 +51,13 @@ public record GateDecision(GateOutcome outcome, @Nullable RequestId heldUnder, j
      */
     public GateDecision {
         if (outcome == null) {
-            throw new IllegalArgumentException("outcome must not be null");
+            throw new InvalidInputException("outcome must not be null");
         }
         if (outcome == GateOutcome.DUPLICATE && heldUnder == null) {
-            throw new IllegalArgumentException("heldUnder must be set for DUPLICATE");
+            throw new InvalidInputException("heldUnder must be set for DUPLICATE");
         }
         if ((outcome == GateOutcome.NOT_OPEN) != (opensAt != null)) {
-            throw new IllegalArgumentException("opensAt must be set for NOT_OPEN, and only then");
+            throw new InvalidInputException("opensAt must be set for NOT_OPEN, and only then");
         }
     }
 

@@ -1,5 +1,6 @@
 package org.slotbook.core.spi;
 
+import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
@@ -38,7 +39,7 @@ public record HoldCommand(BookingId bookingId, HoldRequest request, BookingStatu
         Checks.notNull("request", request);
         Checks.notNull("status", status);
         if (!status.isActive()) {
-            throw new IllegalArgumentException("status must be HELD or CONFIRMED, got " + status);
+            throw new InvalidInputException("status must be HELD or CONFIRMED, got " + status);
         }
         now = now == null ? null : Checks.micros("now", now);
         Checks.positive("holdTtl", holdTtl);

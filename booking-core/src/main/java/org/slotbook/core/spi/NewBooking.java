@@ -1,5 +1,6 @@
 package org.slotbook.core.spi;
 
+import org.slotbook.core.InvalidInputException;
 import java.time.Instant;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
@@ -31,7 +32,7 @@ public record NewBooking(BookingId bookingId, RequestId requestId, SlotId slotId
         Checks.notNull("studentId", studentId);
         Checks.notNull("status", status);
         if (!status.isActive()) {
-            throw new IllegalArgumentException("status must be HELD or CONFIRMED, got " + status);
+            throw new InvalidInputException("status must be HELD or CONFIRMED, got " + status);
         }
         heldUntil = Checks.micros("heldUntil", heldUntil);
     }

@@ -1,5 +1,6 @@
 package org.slotbook.core.spi;
 
+import org.slotbook.core.InvalidInputException;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingId;
@@ -24,7 +25,7 @@ public record Occupation(List<ResourceRef> resources, TimeRange time, SlotId slo
     public Occupation {
         resources = List.copyOf(Checks.notNull("resources", resources));
         if (resources.isEmpty()) {
-            throw new IllegalArgumentException("resources must not be empty");
+            throw new InvalidInputException("resources must not be empty");
         }
         Checks.notNull("time", time);
         Checks.notNull("slotId", slotId);

@@ -43,7 +43,9 @@ import org.slotbook.core.HoldPolicy;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.HoldResult;
 import org.slotbook.core.NotFound;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.RequestId;
+import org.slotbook.core.RequestIdReusedException;
 import org.slotbook.core.ResourceConflict;
 import org.slotbook.core.ResourceKind;
 import org.slotbook.core.RoomId;
@@ -383,12 +385,12 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
         held(engine.hold(tenant, first));
         assertThatThrownBy(() -> engine.hold(tenant, HoldRequest.of(first.requestId(), SlotId.of("b"),
                 StudentId.of("dave"))))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(RequestIdReusedException.class)
                 .hasMessageContaining("requestId")
                 .hasMessageContaining(first.requestId().value());
         assertThatThrownBy(() -> engine.hold(tenant, HoldRequest.of(first.requestId(), SlotId.of("a"),
                 StudentId.of("erin"))))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(RequestIdReusedException.class)
                 .hasMessageContaining("erin");
         assertThat(countInLedger(SlotId.of("b")).taken()).isZero();
         assertThat(countInLedger(SlotId.of("a")).taken()).isEqualTo(1);
@@ -400,7 +402,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
         HoldRequest hold = request("whole", "fay");
         Booking held = held(engine.hold(tenant, hold));
         // book(r) after hold(r): the hold is not confirmed, so this is not the same request
-        assertThatThrownBy(() -> engine.book(tenant, hold)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> engine.book(tenant, hold)).isInstanceOf(RequestIdReusedException.class)
                 .hasMessageContaining(hold.requestId().value()).hasMessageContaining("not confirmed");
         assertThat(bookingInLedger(held.bookingId()).status()).isEqualTo(BookingStatus.HELD);
         // hold(r) again: the same booking
@@ -441,7 +443,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
                 HoldRequest.of(dave.requestId(), SlotId.of("private-slot-x"), StudentId.of("erin")),
                 HoldRequest.of(dave.requestId(), SlotId.of("public-slot-y"), StudentId.of("private-student-dave")))) {
             assertThatThrownBy(() -> engine.hold(tenant, reuse))
-                    .isInstanceOf(IllegalArgumentException.class)
+                    .isInstanceOf(RequestIdReusedException.class)
                     .hasMessageContaining("requestId '" + dave.requestId() + "'")
                     .hasMessageContaining("slot '" + reuse.slotId() + "'")
                     .hasMessageContaining("student '" + reuse.studentId() + "'")
@@ -593,7 +595,7 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
     void sessionLongerThanTheMaximumIsRefusedAndNothingIsStored() {
         assertThatThrownBy(() -> engine.schedule(tenant, new SlotSpec(SlotId.of("long"), CoachId.of("c"),
                 RoomId.of("r"), at(0, 25 * 60), 10)))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(InvalidInputException.class)
                 .hasMessageContaining("maxSessionDuration")
                 .hasMessageContaining("PT25H");
         assertThat(engine.hold(tenant, request("long", "x"))).isInstanceOf(NotFound.class);
@@ -779,17 +781,17 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
     @Test
     void badInputNamesTheFieldAndChangesNothing() {
         assertThatThrownBy(() -> engine.hold(null, request("s", "a")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tenantId");
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("tenantId");
         assertThatThrownBy(() -> engine.hold(tenant, null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("request");
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("request");
         assertThatThrownBy(() -> StudentId.of(" "))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("studentId");
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("studentId");
         assertThatThrownBy(() -> SlotId.of(-3))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slotId").hasMessageContaining("-3");
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("slotId").hasMessageContaining("-3");
         assertThatThrownBy(() -> new SlotSpec(SlotId.of("s"), CoachId.of("c"), RoomId.of("r"), at(0, 60), 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("capacity").hasMessageContaining("0");
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("capacity").hasMessageContaining("0");
         assertThatThrownBy(() -> TimeRange.of(base, base))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("end");
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("end");
     }
 
     // ---------------------------------------------------------------- gate specifics

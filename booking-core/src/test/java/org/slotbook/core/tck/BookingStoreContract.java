@@ -1423,7 +1423,8 @@ public abstract class BookingStoreContract {
     }
 
     private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String field) {
-        assertThatThrownBy(call).as(field).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(field);
+        assertThatThrownBy(call).as(field).isInstanceOf(org.slotbook.core.InvalidInputException.class)
+                .hasMessageContaining(field);
     }
 
     private static <R> StoreOutcome<R> record(List<BookingEvent> events, StoreOutcome<R> outcome) {

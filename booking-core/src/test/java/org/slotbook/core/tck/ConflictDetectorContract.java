@@ -296,7 +296,7 @@ public abstract class ConflictDetectorContract {
             }
         });
         assumeTrue(thrown.isPresent(), "the backend made no transaction of another store");
-        assertThat(thrown.get()).isEqualTo(IllegalArgumentException.class);
+        assertThat(thrown.get()).isEqualTo(org.slotbook.core.InvalidInputException.class);
         assertThat(occupy(slotOccupation(slot))).as("nothing was written").isEmpty();
     }
 

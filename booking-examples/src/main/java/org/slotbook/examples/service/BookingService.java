@@ -24,7 +24,9 @@ import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 import org.springframework.boot.SpringApplication;
+import org.slotbook.spring.web.SlotbookHttpStatus;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -37,7 +39,9 @@ import org.springframework.web.bind.annotation.RestController;
  * A small booking API on Slotbook's Spring Boot starter. It holds no Slotbook wiring: the starter
  * provides the engine on the application's DataSource (and the Redis gate when
  * {@code slotbook.redis.url} is set), runs the migrations, the upkeep, the metrics and the health
- * check. Settings are in {@code application.properties}; run it with
+ * check, and answers bad input (400), a reused request id (409) and a store that is away (503) as
+ * problem details. Each result goes out with its status from {@link SlotbookHttpStatus}
+ * ({@code Held} 201, {@code Full} 409, {@code NotFound} 404, ...). Settings are in {@code application.properties}; run it with
  * {@code mvn -q -pl booking-examples -am package -DskipTests exec:java -Dexec.mainClass=org.slotbook.examples.service.BookingService}.
  */
 @SpringBootApplication
@@ -69,11 +73,12 @@ public class BookingService {
         }
 
         @PostMapping("/tenants/{tenant}/slots")
-        ScheduleResult schedule(@PathVariable("tenant") String tenant, @RequestBody NewSlot slot) {
-            return engine.schedule(TenantId.of(tenant), new SlotSpec(SlotId.of(slot.slotId()),
+        ResponseEntity<ScheduleResult> schedule(@PathVariable("tenant") String tenant, @RequestBody NewSlot slot) {
+            return SlotbookHttpStatus.response(engine.schedule(TenantId.of(tenant), new SlotSpec(
+                    SlotId.of(slot.slotId()),
                     CoachId.of(slot.coachId()), RoomId.of(slot.roomId()),
                     TimeRange.of(slot.start(), Duration.ofMinutes(slot.minutes())), slot.capacity())
-                    .withCost(slot.cost()));
+                    .withCost(slot.cost())));
         }
 
         @PostMapping("/tenants/{tenant}/packages")
@@ -88,38 +93,41 @@ public class BookingService {
         }
 
         @PostMapping("/tenants/{tenant}/bookings/{booking}/check-in")
-        CheckInResult checkIn(@PathVariable("tenant") String tenant, @PathVariable("booking") String booking,
+        ResponseEntity<CheckInResult> checkIn(@PathVariable("tenant") String tenant, @PathVariable("booking") String booking,
                               @RequestParam("student") String student) {
-            return engine.checkIn(TenantId.of(tenant), BookingId.of(booking), StudentId.of(student));
+            return SlotbookHttpStatus.response(engine.checkIn(TenantId.of(tenant), BookingId.of(booking),
+                    StudentId.of(student)));
         }
 
         @GetMapping("/tenants/{tenant}/slots/{slot}")
-        AvailabilityResult availability(@PathVariable("tenant") String tenant, @PathVariable("slot") String slot) {
-            return engine.availability(TenantId.of(tenant), SlotId.of(slot));
+        ResponseEntity<AvailabilityResult> availability(@PathVariable("tenant") String tenant, @PathVariable("slot") String slot) {
+            return SlotbookHttpStatus.response(engine.availability(TenantId.of(tenant), SlotId.of(slot)));
         }
 
         @PostMapping("/tenants/{tenant}/slots/{slot}/holds")
-        HoldResult hold(@PathVariable("tenant") String tenant, @PathVariable("slot") String slot,
+        ResponseEntity<HoldResult> hold(@PathVariable("tenant") String tenant, @PathVariable("slot") String slot,
                         @RequestBody NewHold hold) {
-            return engine.hold(TenantId.of(tenant), request(slot, hold));
+            return SlotbookHttpStatus.response(engine.hold(TenantId.of(tenant), request(slot, hold)));
         }
 
         @PostMapping("/tenants/{tenant}/slots/{slot}/bookings")
-        HoldResult book(@PathVariable("tenant") String tenant, @PathVariable("slot") String slot,
+        ResponseEntity<HoldResult> book(@PathVariable("tenant") String tenant, @PathVariable("slot") String slot,
                         @RequestBody NewHold hold) {
-            return engine.book(TenantId.of(tenant), request(slot, hold));
+            return SlotbookHttpStatus.response(engine.book(TenantId.of(tenant), request(slot, hold)));
         }
 
         @PostMapping("/tenants/{tenant}/bookings/{booking}/confirm")
-        ConfirmResult confirm(@PathVariable("tenant") String tenant, @PathVariable("booking") String booking,
+        ResponseEntity<ConfirmResult> confirm(@PathVariable("tenant") String tenant, @PathVariable("booking") String booking,
                               @RequestParam("student") String student) {
-            return engine.confirm(TenantId.of(tenant), BookingId.of(booking), StudentId.of(student));
+            return SlotbookHttpStatus.response(engine.confirm(TenantId.of(tenant), BookingId.of(booking),
+                    StudentId.of(student)));
         }
 
         @DeleteMapping("/tenants/{tenant}/bookings/{booking}")
-        CancelResult cancel(@PathVariable("tenant") String tenant, @PathVariable("booking") String booking,
+        ResponseEntity<CancelResult> cancel(@PathVariable("tenant") String tenant, @PathVariable("booking") String booking,
                             @RequestParam("student") String student) {
-            return engine.cancel(TenantId.of(tenant), BookingId.of(booking), StudentId.of(student));
+            return SlotbookHttpStatus.response(engine.cancel(TenantId.of(tenant), BookingId.of(booking),
+                    StudentId.of(student)));
         }
 
         private static HoldRequest request(String slot, NewHold hold) {

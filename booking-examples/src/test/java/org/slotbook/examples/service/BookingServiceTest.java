@@ -66,7 +66,7 @@ class BookingServiceTest {
         Instant start = Instant.now().plus(Duration.ofDays(7)).truncatedTo(ChronoUnit.HOURS);
         HttpResponse<String> scheduled = post("/tenants/" + tenant + "/slots", "{\"slotId\":\"spin\",\"coachId\":\"ana\","
                 + "\"roomId\":\"studio-1\",\"start\":\"" + start + "\",\"minutes\":45,\"capacity\":10}");
-        assertThat(scheduled.statusCode()).isEqualTo(200);
+        assertThat(scheduled.statusCode()).isEqualTo(201);
         assertThat(scheduled.body()).contains("\"type\":\"Scheduled\"");
 
         int students = 200;
@@ -74,9 +74,10 @@ class BookingServiceTest {
         int full = 0;
         for (HttpResponse<String> response : Concurrent.run(students, students, i -> post("/tenants/" + tenant
                 + "/slots/spin/holds", "{\"studentId\":\"student-" + i + "\"}"))) {
-            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
             held += response.body().contains("\"type\":\"Held\"") ? 1 : 0;
             full += response.body().contains("\"type\":\"Full\"") ? 1 : 0;
+            assertThat(response.statusCode()).as(response.body())
+                    .isEqualTo(response.body().contains("\"type\":\"Held\"") ? 201 : 409);
         }
         assertThat(held + full).isEqualTo(students);
 
@@ -109,8 +110,9 @@ class BookingServiceTest {
         int held = 0;
         for (HttpResponse<String> response : Concurrent.run(slots, slots, i -> post("/tenants/" + tenant + "/slots/l" + i
                 + "/bookings", "{\"studentId\":\"amy\"}"))) {
-            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
             assertThat(response.body()).containsAnyOf("\"type\":\"Held\"", "\"type\":\"InsufficientCredits\"");
+            assertThat(response.statusCode()).as(response.body())
+                    .isEqualTo(response.body().contains("\"type\":\"Held\"") ? 201 : 409);
             held += response.body().contains("\"type\":\"Held\"") ? 1 : 0;
         }
         assertThat(held).isEqualTo(5);
@@ -121,5 +123,40 @@ class BookingServiceTest {
                 + " AND package_id = 'order-1'", Integer.class, tenant)).isZero();
         assertThat(jdbc.queryForObject("SELECT SUM(delta) FROM " + PREFIX + "credit_entry WHERE tenant_id = ?"
                 + " AND package_id = 'order-1'", Integer.class, tenant)).isZero();
+    }
+
+    @Test
+    void badInputIsA400AReusedRequestIdA409AndAnUnknownSlotA404() throws Exception {
+        String tenant = "web-" + RUN;
+        Instant start = Instant.now().plus(Duration.ofDays(7)).truncatedTo(ChronoUnit.HOURS);
+        assertThat(post("/tenants/" + tenant + "/slots", "{\"slotId\":\"yoga\",\"coachId\":\"bo\","
+                + "\"roomId\":\"studio-2\",\"start\":\"" + start + "\",\"minutes\":60,\"capacity\":2}").statusCode())
+                .isEqualTo(201);
+
+        HttpResponse<String> blank = post("/tenants/" + tenant + "/slots/yoga/holds", "{\"studentId\":\" \"}");
+        assertThat(blank.statusCode()).as(blank.body()).isEqualTo(400);
+        assertThat(blank.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+        assertThat(blank.body()).contains("\"status\":400", "\"field\":\"studentId\"", "studentId must not be blank");
+        HttpResponse<String> empty = post("/tenants/" + tenant + "/slots/yoga/holds", "{}");
+        assertThat(empty.statusCode()).as(empty.body()).isEqualTo(400);
+        assertThat(empty.body()).contains("studentId");
+
+        assertThat(post("/tenants/" + tenant + "/slots/yoga/holds", "{\"requestId\":\"r-1\",\"studentId\":\"al\"}")
+                .statusCode()).isEqualTo(201);
+        HttpResponse<String> reused = post("/tenants/" + tenant + "/slots/yoga/holds",
+                "{\"requestId\":\"r-1\",\"studentId\":\"bea\"}");
+        assertThat(reused.statusCode()).as(reused.body()).isEqualTo(409);
+        assertThat(reused.body()).contains("\"requestId\":\"r-1\"", "request-id-reused").doesNotContain("\"al\"");
+        assertThat(post("/tenants/" + tenant + "/slots/yoga/holds", "{\"studentId\":\"dee\"}").statusCode())
+                .isEqualTo(201);
+        HttpResponse<String> full = post("/tenants/" + tenant + "/slots/yoga/holds", "{\"studentId\":\"cy\"}");
+        assertThat(full.statusCode()).as(full.body()).isEqualTo(409);
+        assertThat(full.body()).contains("\"type\":\"Full\"");
+        HttpResponse<String> missing = post("/tenants/" + tenant + "/slots/nowhere/holds", "{\"studentId\":\"cy\"}");
+        assertThat(missing.statusCode()).as(missing.body()).isEqualTo(404);
+        assertThat(missing.body()).contains("\"type\":\"NotFound\"");
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + PREFIX + "booking WHERE tenant_id = ?", Integer.class,
+                tenant)).as("al's and dee's holds").isEqualTo(2);
     }
 }

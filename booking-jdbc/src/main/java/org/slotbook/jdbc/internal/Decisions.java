@@ -1,5 +1,6 @@
 package org.slotbook.jdbc.internal;
 
+import org.slotbook.core.InvalidInputException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -643,7 +644,7 @@ public final class Decisions implements BookingStore {
         notNull("tenantId", tenantId);
         notNull("terms", terms);
         if (limit <= 0) {
-            throw new IllegalArgumentException("limit must be positive, got " + limit);
+            throw new InvalidInputException("limit must be positive, got " + limit);
         }
         inRange("now", now);
         Facts facts = core.run(tenantId, "expire due holds", expireDue, ps -> {
@@ -753,7 +754,7 @@ public final class Decisions implements BookingStore {
         notNull("resource", resource);
         notNull("range", range);
         if (resource.kind() == ResourceKind.STUDENT) {
-            throw new IllegalArgumentException("resource must be a COACH or a ROOM, got " + resource.kind());
+            throw new InvalidInputException("resource must be a COACH or a ROOM, got " + resource.kind());
         }
         return core.run(tenantId, "read a timetable", sql.timetable(), ps -> {
             ps.setString(1, tenantId.value());
@@ -854,7 +855,7 @@ public final class Decisions implements BookingStore {
     public List<Slot> slots(TenantId tenantId, @Nullable SlotId after, int limit) {
         notNull("tenantId", tenantId);
         if (limit <= 0) {
-            throw new IllegalArgumentException("limit must be positive, got " + limit);
+            throw new InvalidInputException("limit must be positive, got " + limit);
         }
         return core.run(tenantId, "list slots", sql.slots(after != null), ps -> {
             int i = 1;
@@ -875,7 +876,7 @@ public final class Decisions implements BookingStore {
     @Override
     public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         if (limit <= 0) {
-            throw new IllegalArgumentException("limit must be positive, got " + limit);
+            throw new InvalidInputException("limit must be positive, got " + limit);
         }
         return core.run(null, "list tenants", sql.tenants(after != null), ps -> {
             int i = 1;
@@ -1011,7 +1012,7 @@ public final class Decisions implements BookingStore {
         for (int n = 0; n < occurrences.size(); n++) {
             Slot slot = notNull("occurrences[" + n + "]", occurrences.get(n));
             if (!seriesId.equals(slot.seriesId())) {
-                throw new IllegalArgumentException("occurrences[" + n + "] (slot '" + slot.slotId()
+                throw new InvalidInputException("occurrences[" + n + "] (slot '" + slot.slotId()
                         + "') must be of series '" + seriesId + "', got " + (slot.seriesId() == null ? "none"
                         : "'" + slot.seriesId() + "'"));
             }
@@ -1097,7 +1098,7 @@ public final class Decisions implements BookingStore {
         notNull("tenantId", tenantId);
         notNull("seriesId", seriesId);
         if (limit <= 0) {
-            throw new IllegalArgumentException("limit must be positive, got " + limit);
+            throw new InvalidInputException("limit must be positive, got " + limit);
         }
         return core.run(tenantId, "read the occurrences of series " + seriesId, sql.seriesSlots(), ps -> {
             ps.setString(1, tenantId.value());
@@ -1123,7 +1124,7 @@ public final class Decisions implements BookingStore {
             HoldCommand cmd = notNull("commands[" + n + "]", commands.get(n));
             StudentId first = commands.get(0).request().studentId();
             if (!cmd.request().studentId().equals(first)) {
-                throw new IllegalArgumentException("commands must all be of one student: commands[" + n
+                throw new InvalidInputException("commands must all be of one student: commands[" + n
                         + "] is of '" + cmd.request().studentId() + "', commands[0] of '" + first + "'");
             }
             if (n > 0) {
@@ -1190,10 +1191,10 @@ public final class Decisions implements BookingStore {
 
     private static void page(int offset, int limit) {
         if (offset < 0) {
-            throw new IllegalArgumentException("offset must be at least 0, got " + offset);
+            throw new InvalidInputException("offset must be at least 0, got " + offset);
         }
         if (limit <= 0) {
-            throw new IllegalArgumentException("limit must be positive, got " + limit);
+            throw new InvalidInputException("limit must be positive, got " + limit);
         }
     }
 
@@ -1254,7 +1255,7 @@ public final class Decisions implements BookingStore {
 
     private static <T> T notNull(String field, T value) {
         if (value == null) {
-            throw new IllegalArgumentException(field + " must not be null");
+            throw new InvalidInputException(field, field + " must not be null");
         }
         return value;
     }

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import org.slotbook.core.InvalidInputException;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -18,10 +19,10 @@ public record Tables(String prefix) {
 
     public static String checkPrefix(String prefix) {
         if (prefix == null) {
-            throw new IllegalArgumentException("tablePrefix must not be null");
+            throw new InvalidInputException("tablePrefix must not be null");
         }
         if (!VALID.matcher(prefix).matches()) {
-            throw new IllegalArgumentException("tablePrefix must be empty or up to 24 characters of a-z, 0-9 and _,"
+            throw new InvalidInputException("tablePrefix must be empty or up to 24 characters of a-z, 0-9 and _,"
                     + " not starting with a digit, got '" + prefix + "'");
         }
         return prefix;

@@ -1,5 +1,6 @@
 package org.slotbook.redis.internal;
 
+import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 
 /**
@@ -27,7 +28,7 @@ public final class GateScripts {
     /** The ttl in whole milliseconds, never cut short. */
     public static long ttlMillis(Duration ttl) {
         if (ttl == null || ttl.isNegative() || ttl.isZero()) {
-            throw new IllegalArgumentException("ttl must be positive, got " + ttl);
+            throw new InvalidInputException("ttl must be positive, got " + ttl);
         }
         long millis = ttl.toMillis();
         return ttl.minusMillis(millis).isZero() ? millis : millis + 1;

@@ -1,5 +1,6 @@
 package org.slotbook.redis.internal;
 
+import org.slotbook.core.InvalidInputException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -65,14 +66,14 @@ public final class SlotKeys {
     /** Checks a key prefix: it must not contain a brace, which would move the hash tag. */
     public static String checkPrefix(String prefix) {
         if (prefix == null) {
-            throw new IllegalArgumentException("keyPrefix must not be null");
+            throw new InvalidInputException("keyPrefix must not be null");
         }
         if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
-            throw new IllegalArgumentException("keyPrefix must not contain '{' or '}', got '" + prefix + "'");
+            throw new InvalidInputException("keyPrefix must not contain '{' or '}', got '" + prefix + "'");
         }
         for (int i = 0; i < prefix.length(); i++) {
             if (Character.isISOControl(prefix.charAt(i))) {
-                throw new IllegalArgumentException("keyPrefix must not contain control characters, got '"
+                throw new InvalidInputException("keyPrefix must not contain control characters, got '"
                         + prefix.replaceAll("\\p{Cntrl}", "?") + "'");
             }
         }

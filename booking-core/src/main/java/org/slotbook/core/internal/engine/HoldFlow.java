@@ -23,6 +23,7 @@ import org.slotbook.core.HoldResult;
 import org.slotbook.core.NoLongerHeld;
 import org.slotbook.core.NotOpenYet;
 import org.slotbook.core.RequestId;
+import org.slotbook.core.RequestIdReusedException;
 import org.slotbook.core.SeriesBooking;
 import org.slotbook.core.SeriesId;
 import org.slotbook.core.SeriesMode;
@@ -473,15 +474,17 @@ public final class HoldFlow {
             throw takenByAnother(request);
         }
         if (asked == BookingStatus.CONFIRMED && stored.status() == BookingStatus.HELD) {
-            throw new IllegalArgumentException("requestId '" + request.requestId() + "' was already used for a"
-                    + " hold that is not confirmed; book needs a request id of its own, or confirm the hold");
+            throw new RequestIdReusedException(request.requestId(), "requestId '" + request.requestId()
+                    + "' was already used for a hold that is not confirmed; book needs a request id of its own,"
+                    + " or confirm the hold");
         }
         return stored;
     }
 
     /** The request id is stored for another slot or student; the message names only what the caller sent. */
-    private static IllegalArgumentException takenByAnother(HoldRequest request) {
-        return new IllegalArgumentException("requestId '" + request.requestId() + "' is already taken by a request"
+    private static RequestIdReusedException takenByAnother(HoldRequest request) {
+        return new RequestIdReusedException(request.requestId(), "requestId '" + request.requestId()
+                + "' is already taken by a request"
                 + " for another slot or student; refusing it for slot '" + request.slotId() + "' and student '"
                 + request.studentId() + "'");
     }

@@ -1,5 +1,6 @@
 package org.slotbook.core.internal.engine;
 
+import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -44,7 +45,7 @@ public final class SlotFlow {
             Slot slot = scheduled.slot();
             if (!slot.matches(spec)) {
                 // name only what the caller sent: the stored slot's coach, room, time and capacity stay private
-                throw new IllegalArgumentException("slotId '" + spec.slotId() + "' is already taken by a slot with"
+                throw new InvalidInputException("slotId '" + spec.slotId() + "' is already taken by a slot with"
                         + " another spec; refusing coach '" + spec.coachId() + "', room '" + spec.roomId() + "', time "
                         + spec.time() + ", capacity " + spec.capacity());
             }
@@ -65,7 +66,7 @@ public final class SlotFlow {
             }
             Slot slot = o.slot();
             if (!slot.matches(specs.get(i)) || !spec.seriesId().equals(slot.seriesId())) {
-                throw new IllegalArgumentException("slotId '" + slot.slotId() + "' of series '" + spec.seriesId()
+                throw new InvalidInputException("slotId '" + slot.slotId() + "' of series '" + spec.seriesId()
                         + "' is already taken by a slot with another spec");
             }
             opened(tenantId, slot);

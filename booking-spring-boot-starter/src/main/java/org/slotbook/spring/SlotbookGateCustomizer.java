@@ -1,0 +1,13 @@
+package org.slotbook.spring;
+
+import org.slotbook.redis.RedisSeatReservation;
+
+/**
+ * Changes the starter's Redis gate builder after the {@code slotbook.redis.*} properties are applied,
+ * so one setting can change without replacing the whole gate bean. Every such bean is applied, in
+ * {@code @Order}.
+ */
+@FunctionalInterface
+public interface SlotbookGateCustomizer {
+    void customize(RedisSeatReservation.Builder builder);
+}
