@@ -129,12 +129,14 @@ class BenchTest {
     @Test
     void theReportIsMarkdownWithItsChartsBetweenTheMarkers(@TempDir Path dir) throws Exception {
         Path page = dir.resolve("benchmarks.md");
-        Files.writeString(page, "# Benchmarks\n\n" + BenchMarkdown.BEGIN + "\nold figures\n" + BenchMarkdown.END
-                + "\n\n## Method\n");
+        // the page names the markers in its prose too: only the lines that are markers count
+        String prose = "The lines `" + BenchMarkdown.BEGIN + "` and `" + BenchMarkdown.END + "`.\n";
+        Files.writeString(page, "# Benchmarks\n\n" + prose + "\n" + BenchMarkdown.BEGIN + "\nold figures\n"
+                + BenchMarkdown.END + "\n\n## Method\n\n" + prose);
         Report report = bench("--no-redis", "--only", "spread-h2,naive,capacity", "--report", page.toString());
         String text = Files.readString(page);
-        assertThat(text).startsWith("# Benchmarks\n\n" + BenchMarkdown.BEGIN + "\nCommand:")
-                .endsWith(BenchMarkdown.END + "\n\n## Method\n").doesNotContain("old figures")
+        assertThat(text).startsWith("# Benchmarks\n\n" + prose + "\n" + BenchMarkdown.BEGIN + "\nCommand:")
+                .endsWith(BenchMarkdown.END + "\n\n## Method\n\n" + prose).doesNotContain("old figures")
                 .contains("--only spread-h2,naive,capacity", "Machine: " + Runtime.getRuntime().availableProcessors()
                         + " cores", "load average");
         // every measured line is a row of the table, with its ratio to its ceiling where it has one
@@ -145,7 +147,8 @@ class BenchTest {
             assertThat(text).contains("| " + r.workload() + " | " + r.label() + " | 4 | ");
             if (ratio != null) {
                 bars.add(String.valueOf(Math.round(100 * ratio)));
-                labels.add("\"" + r.workload() + " " + (r.line().equals(NaiveLine.NAME) ? "naive" : "DB-only") + " H2\"");
+                String kind = r.line().equals(NaiveLine.NAME) ? "naive" : "DB-only";
+                labels.add("\"" + r.workload() + " " + kind + " H2\"");
             }
         }
         // the spread line and the naive line against the spread ceiling, hot naive against the hot ceiling

@@ -45,7 +45,8 @@ public final class BenchMarkdown {
             Path info = Path.of("/proc/cpuinfo");
             if (Files.isReadable(info)) {
                 try (Stream<String> lines = Files.lines(info)) {
-                    return lines.filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).strip())
+                    return lines.filter(l -> l.startsWith("model name"))
+                            .map(l -> l.substring(l.indexOf(':') + 1).strip())
                             .findFirst().orElse("unknown processor");
                 } catch (IOException | RuntimeException e) {
                     return "unknown processor";
@@ -150,18 +151,21 @@ public final class BenchMarkdown {
 
     /**
      * Writes {@code markdown} to {@code file}: between the lines {@link #BEGIN} and {@link #END} when
-     * the file has both (the rest of the file is kept), else as the whole file, inside those lines.
+     * the file has both, each a line of its own (the rest of the file is kept), else as the whole file,
+     * inside those lines.
      */
     public static void write(Path file, String markdown) throws IOException {
         String block = BEGIN + "\n" + markdown + END + "\n";
         if (Files.exists(file)) {
-            String text = Files.readString(file, StandardCharsets.UTF_8);
-            int begin = text.indexOf(BEGIN);
-            int end = text.indexOf(END);
+            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            int begin = lines.indexOf(BEGIN);
+            int end = begin < 0 ? -1 : lines.subList(begin, lines.size()).indexOf(END) + begin;
             if (begin >= 0 && end > begin) {
-                int after = text.indexOf('\n', end);
-                String rest = after < 0 ? "" : text.substring(after + 1);
-                Files.writeString(file, text.substring(0, begin) + block + rest, StandardCharsets.UTF_8);
+                StringBuilder text = new StringBuilder();
+                lines.subList(0, begin).forEach(l -> text.append(l).append('\n'));
+                text.append(block);
+                lines.subList(end + 1, lines.size()).forEach(l -> text.append(l).append('\n'));
+                Files.writeString(file, text.toString(), StandardCharsets.UTF_8);
                 return;
             }
         }
