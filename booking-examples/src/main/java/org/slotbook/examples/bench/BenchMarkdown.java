@@ -37,7 +37,7 @@ public final class BenchMarkdown {
             return new Machine(Runtime.getRuntime().availableProcessors(), processorName(),
                     System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                             + System.getProperty("os.arch"),
-                    System.getProperty("java.vendor") + " " + System.getProperty("java.version"),
+                    "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")",
                     loadAtStart, load());
         }
 
