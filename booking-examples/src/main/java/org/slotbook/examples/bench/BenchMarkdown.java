@@ -114,7 +114,7 @@ public final class BenchMarkdown {
         }
         long top = Math.max(100, (values.stream().mapToLong(Long::longValue).max().orElse(100) + 49) / 50 * 50);
         return "\n```mermaid\nxychart-beta horizontal\n"
-                + "    title \"Each line's rate in percent of its ceiling (hot: decisions/s; spread, mix: holds/s)\"\n"
+                + "    title \"Each line's rate in percent of its ceiling (hot: decisions/s, spread and mix: holds/s)\"\n"
                 + "    x-axis [" + labels.stream().map(l -> "\"" + l + "\"").collect(Collectors.joining(", ")) + "]\n"
                 + "    y-axis \"percent of the ceiling\" 0 --> " + top + "\n"
                 + "    bar [" + values.stream().map(String::valueOf).collect(Collectors.joining(", ")) + "]\n"
