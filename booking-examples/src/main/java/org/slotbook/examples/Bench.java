@@ -1,7 +1,10 @@
 package org.slotbook.examples;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import org.slotbook.examples.bench.BenchMarkdown;
 import org.slotbook.examples.bench.Flags;
 import org.slotbook.examples.bench.Options;
 import org.slotbook.examples.bench.Report;
@@ -47,8 +50,25 @@ public final class Bench {
         System.exit(run(options, System.out).clean() ? 0 : 1);
     }
 
-    /** Runs every selected line of every workload, prints progress and the tables to {@code out}. */
+    /**
+     * Runs every selected line of every workload, prints progress and the tables to {@code out}, and with
+     * {@code --report FILE} writes the results as Markdown to that file.
+     */
     public static Report run(Options options, PrintStream out) throws Exception {
-        return Suite.run(options, out);
+        double loadAtStart = BenchMarkdown.Machine.load();
+        Report report = Suite.run(options, out);
+        if (options.report() != null) {
+            Path file = Path.of(options.report());
+            BenchMarkdown.write(file, BenchMarkdown.of(report, command(options.arguments()),
+                    BenchMarkdown.Machine.of(loadAtStart)));
+            out.println("report written to " + file);
+        }
+        return report;
+    }
+
+    /** The Maven command that runs the benchmark with these arguments, as the report quotes it. */
+    static String command(List<String> arguments) {
+        return "mvn -B -q -pl booking-examples -am package -DskipTests exec:java"
+                + " -Dexec.mainClass=org.slotbook.examples.Bench \\\n    -Dexec.args=\"" + String.join(" ", arguments) + "\"";
     }
 }

@@ -46,7 +46,7 @@ import org.slotbook.core.memory.InMemorySeatReservation;
 import org.slotbook.core.memory.InMemoryStore;
 
 /**
- * Lesson packages, attendance and weekly series, the README's regions run in order on an in-memory
+ * Lesson packages, attendance and weekly series, the regions of docs/guides/lessons.md run in order on an in-memory
  * store behind the in-memory gate. The example moves its own clock between regions; a real service
  * leaves the clock to the database.
  */

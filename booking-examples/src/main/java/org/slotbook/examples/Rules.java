@@ -42,7 +42,7 @@ import org.slotbook.core.memory.InMemorySeatReservation;
 import org.slotbook.core.memory.InMemoryStore;
 
 /**
- * The booking rules of the README, one region each (booking window, cancellation policy, buffers,
+ * The booking rules of docs/guides/booking-rules.md, one region each (booking window, cancellation policy, buffers,
  * limits, waitlist, reads), run in order on an in-memory store behind the in-memory gate. Between
  * regions the example moves its own clock, so that the run shows each rule at work; a real service
  * leaves the clock to the database.

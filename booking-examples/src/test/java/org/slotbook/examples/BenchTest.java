@@ -6,10 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slotbook.examples.bench.BenchMarkdown;
 import org.slotbook.examples.bench.DbCeilingLine;
 import org.slotbook.examples.bench.NaiveLine;
 import org.slotbook.examples.bench.Options;
@@ -122,6 +127,52 @@ class BenchTest {
     }
 
     @Test
+    void theReportIsMarkdownWithItsChartsBetweenTheMarkers(@TempDir Path dir) throws Exception {
+        Path page = dir.resolve("benchmarks.md");
+        // the page names the markers in its prose too: only the lines that are markers count
+        String prose = "The lines `" + BenchMarkdown.BEGIN + "` and `" + BenchMarkdown.END + "`.\n";
+        Files.writeString(page, "# Benchmarks\n\n" + prose + "\n" + BenchMarkdown.BEGIN + "\nold figures\n"
+                + BenchMarkdown.END + "\n\n## Method\n\n" + prose);
+        Report report = bench("--no-redis", "--only", "spread-h2,naive,capacity", "--report", page.toString());
+        String text = Files.readString(page);
+        assertThat(text).startsWith("# Benchmarks\n\n" + prose + "\n" + BenchMarkdown.BEGIN + "\nCommand:")
+                .endsWith(BenchMarkdown.END + "\n\n## Method\n\n" + prose).doesNotContain("old figures")
+                .contains("--only spread-h2,naive,capacity", "Machine: " + Runtime.getRuntime().availableProcessors()
+                        + " cores", "load average");
+        // every measured line is a row of the table, with its ratio to its ceiling where it has one
+        List<String> bars = new ArrayList<>();
+        List<String> labels = new ArrayList<>();
+        for (Result r : report.results()) {
+            Double ratio = report.ratioToCeiling(r);
+            assertThat(text).contains("| " + r.workload() + " | " + r.label() + " | 4 | ");
+            if (ratio != null) {
+                bars.add(String.valueOf(Math.round(100 * ratio)));
+                String kind = r.line().equals(NaiveLine.NAME) ? "naive" : "DB-only";
+                labels.add("\"" + r.workload() + " " + kind + " H2\"");
+            }
+        }
+        // the spread line and the naive line against the spread ceiling, hot naive against the hot ceiling
+        assertThat(bars).hasSize(3);
+        assertThat(text).contains("```mermaid\nxychart-beta horizontal\n")
+                .contains("    x-axis [" + String.join(", ", labels) + "]\n")
+                .contains("    bar [" + String.join(", ", bars) + "]\n");
+        // the capacity chart: one bar per database, its ratio as the table prints it
+        assertThat(report.capacities()).singleElement().satisfies(c -> assertThat(text)
+                .contains("```mermaid\nxychart-beta\n")
+                .contains("    x-axis [\"H2\"]\n")
+                .contains(String.format(Locale.ROOT, "    bar [%.2f]%n", c.ratio()))
+                .contains(String.format(Locale.ROOT, "| H2 | %,.0f | %,.0f | 500 | %.2fx |",
+                        c.small().decisionsPerSecond(), c.large().decisionsPerSecond(), c.ratio())));
+
+        // a file without the markers is written whole, inside them, so the next run can replace it
+        Path fresh = dir.resolve("bench/latest.md");
+        BenchMarkdown.write(fresh, "figures\n");
+        assertThat(Files.readString(fresh)).isEqualTo(BenchMarkdown.BEGIN + "\nfigures\n" + BenchMarkdown.END + "\n");
+        BenchMarkdown.write(fresh, "newer\n");
+        assertThat(Files.readString(fresh)).isEqualTo(BenchMarkdown.BEGIN + "\nnewer\n" + BenchMarkdown.END + "\n");
+    }
+
+    @Test
     void badFlagsAreNamed() {
         assertThatThrownBy(() -> Options.parse("--mix-seconds", "soon"))
                 .hasMessage("--mix-seconds must be a number, got 'soon'");
@@ -129,6 +180,9 @@ class BenchTest {
                 .hasMessage("--threads must be between 1 and 512, got 0");
         assertThatThrownBy(() -> Options.parse("--turbo")).hasMessage("unknown flag '--turbo'");
         assertThatThrownBy(() -> Options.parse("--redis")).hasMessage("--redis needs a value");
+        assertThatThrownBy(() -> Options.parse("--report")).hasMessage("--report needs a value");
+        assertThat(Options.parse("--report", "docs/benchmarks.md").report()).isEqualTo("docs/benchmarks.md");
+        assertThat(Options.parse().report()).isNull();
         assertThatThrownBy(() -> Options.parse("--jdbc", "postgres://x"))
                 .hasMessageContaining("must be a JDBC URL");
         assertThatThrownBy(() -> Options.parse("--no-redis", "--redis", "redis://127.0.0.1:6379"))

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -27,14 +29,16 @@ import org.slotbook.core.SlotSpec;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
+import org.slotbook.core.tck.MarkdownPages;
 import org.slotbook.jdbc.internal.SqlScript;
 
 /**
- * Keeps the README's database section honest: its wiring snippet is the code below (which runs, on H2),
- * and every DDL block it quotes is a shipped schema file, character for character.
+ * Keeps the database pages honest: the README's wiring snippet (getting started, step 2) is the code
+ * below (which runs, on H2), and every schema file the SQL reference links is the shipped one.
  */
 class ReadmeSectionTest {
-    private static final Path SECTION = Path.of("../README.md");
+    /** Where the SQL reference's links lead, relative to the page (docs/reference). */
+    private static final String SHIPPED = "../../booking-jdbc/src/main/resources/";
 
     static BookingEngine wire(String jdbcUrl) {
         // --- wiring (README) ---
@@ -66,23 +70,28 @@ class ReadmeSectionTest {
     }
 
     @Test
-    void theSectionQuotesTheWiringAndTheShippedDdl() throws IOException {
-        String section = Files.readString(SECTION);
+    void thePagesShowTheWiringAndLinkTheShippedDdl() throws IOException {
+        String section = MarkdownPages.section("README.md", "### 2. Create the schema and the engine");
         List<String> source = Files.readAllLines(Path.of("src/test/java/org/slotbook/jdbc/ReadmeSectionTest.java"));
         int from = indexOf(source, "--- wiring (README) ---") + 1;
         int to = indexOf(source, "--- end of wiring ---");
         String wiring = strip(source.subList(from, to));
         assertThat(section).contains("```java\n" + wiring + "```");
 
-        Matcher ddl = Pattern.compile("<!-- ddl: (\\S+) -->\n```sql\n(.*?)```", Pattern.DOTALL).matcher(section);
-        int quoted = 0;
+        // every schema file (tables) the reference links is the file the jar ships under that name
+        Path reference = MarkdownPages.root().resolve("docs/reference/storage.md");
+        Matcher ddl = Pattern.compile("\\]\\(" + Pattern.quote(SHIPPED) + "(org/slotbook/jdbc/(schema-[a-z0-9-]+\\.sql))\\)")
+                .matcher(Files.readString(reference));
+        Set<String> linked = new TreeSet<>();
         while (ddl.find()) {
-            String resource = "org/slotbook/jdbc/" + ddl.group(1);
-            String shipped = SqlScript.raw(resource);
-            assertThat(ddl.group(2)).as(resource).isEqualTo(shipped);
-            quoted++;
+            String resource = ddl.group(1);
+            Path target = reference.getParent().resolve(SHIPPED + resource).normalize();
+            assertThat(target).as("link to %s", ddl.group(2)).isRegularFile();
+            assertThat(Files.readString(target)).as(resource).isEqualTo(SqlScript.raw(resource));
+            linked.add(ddl.group(2));
         }
-        assertThat(quoted).as("DDL blocks quoted").isEqualTo(4);
+        assertThat(linked).as("DDL files linked").hasSize(4).containsExactly("schema-h2.sql", "schema-mariadb.sql",
+                "schema-postgresql-exclusion.sql", "schema-postgresql.sql");
     }
 
     private static String strip(List<String> lines) {

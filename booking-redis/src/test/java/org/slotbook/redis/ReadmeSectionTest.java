@@ -24,6 +24,7 @@ import org.slotbook.core.SlotSpec;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
+import org.slotbook.core.tck.MarkdownPages;
 import org.slotbook.core.memory.InMemoryStore;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateView;
@@ -35,7 +36,7 @@ import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The wiring shown in the README's Redis section: every {@code java} block of that section must equal
+ * The wiring shown in the guide's Redis page: every {@code java} block of its marked section must equal
  * one marked region of this class or of {@code ReadmeWiringTest}, whose two variants (under
  * {@code src/test/jedis-client} and {@code src/test/jedis-pooled}) hold the snippets that need the
  * client classes of one Jedis generation. Each build compiles and runs the variant of its Jedis; the
@@ -45,7 +46,7 @@ class ReadmeSectionTest {
     private static final Path TESTS = Path.of("src/test");
     private static final Path PACKAGE = Path.of("org/slotbook/redis");
 
-    /** The README's java blocks in order: the file and the marked region each must equal. */
+    /** The page's java blocks in order: the file and the marked region each must equal. */
     private static final List<List<String>> SNIPPETS = List.of(
             List.of("jedis-client", "ReadmeWiringTest.java", "standalone"),
             List.of("jedis-pooled", "ReadmeWiringTest.java", "standalone-pooled"),
@@ -96,7 +97,7 @@ class ReadmeSectionTest {
 
     @Test
     void readmeSnippetsAreTheCompiledOnes() throws IOException {
-        String whole = Files.readString(Path.of("../README.md"));
+        String whole = MarkdownPages.page("docs/guides/redis.md");
         String readme = whole.substring(whole.indexOf("<!-- booking-redis section"),
                 whole.indexOf("<!-- end of booking-redis section -->"));
         List<String> snippets = new ArrayList<>();

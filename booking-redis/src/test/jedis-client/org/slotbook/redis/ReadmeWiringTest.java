@@ -15,8 +15,8 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
- * The README's wiring for Jedis 7.1 and newer ({@code RedisClient}, {@code RedisClusterClient}),
- * compiled and run by the builds on those versions; {@link ReadmeSectionTest} checks the README shows
+ * The Redis guide's wiring for Jedis 7.1 and newer ({@code RedisClient}, {@code RedisClusterClient}),
+ * compiled and run by the builds on those versions; {@link ReadmeSectionTest} checks the guide shows
  * exactly the marked regions.
  */
 class ReadmeWiringTest {

@@ -12,9 +12,9 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPooled;
 
 /**
- * The README's standalone wiring for Jedis 6.x and 7.0 ({@code JedisPooled}; they have no
+ * The Redis guide's standalone wiring for Jedis 6.x and 7.0 ({@code JedisPooled}; they have no
  * {@code RedisClient}), compiled and run by the builds on those versions; {@link ReadmeSectionTest}
- * checks the README shows exactly the marked region.
+ * checks the guide shows exactly the marked region.
  */
 class ReadmeWiringTest {
 

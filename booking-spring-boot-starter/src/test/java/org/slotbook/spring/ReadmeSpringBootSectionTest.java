@@ -14,21 +14,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.slotbook.core.tck.MarkdownPages;
 
 /**
- * Keeps the README's Spring Boot section honest: its properties table is the starter's configuration
+ * Keeps the Spring Boot guide honest (docs/guides/spring-boot.md, section "Spring Boot"): its properties table is the starter's configuration
  * metadata (every property, with its default), its transaction snippet is the code the starter's
  * Spring test runs, and the example service's settings it quotes are the file the service starts with.
  */
 class ReadmeSpringBootSectionTest {
     private static final Path ROOT = Path.of("..");
 
-    private static String section() throws Exception {
-        String readme = Files.readString(ROOT.resolve("README.md"));
-        int start = readme.indexOf("## Spring Boot");
-        assertThat(start).isNotNegative();
-        int end = readme.indexOf("\n## ", start + 1);
-        return readme.substring(start, end);
+    private static String section() {
+        return MarkdownPages.section("docs/guides/spring-boot.md", "## Spring Boot");
     }
 
     @Test

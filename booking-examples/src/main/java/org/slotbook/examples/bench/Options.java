@@ -7,10 +7,15 @@ import java.util.Locale;
 import java.util.Set;
 import org.slotbook.core.SlotSpec;
 
-/** The run's settings, parsed from the command line. {@code only} holds line names from {@link #LINES}. */
+/**
+ * The run's settings, parsed from the command line. {@code only} holds line names from {@link #LINES};
+ * {@code report} is the file the Markdown report goes to (null: none), and {@code arguments} the
+ * command line itself, which the report quotes.
+ */
 public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String redisUrl, boolean noRedis, Set<String> only,
                       int students, int seats, int slots, int requests, int mixSeconds, int threads,
-                      int capacityHolds, int capacitySeats, int turns, boolean warmup, boolean profile) {
+                      int capacityHolds, int capacitySeats, int turns, boolean warmup, boolean profile,
+                      String report, List<String> arguments) {
     /** The workloads of the lines {@code --only} can name per backend. */
     static final List<String> WORKLOADS = List.of("hot", "spread", "mix");
     /** The backends of the lines {@code --only} can name per workload. */
@@ -37,6 +42,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String
             "       Bench shards [flags]     the flash sale over one and two shards (ShardBench)",
             "             [--students N] [--seats N] [--slots N] [--requests N] [--mix-seconds N] [--threads N]",
             "             [--capacity-holds N] [--capacity-seats N] [--turns N] [--no-warmup] [--no-profile]",
+            "             [--report FILE]",
             "  --jdbc URL         PostgreSQL (jdbc:postgresql:...): the naive line, its single-statement ceiling,",
             "                     Slotbook DB-only, and the ledger behind the gate. Without it H2 in memory takes",
             "                     that place (the naive line and the gate then run on H2).",
@@ -68,7 +74,11 @@ public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String
             "                     taking turns one after the other, so that a busy spell of the machine falls on",
             "                     every line alike (default 5; 1 runs each line whole, one after the other)",
             "  --no-warmup        measure without a warm-up pass first",
-            "  --no-profile       do not sample threads and pg_stat_activity during the measurements");
+            "  --no-profile       do not sample threads and pg_stat_activity during the measurements",
+            "  --report FILE      also write the results as Markdown (the command, the machine, the table and",
+            "                     a Mermaid chart of each line's ratio to its baseline) to FILE; when FILE holds",
+            "                     the lines " + BenchMarkdown.BEGIN + " and " + BenchMarkdown.END + ",",
+            "                     only the text between them is replaced");
 
     public static Options parse(String... args) {
         ServerFlags servers = new ServerFlags();
@@ -86,6 +96,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String
         int turns = 5;
         boolean warmup = true;
         boolean profile = true;
+        String report = null;
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             switch (flag) {
@@ -104,6 +115,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String
                 case "--turns" -> turns = Flags.number(args, ++i, flag, 1, 1_000);
                 case "--no-warmup" -> warmup = false;
                 case "--no-profile" -> profile = false;
+                case "--report" -> report = Flags.value(args, ++i, flag);
                 default -> i = servers.read(args, i);
             }
         }
@@ -128,7 +140,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String
         Set<String> only = onlyText == null ? null : only(onlyText, jdbc != null, citus != null, mariadb != null,
                 !noRedis);
         return new Options(jdbc, mariadb, citus, redis, noRedis, only, students, seats, slots, requests, mixSeconds,
-                threads, capacityHolds, capacitySeats, turns, warmup, profile);
+                threads, capacityHolds, capacitySeats, turns, warmup, profile, report, List.of(args));
     }
 
     /** The lines named by {@code --only}, groups expanded; names needing a server not given are refused. */
@@ -171,6 +183,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String
     Options warmupSizes() {
         return new Options(jdbcUrl, mariadbUrl, citusUrl, redisUrl, noRedis, only, Math.min(students, 2_000), seats,
                 Math.min(slots, 100), Math.min(requests, 2_000), Math.min(mixSeconds, 3), threads,
-                Math.min(capacityHolds, 100), Math.min(capacitySeats, 1_000), Math.min(turns, 2), false, false);
+                Math.min(capacityHolds, 100), Math.min(capacitySeats, 1_000), Math.min(turns, 2), false, false,
+                null, arguments);
     }
 }

@@ -76,8 +76,22 @@ public record Report(List<Result> results, List<Capacity> capacities, Map<String
                 r.note().isEmpty() ? "" : "  [" + r.note() + "]");
     }
 
+    /**
+     * A line's rate as a share of its ceiling's (1.0: as fast), on decisions/s in the hot slot (nearly
+     * every answer there is a refusal) and on holds/s elsewhere; null for a ceiling or a line without one.
+     */
+    public @Nullable Double ratioToCeiling(Result r) {
+        Result ceiling = ceilingOf(r);
+        if (ceiling == null) {
+            return null;
+        }
+        double base = r.workload().equals("hot") ? ceiling.decisionsPerSecond() : ceiling.holdsPerSecond();
+        double value = r.workload().equals("hot") ? r.decisionsPerSecond() : r.holdsPerSecond();
+        return base <= 0 ? null : value / base;
+    }
+
     /** The ceiling a result is compared with: the Redis one for the gate line, else its database's; mix against spread. */
-    private @Nullable Result ceilingOf(Result r) {
+    @Nullable Result ceilingOf(Result r) {
         if (r.isCeiling()) {
             return null;
         }
