@@ -17,7 +17,6 @@ import org.slotbook.core.internal.engine.Reconciler;
 import org.slotbook.core.internal.engine.Settlement;
 import org.slotbook.core.internal.engine.SlotFlow;
 import org.slotbook.core.spi.BookingStore;
-import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.spi.Terms;
 
 /**
@@ -32,19 +31,10 @@ import org.slotbook.core.spi.Terms;
  * }</pre>
  *
  * <h2>The hold path</h2>
- * <ol>
- *   <li>The gate takes a seat in one round trip. {@code FULL} answers {@link Full} without touching
- *       the database; {@code MISSING} rebuilds the slot's gate state from the store once;
- *       {@code UNAVAILABLE} goes on without the gate.</li>
- *   <li>One store call decides, under the student's lock: the replay, the student's existing booking,
- *       the overlap check, the seat claim, and the booking and occupation writes.</li>
- *   <li>Whenever the store did not grant this request a live booking, the gate hold of step 1 is
- *       given back. When the gate let the request through but the store found the slot full, the
- *       gate counts fewer seats than the store and the slot is reconciled; a hold granted by a gate
- *       whose state was rebuilt while it was being committed is counted again.</li>
- * </ol>
- * The gate never decides alone that a seat is sold: the store is the judge.
- *
+ * The optional gate takes a seat in one round trip and answers a full slot without the database; one
+ * store call then decides under the student's lock (replay, existing booking, rules, overlap, seat
+ * claim, writes), and a gate seat the store did not grant is given back. The gate never decides alone
+ * that a seat is sold: the store is the judge.
  * <h2>Time</h2>
  * Deadlines are judged by the store's own clock (the database's) in the call that acts on them.
  * An explicit {@link Builder#clock(Clock)} replaces it everywhere (tests, simulations).
@@ -55,7 +45,6 @@ public final class BookingEngine {
     private final HoldPolicy policy;
     private final EngineClock clock;
     private final Duration maxSessionDuration;
-    private final Events events;
     private final Reconciler reconciler;
     private final HoldFlow holds;
     private final SlotFlow slots;
@@ -71,7 +60,7 @@ public final class BookingEngine {
         this.policy = b.holdPolicy;
         this.clock = new EngineClock(b.clock == null ? Clock.systemUTC() : b.clock, b.clock != null);
         this.maxSessionDuration = b.maxSessionDuration;
-        this.events = new Events(b.listener);
+        Events events = new Events(b.listener);
         this.reconciler = new Reconciler(store, guard, clock, policy);
         this.holds = new HoldFlow(store, guard, reconciler, clock, policy, maxSessionDuration, events, rules);
         this.slots = new SlotFlow(store, guard, reconciler, events);
@@ -595,129 +584,9 @@ public final class BookingEngine {
         return clock.clock();
     }
 
-    /** Builds a {@link BookingEngine}; {@code store} is required. */
-    public static final class Builder {
-        private @Nullable BookingStore store;
-        private @Nullable SeatReservation reservation;
-        private HoldPolicy holdPolicy = HoldPolicy.ofDefaults();
-        private @Nullable Clock clock;
-        private Duration maxSessionDuration = Duration.ofHours(24);
-        private BookingListener listener = BookingListener.NONE;
-        private Function<TenantId, BookingRules> rules = tenant -> BookingRules.defaults();
-        private EngineObserver observer = EngineObserver.NONE;
-
+    /** Builds a {@link BookingEngine}; only {@code store} is required. */
+    public static final class Builder extends EngineSettings {
         private Builder() {
-        }
-
-        /**
-         * The source of truth (required): {@code JdbcStore}, {@code InMemoryStore}, or another {@link
-         * BookingStore}.
-         *
-         * @param store the store of record, where every decision is taken
-         * @return this builder
-         */
-        public Builder store(BookingStore store) {
-            this.store = Checks.notNull("store", store);
-            return this;
-        }
-
-        /**
-         * The optional fast gate; without it (or with {@link SeatReservation#none()}) the engine is DB-only.
-         *
-         * @param reservation the seat gate
-         * @return this builder
-         */
-        public Builder reservation(SeatReservation reservation) {
-            this.reservation = Checks.notNull("reservation", reservation);
-            return this;
-        }
-
-        /**
-         * How long a hold lasts and how long the gate keeps it; default {@link HoldPolicy#ofDefaults()}.
-         *
-         * @param holdPolicy the hold policy
-         * @return this builder
-         */
-        public Builder holdPolicy(HoldPolicy holdPolicy) {
-            this.holdPolicy = Checks.notNull("holdPolicy", holdPolicy);
-            return this;
-        }
-
-        /**
-         * A clock that decides every deadline instead of the store's own (the database's). Meant for
-         * tests and simulations; in production leave it unset, so that app nodes whose clocks differ
-         * still agree on every deadline.
-         *
-         * @param clock the clock that decides every deadline
-         * @return this builder
-         */
-        public Builder clock(Clock clock) {
-            this.clock = Checks.notNull("clock", clock);
-            return this;
-        }
-
-        /**
-         * The longest session {@link #schedule} accepts, default 24 hours. The conflict check looks
-         * back this far, so lowering it while longer sessions are stored would hide their conflicts.
-         *
-         * @param maxSessionDuration the longest session (1 minute to 7 days)
-         * @return this builder
-         */
-        public Builder maxSessionDuration(Duration maxSessionDuration) {
-            Checks.positive("maxSessionDuration", maxSessionDuration);
-            if (maxSessionDuration.compareTo(Duration.ofDays(31)) > 0) {
-                throw new InvalidInputException("maxSessionDuration must be at most 31 days, got "
-                        + maxSessionDuration);
-            }
-            this.maxSessionDuration = maxSessionDuration;
-            return this;
-        }
-
-        /**
-         * The booking rules of every tenant (cancellation policy, limits, week zone, waitlist cutoff);
-         * default {@link BookingRules#defaults()}.
-         *
-         * @param rules the booking rules
-         * @return this builder
-         */
-        public Builder rules(BookingRules rules) {
-            Checks.notNull("rules", rules);
-            this.rules = tenant -> rules;
-            return this;
-        }
-
-        /**
-         * The booking rules per tenant, asked on every call (keep it fast, for example a map lookup).
-         *
-         * @param rulesByTenant the rules of a tenant, asked on every call
-         * @return this builder
-         */
-        public Builder rules(Function<TenantId, BookingRules> rulesByTenant) {
-            this.rules = Checks.notNull("rulesByTenant", rulesByTenant);
-            return this;
-        }
-
-        /**
-         * Told about holds, confirms, cancels and expiries after they committed.
-         *
-         * @param listener told about every event after it committed
-         * @return this builder
-         */
-        public Builder listener(BookingListener listener) {
-            this.listener = Checks.notNull("listener", listener);
-            return this;
-        }
-
-        /**
-         * Told how long each operation took and how it ended, and what the gate, sweeps and reconciles did
-         * (metrics).
-         *
-         * @param observer told about timings, outcomes and upkeep
-         * @return this builder
-         */
-        public Builder observer(EngineObserver observer) {
-            this.observer = Checks.notNull("observer", observer);
-            return this;
         }
 
         /** {@return the engine, with the defaults for whatever was not set} */
