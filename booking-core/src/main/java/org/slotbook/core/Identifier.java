@@ -28,6 +28,10 @@ public sealed interface Identifier<T extends Identifier<T>> extends Comparable<T
     /**
      * Compares two texts by Unicode code point, the order of every id in every store (pages, lock
      * orders): negative when {@code a} comes first. Equal to comparing the texts' UTF-8 bytes unsigned.
+     *
+     * @param a the first text
+     * @param b the second text
+     * @return negative when {@code a} comes first, zero when the texts are equal, positive when {@code b} does
      */
     static int compareCodePoints(String a, String b) {
         int n = Math.min(a.length(), b.length());

@@ -15,24 +15,45 @@ import org.jspecify.annotations.Nullable;
 public class InvalidInputException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
+    /** The name of the refused argument, or null when the thrower did not give it. */
     private final @Nullable String field;
 
-    /** {@code message} names the field and the refused value. */
+    /**
+     * An exception whose message alone names the field and the refused value.
+     *
+     * @param message names the field and the refused value
+     */
     public InvalidInputException(String message) {
         this(null, message, null);
     }
 
-    /** {@code field}: the name of the refused argument ({@code "slotId"}, {@code "time"}); {@code message} names its value. */
+    /**
+     * An exception for a named argument.
+     *
+     * @param field the name of the refused argument ({@code "slotId"}, {@code "time"}), or null
+     * @param message names the field and the refused value
+     */
     public InvalidInputException(@Nullable String field, String message) {
         this(field, message, null);
     }
 
+    /**
+     * An exception for a named argument whose refusal came from another exception (a parse failure).
+     *
+     * @param field the name of the refused argument ({@code "slotId"}, {@code "time"}), or null
+     * @param message names the field and the refused value
+     * @param cause the exception that showed the value to be bad, or null
+     */
     public InvalidInputException(@Nullable String field, String message, @Nullable Throwable cause) {
         super(message, cause);
         this.field = field;
     }
 
-    /** The name of the refused argument, when the thrower gave it; the message names it either way. */
+    /**
+     * The name of the refused argument, when the thrower gave it; the message names it either way.
+     *
+     * @return the argument's name, or null when the thrower did not give it
+     */
     public @Nullable String field() {
         return field;
     }

@@ -11,14 +11,21 @@ package org.slotbook.core;
 public class RequestIdReusedException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
+    /** The request id that was sent again. */
     private final RequestId requestId;
 
+    /**
+     * An exception for a request id sent again with a different request.
+     *
+     * @param requestId the request id that was sent again
+     * @param message says what differs, naming only what the caller sent
+     */
     public RequestIdReusedException(RequestId requestId, String message) {
         super(message);
         this.requestId = requestId;
     }
 
-    /** The request id that was sent again. */
+    /** {@return the request id that was sent again} */
     public RequestId requestId() {
         return requestId;
     }

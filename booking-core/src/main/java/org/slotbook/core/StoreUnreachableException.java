@@ -13,6 +13,12 @@ package org.slotbook.core;
 public class StoreUnreachableException extends BookingStoreException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An exception for a store that could not be reached, retryable and with a known outcome.
+     *
+     * @param message says which store could not be reached and why, naming no tenant's data
+     * @param cause the failure of the connection attempt
+     */
     public StoreUnreachableException(String message, Throwable cause) {
         super(message, cause, true, false);
     }

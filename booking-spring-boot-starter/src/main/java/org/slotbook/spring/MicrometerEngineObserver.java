@@ -42,7 +42,12 @@ public final class MicrometerEngineObserver implements EngineObserver {
         this(registry, true);
     }
 
-    /** {@code histogram}: whether the timer publishes its latency histogram. */
+    /**
+     * Meters on {@code registry}, the timer with or without its latency histogram.
+     *
+     * @param registry the application's meter registry
+     * @param histogram whether the timer publishes its latency histogram
+     */
     public MicrometerEngineObserver(MeterRegistry registry, boolean histogram) {
         this.registry = registry;
         this.histogram = histogram;

@@ -131,6 +131,7 @@ public class SlotbookAutoConfiguration {
      * @param listener the application's listeners, told about every event
      * @param rules the application's rules bean, if any, else the slotbook.* rules
      * @param rulesByTenant the application's rules per tenant, if it defines them
+     * @param customizers changes to the engine's builder, in order
      * @return the engine
      */
     @Bean

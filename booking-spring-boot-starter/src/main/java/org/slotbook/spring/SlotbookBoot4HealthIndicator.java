@@ -13,7 +13,12 @@ import org.springframework.boot.health.contributor.Health;
 public final class SlotbookBoot4HealthIndicator extends AbstractHealthIndicator {
     private final SlotbookHealth health;
 
-    /** {@code gate} null: the engine runs without a gate. */
+    /**
+     * A health indicator over the store and, when there is one, the gate.
+     *
+     * @param store the store to probe
+     * @param gate the seat gate (null: the engine runs without a gate)
+     */
     public SlotbookBoot4HealthIndicator(BookingStore store, @Nullable SeatReservation gate) {
         super("Slotbook health check failed");
         this.health = new SlotbookHealth(store, gate);

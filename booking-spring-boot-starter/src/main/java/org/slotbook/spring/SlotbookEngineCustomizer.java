@@ -9,5 +9,10 @@ import org.slotbook.core.BookingEngine;
  */
 @FunctionalInterface
 public interface SlotbookEngineCustomizer {
+    /**
+     * Changes the engine's settings before the engine is built.
+     *
+     * @param builder the starter's engine builder, with the properties and beans already applied
+     */
     void customize(BookingEngine.Builder builder);
 }

@@ -9,5 +9,10 @@ import org.slotbook.redis.RedisSeatReservation;
  */
 @FunctionalInterface
 public interface SlotbookGateCustomizer {
+    /**
+     * Changes the gate's settings before the gate is built.
+     *
+     * @param builder the starter's Redis gate builder, with the {@code slotbook.redis.*} properties applied
+     */
     void customize(RedisSeatReservation.Builder builder);
 }

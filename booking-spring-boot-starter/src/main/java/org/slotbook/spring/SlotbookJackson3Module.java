@@ -38,6 +38,7 @@ import org.slotbook.core.TenantId;
 public final class SlotbookJackson3Module extends SimpleModule {
     private static final long serialVersionUID = 1L;
 
+    /** A module that writes and reads Slotbook's ids as strings and its results with their type. */
     public SlotbookJackson3Module() {
         super("slotbook");
         id(TenantId.class, TenantId::value, TenantId::of);

@@ -22,6 +22,11 @@ public class SlotbookMissingBeanFailureAnalyzer extends AbstractFailureAnalyzer<
 
     private final @Nullable ConfigurableListableBeanFactory beanFactory;
 
+    /**
+     * An analyzer that reads the condition report of the failed application context.
+     *
+     * @param beanFactory the failed context's bean factory, which Spring Boot passes in
+     */
     public SlotbookMissingBeanFailureAnalyzer(BeanFactory beanFactory) {
         this.beanFactory = beanFactory instanceof ConfigurableListableBeanFactory listable ? listable : null;
     }

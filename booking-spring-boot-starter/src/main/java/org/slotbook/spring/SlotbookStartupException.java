@@ -9,23 +9,30 @@ package org.slotbook.spring;
 public class SlotbookStartupException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
+    /** What to change. */
     private final String action;
 
-    /** {@code description}: what is wrong; {@code action}: what to change. */
+    /**
+     * An exception that says what is wrong and what fixes it.
+     *
+     * @param description what is wrong
+     * @param action what to change
+     */
     public SlotbookStartupException(String description, String action) {
         super(description + " Action: " + action);
         this.action = action;
         this.description = description;
     }
 
+    /** What is wrong. */
     private final String description;
 
-    /** What is wrong. */
+    /** {@return what is wrong} */
     public String description() {
         return description;
     }
 
-    /** What to change. */
+    /** {@return what to change} */
     public String action() {
         return action;
     }

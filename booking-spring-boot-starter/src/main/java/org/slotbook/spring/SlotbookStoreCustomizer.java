@@ -9,5 +9,10 @@ import org.slotbook.jdbc.JdbcStore;
  */
 @FunctionalInterface
 public interface SlotbookStoreCustomizer {
+    /**
+     * Changes the store's settings before the store is built.
+     *
+     * @param builder the starter's store builder, with the {@code slotbook.jdbc.*} properties applied
+     */
     void customize(JdbcStore.Builder builder);
 }

@@ -76,6 +76,14 @@ public interface SeatReservation {
      * {@link GateOutcome#DUPLICATE} when a live holder of a third request holds it (left alone),
      * {@link GateOutcome#FULL}, {@link GateOutcome#MISSING} or {@link GateOutcome#CLOSED} as
      * {@link #tryHold} does.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @param from the earlier request whose holder is given away
+     * @param to the request the ledger granted, which takes the holder
+     * @param ttl how long the hold of {@code to} lasts before it expires
+     * @return the gate's decision for {@code to}
      */
     default GateDecision transfer(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId from,
                                   RequestId to, Duration ttl) {
@@ -89,6 +97,12 @@ public interface SeatReservation {
      * was refused as bad input (its id belongs to another slot or student): removes the student's holder
      * only when {@code requestId} put it there, and records nothing (no tombstone), so the refused
      * request leaves the slot's state as it found it. True when a holder was removed.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param studentId the student the booking or entry belongs to
+     * @param requestId the refused request's id
+     * @return true when a holder was removed
      */
     default boolean withdraw(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
         return release(tenantId, slotId, studentId, requestId);
@@ -99,6 +113,10 @@ public interface SeatReservation {
      * {@link #reconcileFrom} brings; null when the gate keeps no such clock (the caller then passes
      * the read's age to {@link #reconcile(TenantId, SlotId, int, Instant, Collection, Duration, Duration,
      * Instant)}).
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @return the mark, or null when the gate keeps no such clock
      */
     default @Nullable GateMark mark(TenantId tenantId, SlotId slotId) {
         return null;
@@ -111,6 +129,17 @@ public interface SeatReservation {
      * booking, so it is added back; one released at or after the mark is not. Holders the truth does
      * not name are removed only when taken {@code inFlightGrace} before the mark (a later one the read
      * could not know). By default, as with an unknown age: every released request stays out.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param capacity the number of seats of the slot
+     * @param opensAt when booking opens (null: open now)
+     * @param truth the live holders according to the ledger
+     * @param readFrom the mark taken before the ledger read of the truth began
+     * @param inFlightGrace how long before the mark a holder the ledger does not know must have been taken
+     *                      before it is removed, so a hold in flight survives
+     * @param keepUntil when the gate may forget the slot's state (null: never on its own)
+     * @return what the gate changed
      */
     default GateSync reconcileFrom(TenantId tenantId, SlotId slotId, int capacity, @Nullable Instant opensAt,
                                    Collection<GateHolder> truth, GateMark readFrom, Duration inFlightGrace,

@@ -83,6 +83,8 @@ public final class SlotbookHttpStatus {
     /**
      * The status of a result; a value that is no Slotbook result is refused.
      *
+     * @param result a result a {@code BookingEngine} answered
+     * @return the HTTP status of the result
      * @throws IllegalArgumentException when {@code result} is null or not a Slotbook result
      */
     public static HttpStatus of(Object result) {
@@ -95,6 +97,8 @@ public final class SlotbookHttpStatus {
     /**
      * The status of a result type ({@code Held.class}, ...).
      *
+     * @param type a result type of a {@code BookingEngine} operation
+     * @return the HTTP status of results of that type
      * @throws IllegalArgumentException when {@code type} is no Slotbook result type
      */
     public static HttpStatus ofType(Class<?> type) {
@@ -106,7 +110,14 @@ public final class SlotbookHttpStatus {
         return status;
     }
 
-    /** The result as a response body, with its status. */
+    /**
+     * The result as a response body, with its status ({@link #of}).
+     *
+     * @param <T> the result's type
+     * @param result a result a {@code BookingEngine} answered
+     * @return a response with the result's status and the result as its body
+     * @throws IllegalArgumentException when {@code result} is null or not a Slotbook result
+     */
     public static <T> ResponseEntity<T> response(T result) {
         return ResponseEntity.status(of(result)).body(result);
     }

@@ -38,11 +38,21 @@ public class SlotbookProblemDetails {
 
     private final Duration retryAfter;
 
-    /** {@code retryAfter}: the {@code Retry-After} of a 503, rounded up to whole seconds. */
+    /**
+     * An advice whose 503 answers carry {@code retryAfter}.
+     *
+     * @param retryAfter the {@code Retry-After} of a 503, rounded up to whole seconds
+     */
     public SlotbookProblemDetails(Duration retryAfter) {
         this.retryAfter = retryAfter;
     }
 
+    /**
+     * Bad input as a 400 problem.
+     *
+     * @param e the refused input
+     * @return a 400 problem with the message as its detail and the field, when known, as a property
+     */
     @ExceptionHandler(InvalidInputException.class)
     public ResponseEntity<ProblemDetail> invalidInput(InvalidInputException e) {
         ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "invalid-input", "Invalid input", e.getMessage());
@@ -52,6 +62,12 @@ public class SlotbookProblemDetails {
         return ResponseEntity.status(HttpStatus.BAD_REQUEST).body(problem);
     }
 
+    /**
+     * A request id sent again with another request, as a 409 problem.
+     *
+     * @param e the refused request
+     * @return a 409 problem with the request id as a property
+     */
     @ExceptionHandler(RequestIdReusedException.class)
     public ResponseEntity<ProblemDetail> requestIdReused(RequestIdReusedException e) {
         ProblemDetail problem = problem(HttpStatus.CONFLICT, "request-id-reused", "Request id reused", e.getMessage());
@@ -59,6 +75,13 @@ public class SlotbookProblemDetails {
         return ResponseEntity.status(HttpStatus.CONFLICT).body(problem);
     }
 
+    /**
+     * A store failure as a 503 problem with {@code Retry-After} when it is retryable, else a 500 problem.
+     * The failure is logged; the problem never carries the driver's message.
+     *
+     * @param e the store's failure
+     * @return a 503 or 500 problem that says whether the outcome is unknown
+     */
     @ExceptionHandler(BookingStoreException.class)
     public ResponseEntity<ProblemDetail> storeFailed(BookingStoreException e) {
         LOG.warn("Slotbook's store failed (retryable: {}, outcome unknown: {})", e.retryable(), e.outcomeUnknown(), e);

@@ -19,6 +19,12 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnProperty(prefix = "slotbook.web", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(SlotbookProperties.class)
 public class SlotbookWebAutoConfiguration {
+    /**
+     * The problem details advice, unless the application defines its own.
+     *
+     * @param properties the slotbook.* properties ({@code slotbook.web.retry-after})
+     * @return the advice
+     */
     @Bean
     @ConditionalOnMissingBean
     public SlotbookProblemDetails slotbookProblemDetails(SlotbookProperties properties) {
