@@ -35,8 +35,8 @@ import org.slotbook.jdbc.internal.Tables;
  *       mapping is stale included); copies every row of the tenant, table by table, read in one snapshot
  *       of the source and written in one transaction of the target (refused when the target already
  *       holds a row of the tenant; the row counts are checked on both sides before the target commits);
- *       then marks the source {@code MOVED} and opens the target. Should it fail, both fences are put
- *       back as they were;</li>
+ *       then opens the target and marks the source {@code MOVED}. Should it fail before the target is
+ *       open, both fences are put back as they were;</li>
  *   <li>switch the host's mapping so that the tenant's next call goes to the target shard (a node that
  *       misses the switch keeps being refused by the source, retryably, and loses nothing);</li>
  *   <li>reconcile the gate for the tenant ({@code engine.reconcileAll(tenant)}), so Redis agrees with
@@ -100,7 +100,7 @@ public final class TenantMove {
 
     /**
      * Fences the tenant on both databases, copies every row of it from the source to the target in one
-     * target transaction, marks the source {@code MOVED} and opens the target; answers the rows copied
+     * target transaction, opens the target and marks the source {@code MOVED}; answers the rows copied
      * per table. The tenant's calls meanwhile are refused with a retryable
      * {@link org.slotbook.core.TenantFencedException} on both databases; nothing the source decided before
      * its fence is left out of the copy.
@@ -140,9 +140,10 @@ public final class TenantMove {
             setFence(target, targetPrefix, tenant, new Fence(FENCED, epoch));
             setFence(source, sourcePrefix, tenant, new Fence(FENCED, epoch));
             Map<String, Integer> copied = copyRows(tenant);
-            setFence(source, sourcePrefix, tenant, new Fence(MOVED, epoch));
-            opened = true;
+            // the target first: should the source's mark fail, its FENCED row refuses as MOVED would
             setFence(target, targetPrefix, tenant, new Fence(OWNED, epoch));
+            opened = true;
+            setFence(source, sourcePrefix, tenant, new Fence(MOVED, epoch));
             return copied;
         } catch (RuntimeException e) {
             if (!opened) {
