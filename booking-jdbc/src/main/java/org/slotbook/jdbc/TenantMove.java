@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -19,20 +20,28 @@ import org.slotbook.core.TenantId;
 import org.slotbook.jdbc.internal.Tables;
 
 /**
- * Copies one tenant's rows from one shard's database to another's with plain SQL
- * ({@code SELECT * ... WHERE tenant_id = ?} on the source, batched {@code INSERT} on the target), the
- * data step of moving a tenant between the shards of a
- * {@link org.slotbook.core.shard.TenantRoutedStore}. The whole procedure, in this order:
+ * Moves one tenant's rows from one shard's database to another's with plain SQL ({@code SELECT * ...
+ * WHERE tenant_id = ?} on the source, batched {@code INSERT} on the target), the data step of moving a
+ * tenant between the shards of a {@link org.slotbook.core.shard.TenantRoutedStore}. Each database keeps
+ * a fence ({@code tenant_fence}: no row, or {@code OWNED}, means it serves the tenant; {@code FENCED} or
+ * {@code MOVED} means every decision of the tenant there is refused with a retryable
+ * {@link org.slotbook.core.TenantFencedException}), so the tenant's traffic need not be stopped by the
+ * host. The whole procedure, in this order:
  *
  * <ol>
- *   <li>stop the tenant's traffic (the host refuses its calls for the few seconds of the move);</li>
- *   <li>{@link #copy}: every row of the tenant, table by table, read in one snapshot of the source and
- *       written in one transaction of the target; refused when the target already holds a row of the
- *       tenant; the row counts are checked on both sides before the target commits;</li>
- *   <li>switch the host's mapping so that the tenant's next call goes to the target shard;</li>
+ *   <li>{@link #copy}: fences the tenant on the target (a node that switched early is refused there),
+ *       then on the source, waiting for every decision of the tenant that had read the source's fence
+ *       before to end (from then on each call of the tenant on the source is refused, a node whose
+ *       mapping is stale included); copies every row of the tenant, table by table, read in one snapshot
+ *       of the source and written in one transaction of the target (refused when the target already
+ *       holds a row of the tenant; the row counts are checked on both sides before the target commits);
+ *       then opens the target and marks the source {@code MOVED}. Should it fail before the target is
+ *       open, both fences are put back as they were;</li>
+ *   <li>switch the host's mapping so that the tenant's next call goes to the target shard (a node that
+ *       misses the switch keeps being refused by the source, retryably, and loses nothing);</li>
  *   <li>reconcile the gate for the tenant ({@code engine.reconcileAll(tenant)}), so Redis agrees with
  *       the ledger it now reads from;</li>
- *   <li>let the tenant's traffic in again, and once it runs on the target, {@link #deleteFromSource}.</li>
+ *   <li>{@link #deleteFromSource}: the source's rows of the tenant go; its fence row stays {@code MOVED}.</li>
  * </ol>
  *
  * Both databases run the shipped schema under the given prefixes, of the same dialect (a copy between
@@ -40,7 +49,12 @@ import org.slotbook.jdbc.internal.Tables;
  * {@code occupancy.id} identity, the waitlist's and the credit journal's {@code seq}: the target numbers
  * those rows itself, in the source's order, and nothing refers to them). Lesson packages and their credit
  * journal move with the tenant, so its balances add up on the target as they did on the source.
- * Tables added to the schema later are named with {@link Builder#table}.
+ * Tables added to the schema later are named with {@link Builder#table}. The fence waits for the
+ * tenant's calls in flight: on PostgreSQL under the tenant's fence lock (an advisory lock every decision
+ * takes shared), on MariaDB under {@code LOCK TABLES tenant_fence WRITE} (every decision reads the table
+ * in its transaction; the lock waits for the calls of all tenants in flight on that database and holds
+ * the next ones for as long as one write of the fence takes). On H2 (one process) the fence is written
+ * without waiting.
  */
 public final class TenantMove {
     /** The shipped tables, parents first. */
@@ -55,6 +69,9 @@ public final class TenantMove {
      */
     private static final Map<String, String> ORDER = Map.of("waiter", " ORDER BY seq", "credit_entry", " ORDER BY seq");
     private static final int BATCH = 500;
+    private static final String OWNED = "OWNED";
+    private static final String FENCED = "FENCED";
+    private static final String MOVED = "MOVED";
 
     private final DataSource source;
     private final DataSource target;
@@ -82,18 +99,86 @@ public final class TenantMove {
     }
 
     /**
-     * Copies every row of {@code tenant} from the source to the target in one target transaction and
-     * answers the rows copied per table. The tenant's traffic must be stopped first.
+     * Fences the tenant on both databases, copies every row of it from the source to the target in one
+     * target transaction, opens the target and marks the source {@code MOVED}; answers the rows copied
+     * per table. The tenant's calls meanwhile are refused with a retryable
+     * {@link org.slotbook.core.TenantFencedException} on both databases; nothing the source decided before
+     * its fence is left out of the copy.
      *
-     * @param tenant the tenant to copy, its traffic stopped
+     * @param tenant the tenant to move
      * @return rows copied per table
-     * @throws IllegalStateException  when the target already holds rows of the tenant (nothing written)
-     * @throws BookingStoreException when a database fails (nothing written on the target)
+     * @throws IllegalStateException  when the target already holds rows of the tenant, or the source does not
+     *                                serve it (it was moved away); nothing written
+     * @throws BookingStoreException when a database fails (nothing copied; the fences as they were)
      */
     public Map<String, Integer> copy(TenantId tenant) {
         if (tenant == null) {
             throw new InvalidInputException("tenantId must not be null");
         }
+        Fence sourceBefore;
+        Fence targetBefore;
+        try (Connection from = source.getConnection(); Connection to = target.getConnection()) {
+            Map<String, Integer> before = counts(to, targetPrefix, tenant);
+            if (before.values().stream().anyMatch(n -> n > 0)) {
+                throw new IllegalStateException("the target already holds rows of tenant '" + tenant.value()
+                        + "' " + before + "; nothing was copied");
+            }
+            sourceBefore = fenceOf(from, sourcePrefix, tenant);
+            targetBefore = fenceOf(to, targetPrefix, tenant);
+        } catch (SQLException e) {
+            throw new BookingStoreException("copy of tenant '" + tenant.value() + "' failed: " + e.getMessage(), e,
+                    true, false);
+        }
+        if (sourceBefore != null && MOVED.equals(sourceBefore.state())) {
+            throw new IllegalStateException("the source does not serve tenant '" + tenant.value() + "' (moved away at"
+                    + " fence epoch " + sourceBefore.epoch() + "); nothing was copied");
+        }
+        long epoch = 1 + Math.max(sourceBefore == null ? 0 : sourceBefore.epoch(),
+                targetBefore == null ? 0 : targetBefore.epoch());
+        boolean opened = false;
+        try {
+            setFence(target, targetPrefix, tenant, new Fence(FENCED, epoch));
+            setFence(source, sourcePrefix, tenant, new Fence(FENCED, epoch));
+            Map<String, Integer> copied = copyRows(tenant);
+            // the target first: should the source's mark fail, its FENCED row refuses as MOVED would
+            setFence(target, targetPrefix, tenant, new Fence(OWNED, epoch));
+            opened = true;
+            setFence(source, sourcePrefix, tenant, new Fence(MOVED, epoch));
+            return copied;
+        } catch (RuntimeException e) {
+            if (!opened) {
+                try {
+                    setFence(source, sourcePrefix, tenant, sourceBefore == null ? null : new Fence(OWNED, epoch));
+                    setFence(target, targetPrefix, tenant, targetBefore);
+                } catch (RuntimeException undo) {
+                    e.addSuppressed(undo);
+                }
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The fence of {@code tenant} on a database, or null when it has no row there (served).
+     *
+     * @param onTarget the target's (true) or the source's (false)
+     * @param tenant   the tenant
+     * @return its state ({@code OWNED}, {@code FENCED}, {@code MOVED}) and epoch, or null
+     */
+    public Fence fence(boolean onTarget, TenantId tenant) {
+        if (tenant == null) {
+            throw new InvalidInputException("tenantId must not be null");
+        }
+        try (Connection c = (onTarget ? target : source).getConnection()) {
+            return fenceOf(c, onTarget ? targetPrefix : sourcePrefix, tenant);
+        } catch (SQLException e) {
+            throw new BookingStoreException("could not read the fence of tenant '" + tenant.value() + "': "
+                    + e.getMessage(), e, true, false);
+        }
+    }
+
+    /** Copies the rows (the source fenced): one snapshot of the source, one transaction of the target. */
+    private Map<String, Integer> copyRows(TenantId tenant) {
         try (Connection from = source.getConnection(); Connection to = target.getConnection()) {
             from.setAutoCommit(false);
             from.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -116,7 +201,7 @@ public final class TenantMove {
                             + expected + ", target " + written + "; nothing was copied");
                 }
                 to.commit();
-                from.commit();
+                rollbackQuietly(from);
                 return Collections.unmodifiableMap(copied);
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(to);
@@ -219,6 +304,91 @@ public final class TenantMove {
             }
         }
         return counts;
+    }
+
+    private static Fence fenceOf(Connection c, String prefix, TenantId tenant) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT state, epoch FROM " + prefix + "tenant_fence WHERE tenant_id = ?")) {
+            ps.setString(1, tenant.value());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new Fence(rs.getString(1), rs.getLong(2)) : null;
+            }
+        }
+    }
+
+    /**
+     * Writes the fence of {@code tenant} on a database (null: no row, served), once every decision of the
+     * tenant that read the fence before has ended (see the class's note per dialect).
+     */
+    private static void setFence(DataSource database, String prefix, TenantId tenant, Fence fence) {
+        String table = prefix + "tenant_fence";
+        try (Connection c = database.getConnection()) {
+            JdbcDialect dialect = JdbcDialect.forProductName(c.getMetaData().getDatabaseProductName());
+            String write = fence == null ? "DELETE FROM " + table + " WHERE tenant_id = ?" : switch (dialect) {
+                case POSTGRESQL -> "INSERT INTO " + table + " (tenant_id, state, epoch, updated_at)"
+                        + " VALUES (?, ?, ?, clock_timestamp()) ON CONFLICT (tenant_id) DO UPDATE"
+                        + " SET state = EXCLUDED.state, epoch = EXCLUDED.epoch, updated_at = EXCLUDED.updated_at";
+                case MARIADB -> "INSERT INTO " + table + " (tenant_id, state, epoch, updated_at)"
+                        + " VALUES (?, ?, ?, UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE"
+                        + " state = VALUES(state), epoch = VALUES(epoch), updated_at = VALUES(updated_at)";
+                case H2 -> "MERGE INTO " + table + " (tenant_id, state, epoch, updated_at) KEY (tenant_id)"
+                        + " VALUES (?, ?, ?, CURRENT_TIMESTAMP(6))";
+            };
+            if (dialect == JdbcDialect.MARIADB) {
+                c.setAutoCommit(true);
+                try (Statement lock = c.createStatement()) {
+                    lock.execute("LOCK TABLES " + table + " WRITE");
+                    try {
+                        writeFence(c, write, tenant, fence);
+                    } finally {
+                        lock.execute("UNLOCK TABLES");
+                    }
+                }
+                return;
+            }
+            c.setAutoCommit(false);
+            try {
+                if (dialect == JdbcDialect.POSTGRESQL) {
+                    try (PreparedStatement lock = c.prepareStatement(
+                            "SELECT pg_advisory_xact_lock(hashtextextended(? || chr(30) || ?, 0))")) {
+                        lock.setString(1, prefix);
+                        lock.setString(2, tenant.value());
+                        lock.execute();
+                    }
+                }
+                writeFence(c, write, tenant, fence);
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(c);
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new BookingStoreException("could not write the fence of tenant '" + tenant.value() + "': "
+                    + e.getMessage(), e, true, false);
+        }
+    }
+
+    private static void writeFence(Connection c, String write, TenantId tenant, Fence fence) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(write)) {
+            ps.setString(1, tenant.value());
+            if (fence != null) {
+                ps.setString(2, fence.state());
+                ps.setLong(3, fence.epoch());
+            }
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * A tenant's fence on one database: {@code OWNED} (served), {@code FENCED} (a move is under way) or
+     * {@code MOVED} (served elsewhere), and the move's epoch (counts the tenant's moves).
+     *
+     * @param state the state
+     * @param epoch the epoch
+     */
+    public record Fence(String state, long epoch) {
     }
 
     private static void rollbackQuietly(Connection c) {

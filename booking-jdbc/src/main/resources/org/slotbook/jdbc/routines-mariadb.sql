@@ -148,6 +148,26 @@ END//
 
 -- The one result set of a decision: the rows of the JSON list p_rows, in order, as the 20 columns;
 -- p_by_position (hold_batch): ordered by capacity (a hold's position) first, each hold's rows in order.
+-- The fence of a router's move (TenantMove): refuses, with SQLSTATE SB002, a tenant this database does
+-- not serve (a tenant_fence row FENCED or MOVED; no row, or OWNED, is served). Every decision calls it
+-- first in its transaction, which then holds the table's metadata lock until it ends: a move fences a
+-- tenant under LOCK TABLES ... WRITE, so it waits for every call that read the fence before it, and
+-- every call after it sees the fence.
+CREATE OR REPLACE PROCEDURE ${prefix}fence_check(p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin)
+READS SQL DATA
+BEGIN
+    DECLARE v_state VARCHAR(8) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+    DECLARE v_epoch BIGINT;
+    DECLARE v_message VARCHAR(255) CHARACTER SET utf8mb4;
+    DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;
+    SELECT f.state, f.epoch INTO v_state, v_epoch FROM ${prefix}tenant_fence f WHERE f.tenant_id = p_tenant;
+    IF v_state IS NOT NULL AND v_state <> 'OWNED' THEN
+        SET v_message = CONCAT('tenant ', p_tenant, ' is ', v_state, ' on this database (fence epoch ', v_epoch,
+                               '): call its current shard');
+        SIGNAL SQLSTATE 'SB002' SET MESSAGE_TEXT = v_message;
+    END IF;
+END//
+
 CREATE OR REPLACE PROCEDURE ${prefix}emit(p_rows LONGTEXT, p_by_position BOOLEAN)
 READS SQL DATA
 BEGIN
@@ -756,6 +776,7 @@ BEGIN
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     CALL ${prefix}schedule_do(p_tenant, p_slot, p_coach, p_room, p_start, p_end, p_capacity, p_longest_micros, p_series,
                               ${prefix}slot_rules(p_opens_at, p_closes_at, p_buffer_seconds, p_cancel_policy,
                                                   p_cancel_cutoff_seconds, p_week_start, p_week_end,
@@ -1249,6 +1270,7 @@ BEGIN
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     CALL ${prefix}hold_do(p_tenant, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
                           p_waitlist_cutoff_micros, p_credit_policy, p_booking, p_request, p_slot, p_student, p_status, p_now, p_gate_held, p_waitlist, TRUE,
                           FALSE, v_rows, v_tag, v_seat, v_held, v_at);
@@ -1302,6 +1324,7 @@ BEGIN
     END IF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     main: BEGIN
         -- find the booking; a hold that ran out is retired (slot row, then seat row: its seat goes to
         -- the waitlist), any other is read again under its seat row's lock (every change of a booking
@@ -1389,6 +1412,7 @@ BEGIN
     END IF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     main: BEGIN
         -- find the booking (p_student NULL: staff, any booking of the tenant)
         SELECT slot_id, seat, student_id, status, held_until INTO v_slot, v_seat, v_student, v_status, v_held
@@ -1543,6 +1567,7 @@ BEGIN
     DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     CALL ${prefix}cancel_slot_do(p_tenant, p_slot, p_now, v_rows);
     COMMIT;
     CALL ${prefix}emit(v_rows, FALSE);
@@ -1588,6 +1613,7 @@ BEGIN
     END IF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     main: BEGIN
       expiry: BEGIN
         -- the due holds, oldest deadline first, without locks
@@ -1673,6 +1699,7 @@ BEGIN
 
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     SELECT student_id, status INTO v_student, v_status
       FROM ${prefix}waiter WHERE tenant_id = p_tenant AND request_id = p_request FOR UPDATE;
     IF v_student IS NULL OR v_student <> p_student THEN
@@ -1714,6 +1741,7 @@ BEGIN
 
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     BEGIN
         DECLARE CONTINUE HANDLER FOR 1062 SET v_dup = 1;
         INSERT INTO ${prefix}lesson_package (tenant_id, package_id, student_id, credits, remaining, valid_from,
@@ -1770,6 +1798,7 @@ BEGIN
     END IF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     main: BEGIN
         SELECT b.slot_id, b.seat, b.student_id,
                s.starts_at - INTERVAL COALESCE(p_opens_before_micros, 0) MICROSECOND,
@@ -1846,6 +1875,7 @@ BEGIN
     SET v_count = ${prefix}batch_size(p_mode, p_occurrences);
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     WHILE v_k < v_count DO
         SET v_k = v_k + 1;
         SET v_rec = ${prefix}record(p_occurrences, v_k);
@@ -1903,6 +1933,7 @@ BEGIN
 
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     SET STATEMENT group_concat_max_len = 4294967295 FOR
     SELECT JSON_ARRAYAGG(slot_id ORDER BY starts_at, slot_id) INTO v_slots
       FROM ${prefix}slot FORCE INDEX (${prefix}slot_series_ix)
@@ -2019,6 +2050,7 @@ BEGIN
     SET v_count = ${prefix}batch_size(p_mode, p_commands);
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    CALL ${prefix}fence_check(p_tenant);
     WHILE v_k < v_count DO
         SET v_k = v_k + 1;
         SET v_rec = ${prefix}record(p_commands, v_k);
@@ -2070,7 +2102,7 @@ BEGIN
     DECLARE v_taken LONGTEXT DEFAULT '';
     DECLARE v_retry BOOLEAN;
     DECLARE v_full, v_locks, v_keep_lock, v_plain, v_plain_rows, v_odd, v_single, v_claimed LONGTEXT;
-    DECLARE v_claimed_rows LONGTEXT;
+    DECLARE v_claimed_rows, v_fenced LONGTEXT;
     DECLARE v_full_rows, v_done LONGTEXT;
     DECLARE v_claims INT DEFAULT 0;
     DECLARE v_tenant, v_booking, v_slot, v_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
@@ -2090,6 +2122,15 @@ BEGIN
                                    CHAR(30), CONCAT(CHAR(34), '],[', CHAR(34))), '"]]');
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     START TRANSACTION;
+    -- the fence of every tenant of the batch (fence_check's, for them all at once)
+    SELECT GROUP_CONCAT(f.tenant_id) INTO v_fenced
+      FROM ${prefix}tenant_fence f
+     WHERE f.state <> 'OWNED'
+       AND f.tenant_id IN (SELECT t.tenant FROM JSON_TABLE(v_json, '$[*]' COLUMNS (
+                               tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t);
+    IF v_fenced IS NOT NULL THEN
+        SIGNAL SQLSTATE 'SB002' SET MESSAGE_TEXT = 'a tenant of the batch is not served by this database: call each hold';
+    END IF;
     -- FULL at once: a valid status, no gate count, no waitlist, the slot open for booking and full by
     -- committed seats (no free seat, no ran-out hold), no booking or waitlist entry of the request, no
     -- live booking of the student there. A hold's now is its own, or the database clock. Each NOT EXISTS

@@ -689,6 +689,29 @@ BEGIN
 END;
 $$;
 
+-- The fence of a router's move (TenantMove): refuses, with SQLSTATE SB002, a tenant this database does
+-- not serve (a tenant_fence row FENCED or MOVED; no row, or OWNED, is served). Every decision calls it
+-- first. It takes the tenant's fence lock shared, then reads the fence row in the next statement: a move
+-- fences a tenant under the same lock taken exclusively, so it waits for every call that read the fence
+-- before it, and every call after it sees the fence. Two calls of the tenant never wait for each other.
+CREATE OR REPLACE FUNCTION ${prefix}fence_check(p_tenant VARCHAR)
+RETURNS VOID
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_state VARCHAR;
+    v_epoch BIGINT;
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(hashtextextended('${prefix}' || chr(30) || p_tenant, 0));
+    SELECT f.state, f.epoch INTO v_state, v_epoch FROM ${prefix}tenant_fence f WHERE f.tenant_id = p_tenant;
+    IF v_state IS DISTINCT FROM 'OWNED' AND v_state IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'SB002',
+            MESSAGE = format('tenant %s is %s on this database (fence epoch %s): call its current shard', p_tenant,
+                             v_state, v_epoch);
+    END IF;
+END;
+$$;
+
 -- ------------------------------------------------------------------------------------------------
 -- The decisions.
 -- ------------------------------------------------------------------------------------------------
@@ -714,6 +737,7 @@ DECLARE
     v_clashes  BOOLEAN := FALSE;
     v_inserted INTEGER;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     -- 1. lock coach, then room (COACH sorts before ROOM), creating each lock row on first use
     FOR i IN 1 .. 2 LOOP
         PERFORM 1 FROM ${prefix}resource_lock l
@@ -833,6 +857,7 @@ DECLARE
     v_occupied    BOOLEAN;
     r             RECORD;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     IF p_status IS NULL OR p_status NOT IN ('HELD', 'CONFIRMED') THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('p_status must be HELD or CONFIRMED, got %s', p_status);
@@ -1205,6 +1230,7 @@ DECLARE
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     -- bad input is refused before anything is written
     IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
@@ -1297,6 +1323,7 @@ DECLARE
     v_seat_status  VARCHAR;
     v_seat_booking VARCHAR;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     -- bad input is refused before anything is written
     IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
@@ -1394,6 +1421,7 @@ DECLARE
     v_ids  VARCHAR[] := ARRAY[]::VARCHAR[];
     r      RECORD;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     UPDATE ${prefix}slot s SET status = 'CANCELLED'
         WHERE s.tenant_id = p_tenant AND s.slot_id = p_slot AND s.status = 'OPEN';
     IF NOT FOUND THEN
@@ -1446,6 +1474,7 @@ DECLARE
     v_done         INTEGER := 0;
     r              RECORD;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     -- bad input is refused before anything is written
     IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
@@ -1505,6 +1534,7 @@ DECLARE
     v_student VARCHAR;
     v_status  VARCHAR;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     SELECT w.student_id, w.status INTO v_student, v_status FROM ${prefix}waiter w
         WHERE w.tenant_id = p_tenant AND w.request_id = p_request FOR UPDATE;
     IF NOT FOUND OR v_student <> p_student THEN
@@ -1538,6 +1568,7 @@ DECLARE
     v_now      TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
     v_inserted INTEGER;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     RETURN QUERY SELECT * FROM ${prefix}package_row(p_tenant, 'PACKAGE_EXISTS', p_package);
     IF FOUND THEN
         RETURN;
@@ -1581,6 +1612,7 @@ DECLARE
     v_cost       INTEGER;
     v_payer      VARCHAR;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     -- bad input is refused before anything is written
     IF p_credit_policy IS NOT NULL AND p_credit_policy NOT IN ('AT_BOOKING', 'AT_CHECK_IN') THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
@@ -1654,6 +1686,7 @@ DECLARE
     f          TEXT[];
     v_conflict BOOLEAN := FALSE;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     IF p_mode IS NULL OR p_mode NOT IN ('ALL_OR_NOTHING', 'BEST_EFFORT') THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('p_mode must be ALL_OR_NOTHING or BEST_EFFORT, got %s', p_mode);
@@ -1697,6 +1730,7 @@ DECLARE
     v_now TIMESTAMPTZ := COALESCE(p_now, clock_timestamp());
     r     RECORD;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     FOR r IN SELECT s.slot_id AS id FROM ${prefix}slot s
              WHERE s.tenant_id = p_tenant AND s.series_id = p_series AND s.status = 'OPEN'
                AND s.starts_at >= p_from
@@ -1728,6 +1762,7 @@ DECLARE
     v_ok     BOOLEAN;
     x        ${prefix}fact;
 BEGIN
+    PERFORM ${prefix}fence_check(p_tenant);
     IF p_mode IS NULL OR p_mode NOT IN ('ALL_OR_NOTHING', 'BEST_EFFORT') THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('p_mode must be ALL_OR_NOTHING or BEST_EFFORT, got %s', p_mode);
@@ -1785,6 +1820,7 @@ DECLARE
     -- the positions of the holds a full slot refuses
     v_full  INTEGER[];
 BEGIN
+    PERFORM ${prefix}fence_check(d.t) FROM (SELECT DISTINCT unnest(p_tenants) AS t) d;
     -- The holds a full slot refuses are found together, as hold finds each (an open slot inside its
     -- booking window, no seat free or held past its deadline, no seat the gate holds for the request,
     -- no earlier answer to the request, no live booking of the student there), and answered FULL

@@ -215,3 +215,16 @@ ALTER TABLE ${prefix}credit_entry ADD CONSTRAINT IF NOT EXISTS ${prefix}credit_e
     ((reason IN ('GRANT', 'REFUND') AND delta > 0) OR (reason IN ('DRAW', 'FORFEIT') AND delta < 0))
     AND (reason = 'GRANT') = (booking_id IS NULL));
 CREATE INDEX IF NOT EXISTS ${prefix}credit_entry_package_ix ON ${prefix}credit_entry (tenant_id, package_id, seq);
+
+-- The fence of a router's move (TenantMove): which tenants this database serves. No row: served (a
+-- database that never took part in a move has none). FENCED: a move is copying the tenant away, or
+-- into this database; MOVED: the tenant lives in another database now. Every decision of a tenant
+-- FENCED or MOVED is refused (SQLSTATE SB002). epoch counts the moves of the tenant.
+CREATE TABLE IF NOT EXISTS ${prefix}tenant_fence (
+    tenant_id   VARCHAR(64) NOT NULL,
+    epoch       BIGINT      NOT NULL,
+    state       VARCHAR(8)  NOT NULL,
+    updated_at  TIMESTAMP(6) WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP(6) NOT NULL,
+    CONSTRAINT ${prefix}tenant_fence_pk PRIMARY KEY (tenant_id),
+    CONSTRAINT ${prefix}tenant_fence_state_ck CHECK (state IN ('OWNED', 'FENCED', 'MOVED'))
+);

@@ -212,6 +212,20 @@ CREATE TABLE IF NOT EXISTS ${prefix}credit_entry (
     CONSTRAINT ${prefix}credit_entry_booking_ck CHECK ((reason = 'GRANT') = (booking_id IS NULL))
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
+-- The fence of a router's move (TenantMove): which tenants this database serves. No row: served (a
+-- database that never took part in a move has none). FENCED: a move is copying the tenant away, or
+-- into this database; MOVED: the tenant lives in another database now. Every decision of a tenant
+-- FENCED or MOVED is refused (SQLSTATE SB002) and may be retried on the tenant's current shard. epoch
+-- counts the moves of the tenant.
+CREATE TABLE IF NOT EXISTS ${prefix}tenant_fence (
+    tenant_id   VARCHAR(64) NOT NULL,
+    epoch       BIGINT      NOT NULL,
+    state       VARCHAR(8)  NOT NULL,
+    updated_at  DATETIME(6) NOT NULL DEFAULT UTC_TIMESTAMP(6),
+    PRIMARY KEY (tenant_id),
+    CONSTRAINT ${prefix}tenant_fence_state_ck CHECK (state IN ('OWNED', 'FENCED', 'MOVED'))
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
 -- Schemas created before every key held tenant_id: the waitlist's unique seq, and the keys of occupancy and
 -- credit_entry by their AUTO_INCREMENT alone, gain the tenant (each key rebuilt once, its table locked meanwhile).
 ALTER TABLE ${prefix}waiter ADD UNIQUE KEY IF NOT EXISTS ${prefix}waiter_seq_tenant_uk (seq, tenant_id),

@@ -13,13 +13,14 @@
 DO $$
 DECLARE
     v_tables   VARCHAR[] := ARRAY['slot', 'slot_seat', 'booking', 'occupancy', 'waiter', 'resource_lock',
-                                  'lesson_package', 'credit_entry'];
+                                  'lesson_package', 'credit_entry', 'tenant_fence'];
     v_routines VARCHAR[] := ARRAY['fact_of', 'lock_student', 'booking_row', 'waiter_row', 'slot_row', 'event_rows',
                                   'limit_reached', 'micros_ts', 'payer', 'lock_payer', 'charge', 'refund', 'forfeit',
                                   'package_row', 'release', 'promote', 'freed', 'retire', 'answered', 'replay',
                                   'claim_batch', 'schedule', 'hold', 'confirm', 'cancel', 'cancel_slot', 'expire_due',
                                   'leave_waitlist', 'grant_package', 'check_in', 'schedule_series', 'cancel_series',
-                                  'hold_all', 'hold_batch', 'refund_dead_holds'];
+                                  'hold_all', 'hold_batch', 'refund_dead_holds',
+                                  'fence_check'];
     v_name     VARCHAR;
     r          RECORD;
 BEGIN

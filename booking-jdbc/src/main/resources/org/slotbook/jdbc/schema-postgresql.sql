@@ -279,6 +279,20 @@ CREATE UNIQUE INDEX IF NOT EXISTS ${prefix}credit_entry_booking_ux
 CREATE UNIQUE INDEX IF NOT EXISTS ${prefix}credit_entry_grant_ux
     ON ${prefix}credit_entry (tenant_id, package_id) WHERE reason = 'GRANT';
 
+-- The fence of a router's move (TenantMove): which tenants this database serves. No row: served (a
+-- database that never took part in a move has none). FENCED: a move is copying the tenant away, or
+-- into this database; MOVED: the tenant lives in another database now. Every decision of a tenant
+-- FENCED or MOVED is refused (SQLSTATE SB002) and may be retried on the tenant's current shard. epoch
+-- counts the moves of the tenant.
+CREATE TABLE IF NOT EXISTS ${prefix}tenant_fence (
+    tenant_id   VARCHAR(64) COLLATE "C" NOT NULL,
+    epoch       BIGINT      NOT NULL,
+    state       VARCHAR(8)  NOT NULL,
+    updated_at  TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    CONSTRAINT ${prefix}tenant_fence_pk PRIMARY KEY (tenant_id),
+    CONSTRAINT ${prefix}tenant_fence_state_ck CHECK (state IN ('OWNED', 'FENCED', 'MOVED'))
+);
+
 -- Schemas created before every key held tenant_id: occupancy and credit_entry were keyed by their
 -- identity alone, which a table distributed by tenant_id (Citus) cannot keep. The key is rebuilt with
 -- tenant_id after the identity (not before it, so that no index led by tenant_id alone competes with

@@ -153,6 +153,14 @@ class MariaDbTest {
     }
 
     @Nested
+    class TenantFence extends TenantFenceTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.mariadb();
+        }
+    }
+
+    @Nested
     class SchemaDrop extends JdbcSchemaDropTests {
         @Override
         protected TestDatabase openDatabase() {

@@ -351,6 +351,14 @@ class PostgresTest {
     }
 
     @Nested
+    class TenantFence extends TenantFenceTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.postgres();
+        }
+    }
+
+    @Nested
     class SchemaDrop extends JdbcSchemaDropTests {
         @Override
         protected TestDatabase openDatabase() {
@@ -570,7 +578,7 @@ class PostgresTest {
             List<List<Object>> seatsBefore = rows(main, seats, tenant);
             List<List<Object>> occupancyBefore = rows(main, occupancy, tenant);
 
-            // 1. the tenant's traffic is stopped (no calls below until the switch); 2. copy
+            // 1. copy: the tenant fenced on both servers, copied, the source MOVED and the target opened
             TenantMove move = TenantMove.builder(main.dataSource(), spare.dataSource())
                     .sourcePrefix(main.prefix()).targetPrefix(spare.prefix()).build();
             Map<String, Integer> copied = move.copy(tenant);
@@ -580,11 +588,11 @@ class PostgresTest {
             assertThat(rows(spare, occupancy, tenant)).isEqualTo(occupancyBefore);
             assertThatThrownBy(() -> move.copy(tenant)).as("a second copy is refused")
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("already holds");
-            // 3. switch the mapping; 4. reconcile the gate from the ledger it now reads
+            // 2. switch the mapping; 3. reconcile the gate from the ledger it now reads
             TABLE.put(tenant, "spare");
             engine.reconcileAll(tenant);
             assertThat(gate.inspect(tenant, small).orElseThrow().remaining()).isEqualTo(3);
-            // 5. traffic again, then the source rows go
+            // 4. the source rows go
             assertThat(move.deleteFromSource(tenant)).isPositive();
             assertThat(rows(main, bookings, tenant)).isEmpty();
             assertThat(rows(main, "SELECT slot_id FROM %sslot WHERE tenant_id = ?", tenant)).isEmpty();

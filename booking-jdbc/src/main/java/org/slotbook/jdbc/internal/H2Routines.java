@@ -864,6 +864,7 @@ public final class H2Routines {
         Call call = new Call(connection, sql, required("p_tenant", tenant), clock(now), facts);
         Savepoint savepoint = connection.setSavepoint();
         try {
+            fenceCheck(call);
             body.run(call);
         } catch (SQLException | RuntimeException | Error e) {
             try {
@@ -877,6 +878,19 @@ public final class H2Routines {
         }
         connection.releaseSavepoint(savepoint);
         return facts.done();
+    }
+
+    /**
+     * Refuses (SQLSTATE SB002, see SqlErrors) a tenant this database does not serve: its tenant_fence row
+     * is FENCED or MOVED (no row, or OWNED: served).
+     */
+    private static void fenceCheck(Call call) throws SQLException {
+        List<String> fence = call.query(call.sql.fenceState, rs -> rs.getString(1) + " on this database (fence epoch "
+                + rs.getLong(2) + ")", call.tenant);
+        if (!fence.isEmpty() && !fence.get(0).startsWith("OWNED ")) {
+            throw new SQLException("tenant " + call.tenant + " is " + fence.get(0) + ": call its current shard",
+                    SqlErrors.FENCED);
+        }
     }
 
     /**
@@ -2047,6 +2061,7 @@ public final class H2Routines {
         final String refundPackage;
         final String setBookingCredits;
         final String deadPaidHolds;
+        final String fenceState;
 
         Sql(Tables t) {
             String slot = t.slot();
@@ -2062,6 +2077,7 @@ public final class H2Routines {
                     + " WHERE tenant_id = ? AND booking_id = ? AND %s";
             String overlap = " AND o.active = TRUE AND o.starts_at < ? AND o.ends_at > ? AND o.starts_at > ?";
 
+            fenceState = "SELECT state, epoch FROM " + t.tenantFence() + " WHERE tenant_id = ?";
             findSlot = "SELECT " + SLOT_COLUMNS + " FROM " + slot + " WHERE tenant_id = ? AND slot_id = ?";
             lockSlot = findSlot + " FOR UPDATE";
             insertSlot = "INSERT INTO " + slot + " (tenant_id, slot_id, coach_id, room_id, starts_at, ends_at, capacity,"

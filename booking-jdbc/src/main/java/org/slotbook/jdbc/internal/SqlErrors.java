@@ -7,11 +7,36 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.TenantFencedException;
 import org.slotbook.jdbc.JdbcDialect;
 
 /** Classifies driver failures by SQLState (and MariaDB / H2 vendor codes). */
 public final class SqlErrors {
+    /** The SQLState of a decision refused because its database does not serve the tenant (tenant_fence). */
+    public static final String FENCED = "SB002";
+
     private SqlErrors() {
+    }
+
+    /**
+     * The database refused the call because its tenant_fence row says it does not serve the tenant (a
+     * router's move): searched through the whole cause chain, as H2 wraps its routines' failures.
+     */
+    public static boolean isFenced(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            for (SQLException sql = t instanceof SQLException s ? s : null; sql != null; sql = sql.getNextException()) {
+                if (FENCED.equals(sql.getSQLState())) {
+                    return true;
+                }
+                if (sql.getNextException() == sql) {
+                    break;
+                }
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
     }
 
     /** The first {@link SQLException} in the cause chain, or null. */
@@ -124,6 +149,10 @@ public final class SqlErrors {
      */
     public static BookingStoreException translate(JdbcDialect dialect, String what, Throwable failure, boolean sent) {
         String detail = describe(failure);
+        if (isFenced(failure)) {
+            return new TenantFencedException("could not " + what + ": this database does not serve the tenant (it"
+                    + " was moved, or is being moved); retry on its current shard: " + detail, failure);
+        }
         if (isTransient(dialect, failure)) {
             return new TransientStoreException("could not " + what + " (will retry): " + detail, failure);
         }

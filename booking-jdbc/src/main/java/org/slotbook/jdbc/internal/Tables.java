@@ -56,6 +56,11 @@ public record Tables(String prefix) {
         return prefix + "credit_entry";
     }
 
+    /** The fence of a router's move: which tenants this database serves (no row: served). */
+    public String tenantFence() {
+        return prefix + "tenant_fence";
+    }
+
     public String lock() {
         return prefix + "resource_lock";
     }
