@@ -114,6 +114,7 @@ public final class RedisSeatReservation implements SeatReservation {
     private static final byte[] NO_KEY = new byte[0];
     private static final byte[] PINNED_ARG = GateScripts.PINNED.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] WITHDRAW_ARG = {'w'};
+    private static final byte[] ENDED_ARG = {'e'};
 
     private final byte[] reclaimBatchArg;
     private volatile @Nullable TtlArg lastTtl;
@@ -309,6 +310,14 @@ public final class RedisSeatReservation implements SeatReservation {
         SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, requestId);
         Object reply = runBinary(GateScripts.RELEASE, "release", tenantId, slotId, keys.holders(), keys.meta(),
                 utf8(studentId.value()), utf8(requestId.value()));
+        return reply instanceof Long removed ? removed == 1L : "1".equals(text(reply));
+    }
+
+    @Override
+    public boolean releaseEnded(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, requestId);
+        Object reply = runBinary(GateScripts.RELEASE, "release", tenantId, slotId, keys.holders(), keys.meta(),
+                utf8(studentId.value()), utf8(requestId.value()), ENDED_ARG);
         return reply instanceof Long removed ? removed == 1L : "1".equals(text(reply));
     }
 

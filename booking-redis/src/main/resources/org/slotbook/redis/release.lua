@@ -5,12 +5,17 @@
 -- missing state) that expires in an hour unless a rebuild adopts it: a rebuild from a ledger read taken
 -- before this release then never adds the holder back.
 --
+-- With ARGV[3] = 'e' (the request's booking ended: cancelled or expired) the request is also recorded as
+-- ended, "\2<requestId>" -> when, for good: hold.lua and transfer.lua never take a seat for it again and
+-- reconcile never adds it back.
+--
 -- With ARGV[3] = 'w' (withdraw: the request was refused as bad input) the holder is removed the same way
 -- but nothing is recorded: no tombstone, and a slot without state is not touched.
 --
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
--- ARGV[1] student   ARGV[2] request id   ARGV[3] 'w' to withdraw (optional)
+-- ARGV[1] student   ARGV[2] request id   ARGV[3] 'w' to withdraw, 'e' for an ended booking (optional)
 local withdraw = ARGV[3] == 'w'
+local ended = ARGV[3] == 'e'
 local got = redis.call('HMGET', KEYS[2], '', ARGV[1])
 if got[1] == 'closed' then
   return 0
@@ -24,13 +29,19 @@ if not got[1] then
   if withdraw then
     return 0
   end
-  redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
+  if ended then
+    redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp, '\2' .. ARGV[2], stamp)
+  else
+    redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
+  end
   if redis.call('PTTL', KEYS[2]) < 0 then
     redis.call('PEXPIRE', KEYS[2], 3600000)
   end
   return 0
 end
-if not withdraw then
+if ended then
+  redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp, '\2' .. ARGV[2], stamp)
+elseif not withdraw then
   redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
 end
 local record = got[2]

@@ -179,6 +179,34 @@ public interface GateRetryContract {
     }
 
     @Test
+    default void aRetrysRecountArrivingAfterTheBookingsCancelLeavesNoSeatBehind() {
+        Assumptions.assumeTrue(gated(), "without a gate there is nothing to count");
+        DeferringGate deferring = new DeferringGate(testGate());
+        BookingEngine engine = gatedEngine(deferring);
+        Slot slot = slot(engine, "late-recount", 0, 1);
+        StudentId sam = StudentId.of("sam");
+        HoldRequest request = HoldRequest.of(RequestId.random(), slot.slotId(), sam);
+        Booking booked = granted(engine.hold(testTenant(), request));
+        // a retry: the gate finds the request's seat, the ledger replays the booking; the engine then makes
+        // sure the gate counts the seat (its second gate call), and just before that call reaches the gate
+        // the student's cancel commits and gives the seat back
+        deferring.beforeHoldOf(request.requestId(), 2, () -> assertThat(engine.cancel(testTenant(),
+                booked.bookingId(), sam)).isInstanceOf(Cancelled.class));
+
+        HoldResult retry = engine.hold(testTenant(), request);
+
+        assertThat(retry).as("the retry, decided before the cancel").isInstanceOf(Held.class);
+        assertThat(stored(request.requestId()).status()).isEqualTo(BookingStatus.CANCELLED);
+        assertThat(holders(slot.slotId())).as("the cancelled booking's seat in the gate").isEmpty();
+        HoldResult tess = engine.hold(testTenant(), HoldRequest.of(RequestId.random(), slot.slotId(),
+                StudentId.of("tess")));
+        assertThat(tess).as("another student, on the slot with its one seat free").isInstanceOf(Held.class);
+        assertThat(engine.hold(testTenant(), request)).as("the cancelled request again")
+                .isInstanceOf(NoLongerHeld.class);
+        assertThat(holders(slot.slotId())).extracting(GateHolder::studentId).containsExactly(StudentId.of("tess"));
+    }
+
+    @Test
     default void aRetryOfACancelledRequestOnAFullSlotAnswersNoLongerHeld() {
         BookingEngine engine = gatedEngine(testGate());
         Slot slot = slot(engine, "replay-full", 0, 1);
