@@ -11,7 +11,9 @@
 --         opens later, or 'closed'; student -> "expiry|takenAt|requestId";
 --         "\1<requestId>" -> tombstone of a request whose holder left: released, expired and reclaimed, or
 --         replaced; when, epoch ms); "\2<requestId>" -> the request's booking ended (cancelled or
---         expired; when, epoch ms): the request never takes a seat again, it answers 'R')
+--         expired; when, epoch ms): the request never takes a seat again, it answers 'R'); "\3<student>" ->
+--         a booking of the student here ended (when, epoch ms): on a full slot the student is answered 'R',
+--         never 'F' (see release.lua))
 -- ARGV[1] student   ARGV[2] request id   ARGV[3] ttl (ms)   ARGV[4] most expired holders reclaimed per call
 --
 -- Replies 'H' (held), 'F' (full), 'R' (full, but the request id has had a holder here: a retry, for the
@@ -60,15 +62,18 @@ local function requestOf(record)
   return string.sub(record, string.find(record, '|', bar + 1, true) + 1), tonumber(string.sub(record, 1, bar - 1)) > now
 end
 
--- the request id of the student's record (nil: none), whether it is live, and whether the request has a
--- tombstone here
+-- the request id of the student's record (nil: none), whether it is live, and whether the ledger answers
+-- a hold of the request on a full slot: the request has a tombstone here, or a booking of the student here
+-- ended (the student may hold a newer booking whose seat is on its way from the ended one's: see
+-- release.lua)
 local function lookup(meta, student, request)
-  local got = redis.call('HMGET', meta, student, '\1' .. request)
+  local got = redis.call('HMGET', meta, student, '\1' .. request, '\3' .. student)
+  local ask = got[2] or got[3]
   if got[1] then
     local under, live = requestOf(got[1])
-    return under, live, got[2]
+    return under, live, ask
   end
-  return nil, false, got[2]
+  return nil, false, ask
 end
 
 -- the answer to a hold that finds no seat: a request that had a holder here is a retry

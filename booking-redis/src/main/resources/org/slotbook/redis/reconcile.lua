@@ -36,7 +36,7 @@ if not current or redis.call('EXISTS', KEYS[1]) == 0 then
     local fields = redis.call('HKEYS', KEYS[2])
     for i = 1, #fields do
       local first = string.byte(fields[i], 1)
-      if first ~= 1 and first ~= 2 then
+      if first ~= 1 and first ~= 2 and first ~= 3 then
         redis.call('HDEL', KEYS[2], fields[i])
       end
     end

@@ -7,7 +7,11 @@
 --
 -- With ARGV[3] = 'e' (the request's booking ended: cancelled or expired) the request is also recorded as
 -- ended, "\2<requestId>" -> when, for good: hold.lua and transfer.lua never take a seat for it again and
--- reconcile never adds it back.
+-- reconcile never adds it back. And the student is marked, "\3<student>" -> when: a newer request of the
+-- student may have been granted by the ledger after this cancel, its seat moving over from this holder
+-- (transfer.lua) only after this release took it away; until then the student holds no seat here while
+-- holding a live booking, so on a full slot hold.lua lets the ledger answer the student ('R': it says
+-- AlreadyBooked, or Full) instead of answering Full itself.
 --
 -- With ARGV[3] = 'w' (withdraw: the request was refused as bad input) the holder is removed the same way
 -- but nothing is recorded: no tombstone, and a slot without state is not touched.
@@ -30,7 +34,7 @@ if not got[1] then
     return 0
   end
   if ended then
-    redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp, '\2' .. ARGV[2], stamp)
+    redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp, '\2' .. ARGV[2], stamp, '\3' .. ARGV[1], stamp)
   else
     redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
   end
@@ -40,7 +44,7 @@ if not got[1] then
   return 0
 end
 if ended then
-  redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp, '\2' .. ARGV[2], stamp)
+  redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp, '\2' .. ARGV[2], stamp, '\3' .. ARGV[1], stamp)
 elseif not withdraw then
   redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
 end

@@ -108,7 +108,10 @@ public final class InMemorySeatReservation implements SeatReservation {
             } else if (gate.ended.contains(requestId)) {
                 decision[0] = GateDecision.REPLAY;
             } else if (gate.holders.size() >= gate.capacity) {
-                decision[0] = gate.released.containsKey(requestId) ? GateDecision.REPLAY : GateDecision.FULL;
+                // a student whose booking here ended may hold a newer one whose seat is on its way over
+                // (a transfer after this release): the ledger answers such a student
+                decision[0] = gate.released.containsKey(requestId) || gate.endedStudents.contains(studentId)
+                        ? GateDecision.REPLAY : GateDecision.FULL;
             } else {
                 gate.take(new GateHolder(studentId, requestId, now, now.plusMillis(ttlMillis)), steps.incrementAndGet());
                 decision[0] = GateDecision.HELD;
@@ -164,6 +167,7 @@ public final class InMemorySeatReservation implements SeatReservation {
             gate.released.put(requestId, released());
             if (ended) {
                 gate.ended.add(requestId);
+                gate.endedStudents.add(studentId);
             }
             GateHolder h = gate.holders.get(studentId);
             if (h != null && h.requestId().equals(requestId)) {
@@ -513,6 +517,8 @@ public final class InMemorySeatReservation implements SeatReservation {
         final Map<RequestId, Released> released = new HashMap<>();
         /** Requests whose booking ended (cancelled or expired): never counted again. */
         final Set<RequestId> ended = new HashSet<>();
+        /** Students with a booking here that ended: on a full slot the ledger answers them. */
+        final Set<StudentId> endedStudents = new HashSet<>();
         /** The step at which each holder was taken (by a hold or a transfer; 0 when added by a reconcile). */
         final Map<StudentId, Long> takenAtStep = new HashMap<>();
 

@@ -53,7 +53,7 @@ public interface SeatReservation {
      * ({@link #releaseEnded}) → {@link GateOutcome#REPLAY}; live holders reach the capacity →
      * {@link GateOutcome#REPLAY} when {@code requestId} has had a holder in this slot (every holder
      * that leaves the gate, released, expired, reclaimed or replaced, leaves a tombstone of its request
-     * id, kept as long as the slot's state), else
+     * id, kept as long as the slot's state) or a booking of the student in this slot ended, else
      * {@link GateOutcome#FULL}; else the holder is added,
      * expiring at gate now + {@code ttl} → {@link GateOutcome#HELD}. A refused hold writes nothing
      * but the reclaim of expired holders.
@@ -152,7 +152,11 @@ public interface SeatReservation {
      * {@link GateOutcome#REPLAY} (the ledger answers the ended booking), {@link #transfer} to it takes
      * none (answering {@link GateOutcome#REPLAY}, the student's holder left as it is), and a reconcile
      * never adds it back from a ledger read that predates its end. So a late re-count or transfer of a cancelled booking, arriving after
-     * its release, never leaves a seat behind that nothing backs. By default, {@link #release}.
+     * its release, never leaves a seat behind that nothing backs. The student is marked too: a newer
+     * request of theirs may have been granted by the ledger after this end, its seat moving over only
+     * after this release took the old one away, so a {@link #tryHold} of the student on a full slot
+     * answers {@link GateOutcome#REPLAY} (the ledger answers AlreadyBooked, or Full), never
+     * {@link GateOutcome#FULL}. By default, {@link #release}.
      *
      * @param tenantId the tenant whose data the call reads or changes
      * @param slotId the slot, by its id within the tenant

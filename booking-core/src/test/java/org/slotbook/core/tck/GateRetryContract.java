@@ -207,6 +207,41 @@ public interface GateRetryContract {
     }
 
     @Test
+    default void aStudentWhoseNewerBookingsSeatIsStillMovingOverIsNeverAnsweredFull() {
+        Assumptions.assumeTrue(gated(), "without a gate there is no seat to move");
+        DeferringGate deferring = new DeferringGate(testGate());
+        BookingEngine engine = gatedEngine(deferring);
+        Slot slot = slot(engine, "moving-seat", 0, 1);
+        StudentId sam = StudentId.of("sam");
+        Booking older = granted(engine.hold(testTenant(), HoldRequest.of(RequestId.random(), slot.slotId(), sam)));
+        HoldRequest newer = HoldRequest.of(RequestId.random(), slot.slotId(), sam);
+        StudentId tess = StudentId.of("tess");
+        RequestId tessInFlight = RequestId.random();
+        GateDecision[] tessAtTheGate = new GateDecision[1];
+        // the newer request finds the older one's seat in the gate; before the ledger decides it, the older
+        // booking is cancelled (its seat given back at once) and another student's hold takes the free
+        // gate seat on its way to the ledger
+        deferring.afterHoldOf(newer.requestId(), () -> {
+            assertThat(engine.cancel(testTenant(), older.bookingId(), sam)).isInstanceOf(Cancelled.class);
+            tessAtTheGate[0] = testGate().tryHold(testTenant(), slot.slotId(), tess, tessInFlight,
+                    Duration.ofMinutes(10));
+        });
+        // the ledger grants the newer request; before its seat reaches the gate, the student asks again
+        HoldResult[] meanwhile = new HoldResult[1];
+        deferring.beforeTransfer(() -> meanwhile[0] = engine.hold(testTenant(),
+                HoldRequest.of(RequestId.random(), slot.slotId(), sam)));
+
+        Booking granted = granted(engine.hold(testTenant(), newer));
+
+        assertThat(tessAtTheGate[0].outcome()).as("the other student's hold at the gate").isEqualTo(GateOutcome.HELD);
+        assertThat(meanwhile[0]).as("the student, holding the newer booking, asks again while its seat moves over")
+                .isInstanceOf(AlreadyBooked.class);
+        assertThat(((AlreadyBooked) meanwhile[0]).existing().bookingId()).isEqualTo(granted.bookingId());
+        assertThat(stored(newer.requestId()).status()).isEqualTo(BookingStatus.HELD);
+        testGate().release(testTenant(), slot.slotId(), tess, tessInFlight);
+    }
+
+    @Test
     default void aRetryOfACancelledRequestOnAFullSlotAnswersNoLongerHeld() {
         BookingEngine engine = gatedEngine(testGate());
         Slot slot = slot(engine, "replay-full", 0, 1);
