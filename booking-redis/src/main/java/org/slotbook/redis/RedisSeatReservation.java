@@ -75,10 +75,12 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code close.lua}, {@code inspect.lua}, {@code transfer.lua} and {@code mark.lua}, each run by {@code EVALSHA}; a server that does not know
  * a script ({@code NOSCRIPT}: first use on a node, {@code SCRIPT FLUSH}, restart) gets it by one
  * {@code EVAL}, which caches it again. A hold on a slot with fewer members (live or expired holders)
- * than seats runs {@code TIME}, {@code HGET} (the capacity), {@code ZCARD}, {@code ZADD NX} and
- * {@code HSET}; a full slot {@code TIME}, {@code HGET}, {@code ZCARD}, {@code HMGET} (the student's
- * record: a live hold answers a duplicate before full; and the request's tombstone: a request that had a
- * holder here answers {@code REPLAY}), {@code ZCOUNT} and, when it keeps expired holders, one bounded
+ * than seats runs {@code TIME}, {@code HGET} (the capacity), {@code ZCARD}, {@code HEXISTS} (whether the
+ * request's booking ended: such a request answers {@code REPLAY} and never takes a seat again),
+ * {@code ZADD NX} and {@code HSET}; a full slot {@code TIME}, {@code HGET}, {@code ZCARD}, {@code HEXISTS},
+ * {@code HMGET} (the student's record: a live hold answers a duplicate before full; the request's
+ * tombstone, and whether a booking of the student here ended: such a request or student answers
+ * {@code REPLAY}, for the ledger to answer), {@code ZCOUNT} and, when it keeps expired holders, one bounded
  * reclaim of them (which leaves their tombstones). {@code tryHold} sends its keys and arguments as bytes (the
  * keys and the ttl encoded once) and decodes only the first byte of the reply, plus the request id
  * of a duplicate.

@@ -5,13 +5,15 @@
 -- missing state) that expires in an hour unless a rebuild adopts it: a rebuild from a ledger read taken
 -- before this release then never adds the holder back.
 --
+-- A release that removes the student's holder marks the student, "\3<student>" -> when: another delivery
+-- of the request, or a newer request of the student, may be granted by the ledger while this release is
+-- on its way, its seat taken again (a re-count, or transfer.lua) only after this release took it away;
+-- until then the student holds no seat here while holding a live booking, so on a full slot hold.lua lets
+-- the ledger answer the student ('R': it says AlreadyBooked, or Full) instead of answering Full itself.
+--
 -- With ARGV[3] = 'e' (the request's booking ended: cancelled or expired) the request is also recorded as
 -- ended, "\2<requestId>" -> when, for good: hold.lua and transfer.lua never take a seat for it again and
--- reconcile never adds it back. And the student is marked, "\3<student>" -> when: a newer request of the
--- student may have been granted by the ledger after this cancel, its seat moving over from this holder
--- (transfer.lua) only after this release took it away; until then the student holds no seat here while
--- holding a live booking, so on a full slot hold.lua lets the ledger answer the student ('R': it says
--- AlreadyBooked, or Full) instead of answering Full itself.
+-- reconcile never adds it back. And the student is marked as above, holder or not.
 --
 -- With ARGV[3] = 'w' (withdraw: the request was refused as bad input) the holder is removed the same way
 -- but nothing is recorded: no tombstone, and a slot without state is not touched.
@@ -56,5 +58,12 @@ local bar = string.find(record, '|', string.find(record, '|', 1, true) + 1, true
 if string.sub(record, bar + 1) ~= ARGV[2] then
   return 0
 end
-redis.call('HDEL', KEYS[2], ARGV[1])
+if withdraw then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  -- another delivery or request of the student may be granted by the ledger meanwhile, its seat taken
+  -- again only after this: the student is marked (see 'e' above)
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('HSET', KEYS[2], '\3' .. ARGV[1], stamp)
+end
 return redis.call('ZREM', KEYS[1], ARGV[1])

@@ -56,7 +56,8 @@ if not live then
   end
   -- live holders plus the marker
   if redis.call('ZCOUNT', KEYS[1], '(' .. nowText, '+inf') > tonumber(capacity) then
-    redis.call('HSET', KEYS[2], '\1' .. from, nowText)
+    -- the ledger's live booking has no seat here until a reconcile: the ledger answers the student
+    redis.call('HSET', KEYS[2], '\1' .. from, nowText, '\3' .. student, nowText)
     return 'F'
   end
 end

@@ -172,6 +172,9 @@ public final class InMemorySeatReservation implements SeatReservation {
             GateHolder h = gate.holders.get(studentId);
             if (h != null && h.requestId().equals(requestId)) {
                 gate.holders.remove(studentId);
+                // another delivery or request of the student may be granted meanwhile, its seat taken again
+                // only after this: on a full slot the ledger answers the student
+                gate.endedStudents.add(studentId);
                 removed[0] = true;
             }
             return gate;
@@ -215,6 +218,8 @@ public final class InMemorySeatReservation implements SeatReservation {
             } else if (h != null && !h.requestId().equals(from)) {
                 decision[0] = GateDecision.duplicate(h.requestId());
             } else if (h == null && gate.holders.size() >= gate.capacity) {
+                // the ledger's live booking has no seat here until a reconcile: the ledger answers the student
+                gate.endedStudents.add(studentId);
                 decision[0] = GateDecision.FULL;
             } else {
                 gate.take(new GateHolder(studentId, to, now, now.plusMillis(ttlMillis)), steps.incrementAndGet());
@@ -517,7 +522,10 @@ public final class InMemorySeatReservation implements SeatReservation {
         final Map<RequestId, Released> released = new HashMap<>();
         /** Requests whose booking ended (cancelled or expired): never counted again. */
         final Set<RequestId> ended = new HashSet<>();
-        /** Students with a booking here that ended: on a full slot the ledger answers them. */
+        /**
+         * Students whose holder a release took (or whose booking ended, or found no seat in a transfer): on
+         * a full slot the ledger answers them.
+         */
         final Set<StudentId> endedStudents = new HashSet<>();
         /** The step at which each holder was taken (by a hold or a transfer; 0 when added by a reconcile). */
         final Map<StudentId, Long> takenAtStep = new HashMap<>();

@@ -53,7 +53,7 @@ public interface SeatReservation {
      * ({@link #releaseEnded}) → {@link GateOutcome#REPLAY}; live holders reach the capacity →
      * {@link GateOutcome#REPLAY} when {@code requestId} has had a holder in this slot (every holder
      * that leaves the gate, released, expired, reclaimed or replaced, leaves a tombstone of its request
-     * id, kept as long as the slot's state) or a booking of the student in this slot ended, else
+     * id, kept as long as the slot's state) or the student is marked (see {@link #release}), else
      * {@link GateOutcome#FULL}; else the holder is added,
      * expiring at gate now + {@code ttl} → {@link GateOutcome#HELD}. A refused hold writes nothing
      * but the reclaim of expired holders.
@@ -135,7 +135,12 @@ public interface SeatReservation {
      * Removes the student's holder, but only when it was put there by {@code requestId} (a student who
      * held again under a new request keeps the new hold). Records {@code requestId} as released in any
      * case, so {@link #reconcile} never adds it back. Idempotent: true only for the call that removed
-     * the holder.
+     * the holder. A call that removes the holder marks the student: another delivery of the request, or
+     * a newer request of the student, may be granted by the ledger meanwhile, its seat taken again only
+     * after this release (a re-count, a {@link #transfer}); until then the student holds a live booking
+     * and no seat here, so on a full slot {@link #tryHold} answers the student
+     * {@link GateOutcome#REPLAY} (the ledger answers AlreadyBooked, or Full), never
+     * {@link GateOutcome#FULL}. A {@link #transfer} that finds no seat marks the student too.
      *
      * @param tenantId the tenant whose data the call reads or changes
      * @param slotId the slot, by its id within the tenant
@@ -151,12 +156,9 @@ public interface SeatReservation {
      * The gate then never takes a seat for it again: {@link #tryHold} of it answers
      * {@link GateOutcome#REPLAY} (the ledger answers the ended booking), {@link #transfer} to it takes
      * none (answering {@link GateOutcome#REPLAY}, the student's holder left as it is), and a reconcile
-     * never adds it back from a ledger read that predates its end. So a late re-count or transfer of a cancelled booking, arriving after
-     * its release, never leaves a seat behind that nothing backs. The student is marked too: a newer
-     * request of theirs may have been granted by the ledger after this end, its seat moving over only
-     * after this release took the old one away, so a {@link #tryHold} of the student on a full slot
-     * answers {@link GateOutcome#REPLAY} (the ledger answers AlreadyBooked, or Full), never
-     * {@link GateOutcome#FULL}. By default, {@link #release}.
+     * never adds it back from a ledger read that predates its end. So a late re-count or transfer of a
+     * cancelled booking, arriving after its release, never leaves a seat behind that nothing backs. The
+     * student is marked as by {@link #release}, holder or not. By default, {@link #release}.
      *
      * @param tenantId the tenant whose data the call reads or changes
      * @param slotId the slot, by its id within the tenant

@@ -242,6 +242,40 @@ public interface GateRetryContract {
     }
 
     @Test
+    default void aStudentGrantedWhileAnotherDeliveryGaveTheSeatBackIsNeverAnsweredFull() {
+        Assumptions.assumeTrue(gated(), "without a gate there is no seat to give back");
+        DeferringGate deferring = new DeferringGate(testGate());
+        BookingEngine engine = gatedEngine(deferring);
+        Slot slot = slot(engine, "given-back", 0, 1);
+        StudentId sam = StudentId.of("sam");
+        HoldRequest request = HoldRequest.of(RequestId.random(), slot.slotId(), sam);
+        StudentId zoe = StudentId.of("zoe");
+        RequestId zoeInFlight = RequestId.random();
+        // one delivery of the request (another node's) takes the gate seat on its way to the ledger
+        assertThat(testGate().tryHold(testTenant(), slot.slotId(), sam, request.requestId(), Duration.ofMinutes(10))
+                .outcome()).isEqualTo(GateOutcome.HELD);
+        GateDecision[] zoeAtTheGate = new GateDecision[1];
+        // a second delivery finds that seat; then the first one fails at the ledger (nothing committed) and
+        // gives the seat back, and another student's hold takes it on its way to the ledger
+        deferring.afterHoldOf(request.requestId(), () -> {
+            testGate().release(testTenant(), slot.slotId(), sam, request.requestId());
+            zoeAtTheGate[0] = testGate().tryHold(testTenant(), slot.slotId(), zoe, zoeInFlight, Duration.ofMinutes(10));
+        });
+        // the ledger grants the second delivery; before the engine takes the seat again, the student asks
+        HoldResult[] meanwhile = new HoldResult[1];
+        deferring.beforeHoldOf(request.requestId(), 2, () -> meanwhile[0] = engine.hold(testTenant(),
+                HoldRequest.of(RequestId.random(), slot.slotId(), sam)));
+
+        Booking granted = granted(engine.hold(testTenant(), request));
+
+        assertThat(zoeAtTheGate[0].outcome()).as("the other student's hold at the gate").isEqualTo(GateOutcome.HELD);
+        assertThat(meanwhile[0]).as("the student, holding the granted booking, asks again before its seat is back")
+                .isInstanceOf(AlreadyBooked.class);
+        assertThat(((AlreadyBooked) meanwhile[0]).existing().bookingId()).isEqualTo(granted.bookingId());
+        testGate().release(testTenant(), slot.slotId(), zoe, zoeInFlight);
+    }
+
+    @Test
     default void aRetryOfACancelledRequestOnAFullSlotAnswersNoLongerHeld() {
         BookingEngine engine = gatedEngine(testGate());
         Slot slot = slot(engine, "replay-full", 0, 1);
