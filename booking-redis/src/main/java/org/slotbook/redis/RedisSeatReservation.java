@@ -27,6 +27,7 @@ import org.slotbook.core.spi.GateSync;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.redis.internal.JedisScriptRunner;
+import org.slotbook.redis.internal.GateReplies;
 import org.slotbook.redis.internal.GateScripts;
 import org.slotbook.redis.internal.LuaScript;
 import org.slotbook.redis.internal.ScriptRunner;
@@ -76,10 +77,12 @@ import redis.clients.jedis.UnifiedJedis;
  * {@code close.lua}, {@code inspect.lua}, {@code transfer.lua} and {@code mark.lua}, each run by {@code EVALSHA}; a server that does not know
  * a script ({@code NOSCRIPT}: first use on a node, {@code SCRIPT FLUSH}, restart) gets it by one
  * {@code EVAL}, which caches it again. A hold on a slot with fewer members (live or expired holders)
- * than seats runs {@code TIME}, {@code HGET} (the capacity), {@code ZCARD}, {@code ZADD NX} and
- * {@code HSET}; a full slot {@code TIME}, {@code HGET}, {@code ZCARD}, {@code HMGET} (the student's
- * record: a live hold answers a duplicate before full; and the request's tombstone: a request that had a
- * holder here answers {@code REPLAY}), {@code ZCOUNT} and, when it keeps expired holders, one bounded
+ * than seats runs {@code TIME}, {@code HGET} (the capacity), {@code ZCARD}, {@code HEXISTS} (whether the
+ * request's booking ended: such a request answers {@code REPLAY} and never takes a seat again),
+ * {@code ZADD NX} and {@code HSET}; a full slot {@code TIME}, {@code HGET}, {@code ZCARD}, {@code HEXISTS},
+ * {@code HMGET} (the student's record: a live hold answers a duplicate before full; the request's
+ * tombstone, and whether a booking of the student here ended: such a request or student answers
+ * {@code REPLAY}, for the ledger to answer), {@code ZCOUNT} and, when it keeps expired holders, one bounded
  * reclaim of them (which leaves their tombstones). {@code tryHold} sends its keys and arguments as bytes (the
  * keys and the ttl encoded once) and decodes only the first byte of the reply, plus the request id
  * of a duplicate.
@@ -115,6 +118,7 @@ public final class RedisSeatReservation implements SeatReservation {
     private static final byte[] NO_KEY = new byte[0];
     private static final byte[] PINNED_ARG = GateScripts.PINNED.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] WITHDRAW_ARG = {'w'};
+    private static final byte[] ENDED_ARG = {'e'};
 
     private final byte[] reclaimBatchArg;
     private volatile @Nullable TtlArg lastTtl;
@@ -241,48 +245,11 @@ public final class RedisSeatReservation implements SeatReservation {
 
     /** The decision in a reply of {@code hold.lua}: its first byte, then the request id or instant after it. */
     private GateDecision holdDecision(Object reply) {
-        GateDecision decision = decision(reply);
-        return decision == null ? unexpectedHoldReply(reply) : decision;
+        GateDecision decision = GateReplies.decision(reply);
+        return decision == null ? unavailable(new IllegalStateException("unexpected reply of hold.lua: " + text(reply)))
+                : decision;
     }
 
-    /** The decision in a reply of {@code hold.lua} or {@code transfer.lua}; null when it is none. */
-    private static @Nullable GateDecision decision(Object reply) {
-        byte[] bytes = reply instanceof byte[] raw ? raw
-                : reply instanceof String text ? text.getBytes(StandardCharsets.UTF_8) : null;
-        if (bytes == null || bytes.length == 0) {
-            return null;
-        }
-        switch (bytes[0]) {
-            case 'H':
-                return GateDecision.HELD;
-            case 'F':
-                return GateDecision.FULL;
-            case 'R':
-                return GateDecision.REPLAY;
-            case 'M':
-                return GateDecision.MISSING;
-            case 'C':
-                return GateDecision.CLOSED;
-            case 'D':
-                return GateDecision.duplicate(RequestId.of(new String(bytes, 1, bytes.length - 1,
-                        StandardCharsets.UTF_8)));
-            case 'N':
-                long micros;
-                try {
-                    micros = Long.parseLong(new String(bytes, 1, bytes.length - 1, StandardCharsets.US_ASCII));
-                } catch (NumberFormatException e) {
-                    return null;
-                }
-                return GateDecision.notOpen(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
-                        Math.floorMod(micros, 1_000_000L) * 1000L));
-            default:
-                return null;
-        }
-    }
-
-    private GateDecision unexpectedHoldReply(Object reply) {
-        return unavailable(new IllegalStateException("unexpected reply of hold.lua: " + text(reply)));
-    }
 
     /** The ttl argument of {@code hold.lua}, encoded once for the ttl most recently asked for. */
     private byte[] ttlArg(Duration ttl) {
@@ -307,10 +274,12 @@ public final class RedisSeatReservation implements SeatReservation {
 
     @Override
     public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
-        SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, requestId);
-        Object reply = runBinary(GateScripts.RELEASE, "release", tenantId, slotId, keys.holders(), keys.meta(),
-                utf8(studentId.value()), utf8(requestId.value()));
-        return reply instanceof Long removed ? removed == 1L : "1".equals(text(reply));
+        return releaseScript("release", tenantId, slotId, studentId, requestId, null);
+    }
+
+    @Override
+    public boolean releaseEnded(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        return releaseScript("release", tenantId, slotId, studentId, requestId, ENDED_ARG);
     }
 
     @Override
@@ -321,7 +290,7 @@ public final class RedisSeatReservation implements SeatReservation {
         Checks.positive("ttl", ttl);
         Object reply = runBinary(GateScripts.TRANSFER, "transfer", tenantId, slotId, keys.holders(), keys.meta(),
                 utf8(studentId.value()), utf8(from.value()), utf8(to.value()), ttlArg(ttl));
-        GateDecision decision = decision(reply);
+        GateDecision decision = GateReplies.decision(reply);
         if (decision == null) {
             throw new BookingStoreException("Redis gate: unexpected reply of transfer.lua for tenant " + tenantId
                     + ", slot " + slotId + ": " + text(reply));
@@ -331,9 +300,18 @@ public final class RedisSeatReservation implements SeatReservation {
 
     @Override
     public boolean withdraw(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
-        SlotKeys.Keys keys = holderKeys(tenantId, slotId, studentId, requestId);
-        Object reply = runBinary(GateScripts.RELEASE, "withdraw", tenantId, slotId, keys.holders(), keys.meta(),
-                utf8(studentId.value()), utf8(requestId.value()), WITHDRAW_ARG);
+        return releaseScript("withdraw", tenantId, slotId, studentId, requestId, WITHDRAW_ARG);
+    }
+
+    /** One call of {@code release.lua}, with its mode argument ('e' ended, 'w' withdraw) when not null. */
+    private boolean releaseScript(String operation, TenantId tenantId, SlotId slotId, StudentId studentId,
+                                  RequestId requestId, byte @Nullable [] mode) {
+        SlotKeys.Keys k = holderKeys(tenantId, slotId, studentId, requestId);
+        byte[] student = utf8(studentId.value());
+        byte[] request = utf8(requestId.value());
+        byte[][] call = mode == null ? new byte[][] {k.holders(), k.meta(), student, request}
+                : new byte[][] {k.holders(), k.meta(), student, request, mode};
+        Object reply = runBinary(GateScripts.RELEASE, operation, tenantId, slotId, call);
         return reply instanceof Long removed ? removed == 1L : "1".equals(text(reply));
     }
 

@@ -10,7 +10,10 @@
 -- KEYS[2] meta (hash: '' -> capacity, or "capacity|opensAt" (epoch microseconds) for a slot whose booking
 --         opens later, or 'closed'; student -> "expiry|takenAt|requestId";
 --         "\1<requestId>" -> tombstone of a request whose holder left: released, expired and reclaimed, or
---         replaced; when, epoch ms)
+--         replaced; when, epoch ms); "\2<requestId>" -> the request's booking ended (cancelled or
+--         expired; when, epoch ms): the request never takes a seat again, it answers 'R'); "\3<student>" ->
+--         a booking of the student here ended (when, epoch ms): on a full slot the student is answered 'R',
+--         never 'F' (see release.lua))
 -- ARGV[1] student   ARGV[2] request id   ARGV[3] ttl (ms)   ARGV[4] most expired holders reclaimed per call
 --
 -- Replies 'H' (held), 'F' (full), 'R' (full, but the request id has had a holder here: a retry, for the
@@ -31,7 +34,7 @@
 -- answers 'D') and, on the latter, are the live holders counted exactly (ZCOUNT); a full slot with
 -- expired members also reclaims a bounded batch of them.
 --
--- Success path: TIME, HGET, ZCARD, ZADD, HSET. Full slot: TIME, HGET, ZCARD, HMGET, ZCOUNT; a later hold
+-- Success path: TIME, HGET, ZCARD, HEXISTS (ended), ZADD, HSET. Full slot: TIME, HGET, ZCARD, HMGET, ZCOUNT; a later hold
 -- of the same call on a slot it found full: HMGET (the student's record, the tombstone) alone. Keys' expiry
 -- is set where they are created (init, reconcile, close): ZADD and HSET on an existing key keep it.
 -- Numbers are turned into text at most once per hold (it costs about as much as a command): the
@@ -59,15 +62,18 @@ local function requestOf(record)
   return string.sub(record, string.find(record, '|', bar + 1, true) + 1), tonumber(string.sub(record, 1, bar - 1)) > now
 end
 
--- the request id of the student's record (nil: none), whether it is live, and whether the request has a
--- tombstone here
+-- the request id of the student's record (nil: none), whether it is live, and whether the ledger answers
+-- a hold of the request on a full slot: the request has a tombstone here, or a booking of the student here
+-- ended (the student may hold a newer booking whose seat is on its way from the ended one's: see
+-- release.lua)
 local function lookup(meta, student, request)
-  local got = redis.call('HMGET', meta, student, '\1' .. request)
+  local got = redis.call('HMGET', meta, student, '\1' .. request, '\3' .. student)
+  local ask = got[2] or got[3]
   if got[1] then
     local under, live = requestOf(got[1])
-    return under, live, got[2]
+    return under, live, ask
   end
-  return nil, false, got[2]
+  return nil, false, ask
 end
 
 -- the answer to a hold that finds no seat: a request that had a holder here is a retry
@@ -113,6 +119,14 @@ local function hold(holders, meta, student, request, ttl, reclaim)
   end
   capacity = tonumber(capacity)
 
+  -- a request whose booking ended (release.lua 'e') never takes a seat again: the ledger answers it
+  if redis.call('HEXISTS', meta, '\2' .. request) == 1 then
+    local under, live = lookup(meta, student, request)
+    if live then
+      return 'D' .. under
+    end
+    return 'R'
+  end
   local expiry
   local added = 0
   if members <= capacity then

@@ -35,7 +35,8 @@ if not current or redis.call('EXISTS', KEYS[1]) == 0 then
   if current then
     local fields = redis.call('HKEYS', KEYS[2])
     for i = 1, #fields do
-      if string.byte(fields[i], 1) ~= 1 then
+      local first = string.byte(fields[i], 1)
+      if first ~= 1 and first ~= 2 and first ~= 3 then
         redis.call('HDEL', KEYS[2], fields[i])
       end
     end
@@ -106,8 +107,10 @@ for i = 6, #ARGV, 4 do
   local expiry = ARGV[i + 3] == '' and pinned or tonumber(ARGV[i + 3])
   local has, takenAt, held = parse(redis.call('HGET', KEYS[2], student))
   -- a released request is not added back when the truth may predate the release, unless it holds again
-  local released = tonumber(redis.call('HGET', KEYS[2], '\1' .. request))
-  if held == request or not released or (readAt and released < readAt) then
+  local marks = redis.call('HMGET', KEYS[2], '\1' .. request, '\2' .. request)
+  local released = tonumber(marks[1])
+  -- an ended booking's request is never added back: the truth was read before it ended
+  if not marks[2] and (held == request or not released or (readAt and released < readAt)) then
     if not has then
       if expiry > now then
         local score = string.format('%.0f', expiry)

@@ -5,12 +5,23 @@
 -- missing state) that expires in an hour unless a rebuild adopts it: a rebuild from a ledger read taken
 -- before this release then never adds the holder back.
 --
+-- A release that removes the student's holder marks the student, "\3<student>" -> when: another delivery
+-- of the request, or a newer request of the student, may be granted by the ledger while this release is
+-- on its way, its seat taken again (a re-count, or transfer.lua) only after this release took it away;
+-- until then the student holds no seat here while holding a live booking, so on a full slot hold.lua lets
+-- the ledger answer the student ('R': it says AlreadyBooked, or Full) instead of answering Full itself.
+--
+-- With ARGV[3] = 'e' (the request's booking ended: cancelled or expired) the request is also recorded as
+-- ended, "\2<requestId>" -> when, for good: hold.lua and transfer.lua never take a seat for it again and
+-- reconcile never adds it back. And the student is marked as above, holder or not.
+--
 -- With ARGV[3] = 'w' (withdraw: the request was refused as bad input) the holder is removed the same way
 -- but nothing is recorded: no tombstone, and a slot without state is not touched.
 --
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
--- ARGV[1] student   ARGV[2] request id   ARGV[3] 'w' to withdraw (optional)
+-- ARGV[1] student   ARGV[2] request id   ARGV[3] 'w' to withdraw, 'e' for an ended booking (optional)
 local withdraw = ARGV[3] == 'w'
+local ended = ARGV[3] == 'e'
 local got = redis.call('HMGET', KEYS[2], '', ARGV[1])
 if got[1] == 'closed' then
   return 0
@@ -24,13 +35,19 @@ if not got[1] then
   if withdraw then
     return 0
   end
-  redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
+  if ended then
+    redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp, '\2' .. ARGV[2], stamp, '\3' .. ARGV[1], stamp)
+  else
+    redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
+  end
   if redis.call('PTTL', KEYS[2]) < 0 then
     redis.call('PEXPIRE', KEYS[2], 3600000)
   end
   return 0
 end
-if not withdraw then
+if ended then
+  redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp, '\2' .. ARGV[2], stamp, '\3' .. ARGV[1], stamp)
+elseif not withdraw then
   redis.call('HSET', KEYS[2], '\1' .. ARGV[2], stamp)
 end
 local record = got[2]
@@ -41,5 +58,12 @@ local bar = string.find(record, '|', string.find(record, '|', 1, true) + 1, true
 if string.sub(record, bar + 1) ~= ARGV[2] then
   return 0
 end
-redis.call('HDEL', KEYS[2], ARGV[1])
+if withdraw then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  -- another delivery or request of the student may be granted by the ledger meanwhile, its seat taken
+  -- again only after this: the student is marked (see 'e' above)
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('HSET', KEYS[2], '\3' .. ARGV[1], stamp)
+end
 return redis.call('ZREM', KEYS[1], ARGV[1])

@@ -8,13 +8,16 @@
 -- KEYS[1] holders   KEYS[2] meta   (layout in hold.lua)
 -- ARGV[1] student   ARGV[2] from (request id)   ARGV[3] to (request id)   ARGV[4] ttl (ms)
 --
--- Replies 'H' (the student's holder is `to`'s), 'D' followed by the request id of a live holder of a third
+-- A `to` whose booking ended (release.lua with 'e' came first) gets no seat, and the student's holder is
+-- left as it is: the reply is 'R'.
+--
+-- Replies 'H' (the student's holder is `to`'s), 'R' (`to` ended), 'D' followed by the request id of a live holder of a third
 -- request (left alone), 'F' (no live holder and no seat), 'M' (no state, or only part of it), 'C' (closed).
 local student, from, to = ARGV[1], ARGV[2], ARGV[3]
 local t = redis.call('TIME')
 local nowText = t[1] .. string.sub('00000' .. t[2], -6, -4)
 local now = tonumber(nowText)
-local got = redis.call('HMGET', KEYS[2], '', student)
+local got = redis.call('HMGET', KEYS[2], '', student, '\2' .. to)
 local capacity = got[1]
 if capacity == 'closed' then
   return 'C'
@@ -32,6 +35,12 @@ if got[2] then
   under = string.sub(got[2], string.find(got[2], '|', first + 1, true) + 1)
   live = tonumber(string.sub(got[2], 1, first - 1)) > now
 end
+if got[3] then
+  -- the booking of `to` ended (its release came first): no seat for it; a holder under `from` is left to
+  -- its own request (which may still be on its way to the ledger)
+  redis.call('HSET', KEYS[2], '\1' .. from, nowText)
+  return 'R'
+end
 if live and under == to then
   redis.call('HSET', KEYS[2], '\1' .. from, nowText)
   return 'H'
@@ -47,7 +56,8 @@ if not live then
   end
   -- live holders plus the marker
   if redis.call('ZCOUNT', KEYS[1], '(' .. nowText, '+inf') > tonumber(capacity) then
-    redis.call('HSET', KEYS[2], '\1' .. from, nowText)
+    -- the ledger's live booking has no seat here until a reconcile: the ledger answers the student
+    redis.call('HSET', KEYS[2], '\1' .. from, nowText, '\3' .. student, nowText)
     return 'F'
   end
 end

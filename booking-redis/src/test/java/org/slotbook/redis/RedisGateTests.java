@@ -142,7 +142,8 @@ abstract class RedisGateTests {
             assertThat(hold(tenant, slot, "a", released)).isEqualTo(GateDecision.REPLAY);
         }
         assertThat(org.slotbook.redis.support.TestRedis.slotState(jedis(), gate, tenant, slot)).isEqualTo(before);
-        assertThat(jedis().hlen(metaKey(slot))).as("capacity, two holders, one tombstone").isEqualTo(4);
+        assertThat(jedis().hlen(metaKey(slot))).as("capacity, two holders, one tombstone, the released student's mark")
+                .isEqualTo(5);
 
         SlotId open = SlotId.of("withdrawn");
         gate.initialize(tenant, open, 2, keep());

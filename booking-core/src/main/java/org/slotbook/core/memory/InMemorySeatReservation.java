@@ -105,8 +105,13 @@ public final class InMemorySeatReservation implements SeatReservation {
             GateHolder existing = gate.holders.get(studentId);
             if (existing != null) {
                 decision[0] = GateDecision.duplicate(existing.requestId());
+            } else if (gate.ended.contains(requestId)) {
+                decision[0] = GateDecision.REPLAY;
             } else if (gate.holders.size() >= gate.capacity) {
-                decision[0] = gate.released.containsKey(requestId) ? GateDecision.REPLAY : GateDecision.FULL;
+                // a student whose booking here ended may hold a newer one whose seat is on its way over
+                // (a transfer after this release): the ledger answers such a student
+                decision[0] = gate.released.containsKey(requestId) || gate.endedStudents.contains(studentId)
+                        ? GateDecision.REPLAY : GateDecision.FULL;
             } else {
                 gate.take(new GateHolder(studentId, requestId, now, now.plusMillis(ttlMillis)), steps.incrementAndGet());
                 decision[0] = GateDecision.HELD;
@@ -135,6 +140,16 @@ public final class InMemorySeatReservation implements SeatReservation {
 
     @Override
     public boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        return release(tenantId, slotId, studentId, requestId, false);
+    }
+
+    @Override
+    public boolean releaseEnded(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        return release(tenantId, slotId, studentId, requestId, true);
+    }
+
+    private boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId,
+                            boolean ended) {
         Key key = key(tenantId, slotId);
         Checks.notNull("studentId", studentId);
         Checks.notNull("requestId", requestId);
@@ -150,9 +165,16 @@ public final class InMemorySeatReservation implements SeatReservation {
                 return gate;
             }
             gate.released.put(requestId, released());
+            if (ended) {
+                gate.ended.add(requestId);
+                gate.endedStudents.add(studentId);
+            }
             GateHolder h = gate.holders.get(studentId);
             if (h != null && h.requestId().equals(requestId)) {
                 gate.holders.remove(studentId);
+                // another delivery or request of the student may be granted meanwhile, its seat taken again
+                // only after this: on a full slot the ledger answers the student
+                gate.endedStudents.add(studentId);
                 removed[0] = true;
             }
             return gate;
@@ -187,11 +209,17 @@ public final class InMemorySeatReservation implements SeatReservation {
             gate.released.put(from, released());
             gate.reclaim(now, this::released);
             GateHolder h = gate.holders.get(studentId);
-            if (h != null && h.requestId().equals(to)) {
+            if (gate.ended.contains(to)) {
+                // the booking of `to` ended before this transfer came: no seat for it; a holder under `from`
+                // is left to its own request
+                decision[0] = GateDecision.REPLAY;
+            } else if (h != null && h.requestId().equals(to)) {
                 decision[0] = GateDecision.HELD;
             } else if (h != null && !h.requestId().equals(from)) {
                 decision[0] = GateDecision.duplicate(h.requestId());
             } else if (h == null && gate.holders.size() >= gate.capacity) {
+                // the ledger's live booking has no seat here until a reconcile: the ledger answers the student
+                gate.endedStudents.add(studentId);
                 decision[0] = GateDecision.FULL;
             } else {
                 gate.take(new GateHolder(studentId, to, now, now.plusMillis(ttlMillis)), steps.incrementAndGet());
@@ -352,6 +380,9 @@ public final class InMemorySeatReservation implements SeatReservation {
             int added = 0;
             for (GateHolder t : named.values()) {
                 GateHolder h = gate.holders.get(t.studentId());
+                if (gate.ended.contains(t.requestId())) {
+                    continue; // its booking ended after the ledger read
+                }
                 Released releasedAt = gate.released.get(t.requestId());
                 if (releasedAt != null && (h == null || !h.requestId().equals(t.requestId()))
                         && !beforeRead.test(releasedAt)) {
@@ -489,6 +520,13 @@ public final class InMemorySeatReservation implements SeatReservation {
         boolean closed;
         final LinkedHashMap<StudentId, GateHolder> holders = new LinkedHashMap<>();
         final Map<RequestId, Released> released = new HashMap<>();
+        /** Requests whose booking ended (cancelled or expired): never counted again. */
+        final Set<RequestId> ended = new HashSet<>();
+        /**
+         * Students whose holder a release took (or whose booking ended, or found no seat in a transfer): on
+         * a full slot the ledger answers them.
+         */
+        final Set<StudentId> endedStudents = new HashSet<>();
         /** The step at which each holder was taken (by a hold or a transfer; 0 when added by a reconcile). */
         final Map<StudentId, Long> takenAtStep = new HashMap<>();
 

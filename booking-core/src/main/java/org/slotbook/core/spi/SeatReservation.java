@@ -49,10 +49,12 @@ public interface SeatReservation {
      * decides in this order: the slot is closed → {@link GateOutcome#CLOSED}; the gate has no (or only
      * partial) state for it → {@link GateOutcome#MISSING}; the student already has a live holder →
      * {@link GateOutcome#DUPLICATE} naming that holder's request id (checked before the capacity, so a
-     * retry of a held request is never answered full); live holders reach the capacity →
+     * retry of a held request is never answered full); the request's booking ended
+     * ({@link #releaseEnded}) → {@link GateOutcome#REPLAY}; live holders reach the capacity →
      * {@link GateOutcome#REPLAY} when {@code requestId} has had a holder in this slot (every holder
      * that leaves the gate, released, expired, reclaimed or replaced, leaves a tombstone of its request
-     * id, kept as long as the slot's state), else {@link GateOutcome#FULL}; else the holder is added,
+     * id, kept as long as the slot's state) or the student is marked (see {@link #release}), else
+     * {@link GateOutcome#FULL}; else the holder is added,
      * expiring at gate now + {@code ttl} → {@link GateOutcome#HELD}. A refused hold writes nothing
      * but the reclaim of expired holders.
      *
@@ -162,7 +164,12 @@ public interface SeatReservation {
      * Removes the student's holder, but only when it was put there by {@code requestId} (a student who
      * held again under a new request keeps the new hold). Records {@code requestId} as released in any
      * case, so {@link #reconcile} never adds it back. Idempotent: true only for the call that removed
-     * the holder.
+     * the holder. A call that removes the holder marks the student: another delivery of the request, or
+     * a newer request of the student, may be granted by the ledger meanwhile, its seat taken again only
+     * after this release (a re-count, a {@link #transfer}); until then the student holds a live booking
+     * and no seat here, so on a full slot {@link #tryHold} answers the student
+     * {@link GateOutcome#REPLAY} (the ledger answers AlreadyBooked, or Full), never
+     * {@link GateOutcome#FULL}. A {@link #transfer} that finds no seat marks the student too.
      *
      * @param tenantId the tenant whose data the call reads or changes
      * @param slotId the slot, by its id within the tenant
@@ -171,6 +178,26 @@ public interface SeatReservation {
      * @return true when this call removed the holder
      */
     boolean release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId);
+
+    /**
+     * The request's booking ended (cancelled or expired in the ledger): releases as {@link #release}
+     * does, and records the request as ended, for good (a request is granted at most one booking ever).
+     * The gate then never takes a seat for it again: {@link #tryHold} of it answers
+     * {@link GateOutcome#REPLAY} (the ledger answers the ended booking), {@link #transfer} to it takes
+     * none (answering {@link GateOutcome#REPLAY}, the student's holder left as it is), and a reconcile
+     * never adds it back from a ledger read that predates its end. So a late re-count or transfer of a
+     * cancelled booking, arriving after its release, never leaves a seat behind that nothing backs. The
+     * student is marked as by {@link #release}, holder or not. By default, {@link #release}.
+     *
+     * @param tenantId the tenant whose data the call reads or changes
+     * @param slotId the slot, by its id within the tenant
+     * @param studentId the student the booking belongs to
+     * @param requestId the request whose booking ended
+     * @return true when this call removed the holder
+     */
+    default boolean releaseEnded(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        return release(tenantId, slotId, studentId, requestId);
+    }
 
     /**
      * Creates the slot's state with {@code capacity} and no holders, unless it exists (even partly) or

@@ -179,6 +179,103 @@ public interface GateRetryContract {
     }
 
     @Test
+    default void aRetrysRecountArrivingAfterTheBookingsCancelLeavesNoSeatBehind() {
+        Assumptions.assumeTrue(gated(), "without a gate there is nothing to count");
+        DeferringGate deferring = new DeferringGate(testGate());
+        BookingEngine engine = gatedEngine(deferring);
+        Slot slot = slot(engine, "late-recount", 0, 1);
+        StudentId sam = StudentId.of("sam");
+        HoldRequest request = HoldRequest.of(RequestId.random(), slot.slotId(), sam);
+        Booking booked = granted(engine.hold(testTenant(), request));
+        // a retry: the gate finds the request's seat, the ledger replays the booking; the engine then makes
+        // sure the gate counts the seat (its second gate call), and just before that call reaches the gate
+        // the student's cancel commits and gives the seat back
+        deferring.beforeHoldOf(request.requestId(), 2, () -> assertThat(engine.cancel(testTenant(),
+                booked.bookingId(), sam)).isInstanceOf(Cancelled.class));
+
+        HoldResult retry = engine.hold(testTenant(), request);
+
+        assertThat(retry).as("the retry, decided before the cancel").isInstanceOf(Held.class);
+        assertThat(stored(request.requestId()).status()).isEqualTo(BookingStatus.CANCELLED);
+        assertThat(holders(slot.slotId())).as("the cancelled booking's seat in the gate").isEmpty();
+        HoldResult tess = engine.hold(testTenant(), HoldRequest.of(RequestId.random(), slot.slotId(),
+                StudentId.of("tess")));
+        assertThat(tess).as("another student, on the slot with its one seat free").isInstanceOf(Held.class);
+        assertThat(engine.hold(testTenant(), request)).as("the cancelled request again")
+                .isInstanceOf(NoLongerHeld.class);
+        assertThat(holders(slot.slotId())).extracting(GateHolder::studentId).containsExactly(StudentId.of("tess"));
+    }
+
+    @Test
+    default void aStudentWhoseNewerBookingsSeatIsStillMovingOverIsNeverAnsweredFull() {
+        Assumptions.assumeTrue(gated(), "without a gate there is no seat to move");
+        DeferringGate deferring = new DeferringGate(testGate());
+        BookingEngine engine = gatedEngine(deferring);
+        Slot slot = slot(engine, "moving-seat", 0, 1);
+        StudentId sam = StudentId.of("sam");
+        Booking older = granted(engine.hold(testTenant(), HoldRequest.of(RequestId.random(), slot.slotId(), sam)));
+        HoldRequest newer = HoldRequest.of(RequestId.random(), slot.slotId(), sam);
+        StudentId tess = StudentId.of("tess");
+        RequestId tessInFlight = RequestId.random();
+        GateDecision[] tessAtTheGate = new GateDecision[1];
+        // the newer request finds the older one's seat in the gate; before the ledger decides it, the older
+        // booking is cancelled (its seat given back at once) and another student's hold takes the free
+        // gate seat on its way to the ledger
+        deferring.afterHoldOf(newer.requestId(), () -> {
+            assertThat(engine.cancel(testTenant(), older.bookingId(), sam)).isInstanceOf(Cancelled.class);
+            tessAtTheGate[0] = testGate().tryHold(testTenant(), slot.slotId(), tess, tessInFlight,
+                    Duration.ofMinutes(10));
+        });
+        // the ledger grants the newer request; before its seat reaches the gate, the student asks again
+        HoldResult[] meanwhile = new HoldResult[1];
+        deferring.beforeTransfer(() -> meanwhile[0] = engine.hold(testTenant(),
+                HoldRequest.of(RequestId.random(), slot.slotId(), sam)));
+
+        Booking granted = granted(engine.hold(testTenant(), newer));
+
+        assertThat(tessAtTheGate[0].outcome()).as("the other student's hold at the gate").isEqualTo(GateOutcome.HELD);
+        assertThat(meanwhile[0]).as("the student, holding the newer booking, asks again while its seat moves over")
+                .isInstanceOf(AlreadyBooked.class);
+        assertThat(((AlreadyBooked) meanwhile[0]).existing().bookingId()).isEqualTo(granted.bookingId());
+        assertThat(stored(newer.requestId()).status()).isEqualTo(BookingStatus.HELD);
+        testGate().release(testTenant(), slot.slotId(), tess, tessInFlight);
+    }
+
+    @Test
+    default void aStudentGrantedWhileAnotherDeliveryGaveTheSeatBackIsNeverAnsweredFull() {
+        Assumptions.assumeTrue(gated(), "without a gate there is no seat to give back");
+        DeferringGate deferring = new DeferringGate(testGate());
+        BookingEngine engine = gatedEngine(deferring);
+        Slot slot = slot(engine, "given-back", 0, 1);
+        StudentId sam = StudentId.of("sam");
+        HoldRequest request = HoldRequest.of(RequestId.random(), slot.slotId(), sam);
+        StudentId zoe = StudentId.of("zoe");
+        RequestId zoeInFlight = RequestId.random();
+        // one delivery of the request (another node's) takes the gate seat on its way to the ledger
+        assertThat(testGate().tryHold(testTenant(), slot.slotId(), sam, request.requestId(), Duration.ofMinutes(10))
+                .outcome()).isEqualTo(GateOutcome.HELD);
+        GateDecision[] zoeAtTheGate = new GateDecision[1];
+        // a second delivery finds that seat; then the first one fails at the ledger (nothing committed) and
+        // gives the seat back, and another student's hold takes it on its way to the ledger
+        deferring.afterHoldOf(request.requestId(), () -> {
+            testGate().release(testTenant(), slot.slotId(), sam, request.requestId());
+            zoeAtTheGate[0] = testGate().tryHold(testTenant(), slot.slotId(), zoe, zoeInFlight, Duration.ofMinutes(10));
+        });
+        // the ledger grants the second delivery; before the engine takes the seat again, the student asks
+        HoldResult[] meanwhile = new HoldResult[1];
+        deferring.beforeHoldOf(request.requestId(), 2, () -> meanwhile[0] = engine.hold(testTenant(),
+                HoldRequest.of(RequestId.random(), slot.slotId(), sam)));
+
+        Booking granted = granted(engine.hold(testTenant(), request));
+
+        assertThat(zoeAtTheGate[0].outcome()).as("the other student's hold at the gate").isEqualTo(GateOutcome.HELD);
+        assertThat(meanwhile[0]).as("the student, holding the granted booking, asks again before its seat is back")
+                .isInstanceOf(AlreadyBooked.class);
+        assertThat(((AlreadyBooked) meanwhile[0]).existing().bookingId()).isEqualTo(granted.bookingId());
+        testGate().release(testTenant(), slot.slotId(), zoe, zoeInFlight);
+    }
+
+    @Test
     default void aRetryOfACancelledRequestOnAFullSlotAnswersNoLongerHeld() {
         BookingEngine engine = gatedEngine(testGate());
         Slot slot = slot(engine, "replay-full", 0, 1);

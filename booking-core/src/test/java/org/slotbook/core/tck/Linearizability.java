@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slotbook.core.tck.SlotHistory.Kind;
 import org.slotbook.core.tck.SlotHistory.Op;
@@ -29,9 +31,34 @@ public final class Linearizability {
      * {@code budget}: how many search steps before giving up (UNDECIDED).
      */
     public static Verdict check(SlotHistory history, boolean behindGate, long budget) {
+        return check(history, behindGate ? inFlightById(history) : null, budget);
+    }
+
+    /** Each hold's in-flight students, by op id. */
+    private static Map<Integer, int[]> inFlightById(SlotHistory history) {
+        int[][] all = inFlight(history.ops());
+        Map<Integer, int[]> byId = new HashMap<>();
+        for (int i = 0; i < all.length; i++) {
+            byId.put(history.ops().get(i).id(), all[i]);
+        }
+        return byId;
+    }
+
+    /**
+     * Checks the history with each hold's in-flight students given by op id ({@code null}: not behind a
+     * gate): a smaller history keeps those of the history it came from, as the gate saw them.
+     */
+    private static Verdict check(SlotHistory history, @org.jspecify.annotations.Nullable Map<Integer, int[]> flight,
+                                 long budget) {
         List<Op> ops = history.ops();
         SlotModel model = new SlotModel(history.capacity(), history.studentOfRequest());
-        int[][] inFlight = behindGate ? inFlight(ops) : null;
+        int[][] inFlight = null;
+        if (flight != null) {
+            inFlight = new int[ops.size()][];
+            for (int i = 0; i < ops.size(); i++) {
+                inFlight[i] = flight.get(ops.get(i).id());
+            }
+        }
         // the events: each op's call and return, in time order; a call before a return at the same instant
         Entry head = new Entry(null, false);
         List<Entry> events = new ArrayList<>();
@@ -99,9 +126,12 @@ public final class Linearizability {
     /**
      * A smaller history that still fails: operations are dropped one at a time while the rest still
      * fails. Only drops that cannot turn a good history bad are tried: an op that changes no state
-     * (a refusal, a replay, a read), or one invoked after every other op had returned.
+     * (a refusal, a replay, a read), or one invoked after every other op had returned. Behind a gate each
+     * hold keeps the in-flight students of the failing history: a dropped hold or cancel of another
+     * student still counts for the {@code Full} it overlapped, so dropping it never adds a constraint.
      */
     public static SlotHistory minimize(SlotHistory failing, boolean behindGate, long budget) {
+        Map<Integer, int[]> flight = behindGate ? inFlightById(failing) : null;
         SlotHistory current = failing;
         boolean shrunk = true;
         while (shrunk) {
@@ -114,7 +144,7 @@ public final class Linearizability {
                 current.ops().forEach(o -> keep.set(o.id()));
                 keep.clear(op.id());
                 SlotHistory smaller = current.only(keep);
-                if (check(smaller, behindGate, budget) == Verdict.VIOLATION) {
+                if (check(smaller, flight, budget) == Verdict.VIOLATION) {
                     current = smaller;
                     shrunk = true;
                 }

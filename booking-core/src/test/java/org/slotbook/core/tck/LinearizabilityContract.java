@@ -69,6 +69,9 @@ public interface LinearizabilityContract {
             SlotHistory history = record(new Random(seed + h), operations);
             Linearizability.Verdict verdict = Linearizability.check(history, historyBehindGate(), BUDGET);
             if (verdict != Linearizability.Verdict.LINEARIZABLE) {
+                // the whole history too: what the minimized one dropped may show how the state got there
+                System.out.println("[slotbook] linearizability " + where + ": history " + h + " of seed " + seed
+                        + " in full, " + history.describe());
                 SlotHistory small = verdict == Linearizability.Verdict.VIOLATION
                         ? Linearizability.minimize(history, historyBehindGate(), BUDGET) : history;
                 failures.add("history " + h + " of seed " + seed + " (" + where + ") is " + verdict

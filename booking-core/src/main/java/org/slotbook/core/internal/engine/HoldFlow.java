@@ -200,8 +200,7 @@ public final class HoldFlow {
             switch (e.kind()) {
                 case CONFIRMED -> guard.call("confirm",
                         () -> guard.gate().confirm(tenantId, b.slotId(), b.studentId(), b.requestId()));
-                case CANCELLED, LATE_CANCELLED, EXPIRED -> release(tenantId, b.slotId(), b.studentId(),
-                        b.requestId());
+                case CANCELLED, LATE_CANCELLED, EXPIRED -> ended(tenantId, b);
                 case PROMOTED -> promoted(tenantId, b);
                 default -> {
                 }
@@ -338,7 +337,7 @@ public final class HoldFlow {
         for (BookingEvent e : outcome.events()) {
             Booking b = e.booking();
             if (e.kind() == BookingEvent.Kind.EXPIRED) {
-                release(tenantId, b.slotId(), b.studentId(), b.requestId());
+                ended(tenantId, b);
             } else if (e.kind() == BookingEvent.Kind.PROMOTED) {
                 promoted(tenantId, b);
             }
@@ -405,7 +404,10 @@ public final class HoldFlow {
     private void transfer(TenantId tenantId, HoldRequest request, RequestId from, RequestId to, long askedAt) {
         GateDecision d = guard.call("transfer", () -> guard.gate().transfer(tenantId, request.slotId(),
                 request.studentId(), from, to, policy.gateTtl()), GateDecision.UNAVAILABLE);
-        if (d.outcome() == GateOutcome.FULL) {
+        if (d.outcome() == GateOutcome.REPLAY && from.equals(request.requestId())) {
+            // the live booking ended before its seat got here: the seat this refused request took goes back
+            release(tenantId, request.slotId(), request.studentId(), from);
+        } else if (d.outcome() == GateOutcome.FULL) {
             if (to.equals(request.requestId())) {
                 reconciler.reconcile(tenantId, request.slotId());
             } else {
@@ -432,6 +434,14 @@ public final class HoldFlow {
         if (guard.tryHold(tenantId, request, policy.gateTtl()).outcome() == GateOutcome.FULL) {
             reconciler.reconcile(tenantId, request.slotId());
         }
+    }
+
+    /**
+     * The booking was cancelled or expired: its gate hold goes back, and the gate never counts its request
+     * again (a late re-count or transfer of it, racing this release, takes no seat).
+     */
+    void ended(TenantId tenantId, Booking b) {
+        guard.call("release", () -> guard.gate().releaseEnded(tenantId, b.slotId(), b.studentId(), b.requestId()));
     }
 
     private void release(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {

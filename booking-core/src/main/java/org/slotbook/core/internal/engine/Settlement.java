@@ -33,8 +33,7 @@ public final class Settlement {
         Booking subject = outcome.subject();
         if (subject != null && !subject.status().isActive() && outcome.events().isEmpty()) {
             // (with events, settleEvents gives the hold back)
-            guard.call("release", () -> guard.gate().release(tenantId, subject.slotId(), subject.studentId(),
-                    subject.requestId()));
+            holds.ended(tenantId, subject);
         }
         if (outcome.result() instanceof Confirmed repeat && outcome.events().isEmpty()) {
             // a repeated confirm: pinning twice changes nothing

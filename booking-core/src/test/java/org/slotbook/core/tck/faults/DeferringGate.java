@@ -9,6 +9,7 @@ import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
+import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateMark;
 import org.slotbook.core.spi.GateSync;
@@ -18,13 +19,20 @@ import org.slotbook.core.spi.SeatReservation;
  * A gate whose calls can arrive late: the releases of one request id are held back until
  * {@link #deliverReleases()} (as a release sent by one node reaches Redis after another node's later
  * calls), and a hook runs before every reconcile reaches the gate (after the engine read the ledger),
- * followed by a delay.
+ * followed by a delay; and a hook can run just before a chosen {@code tryHold} of one request reaches the
+ * gate (as another thread's calls come in between).
  */
 public final class DeferringGate extends ForwardingGate {
     private volatile RequestId deferred;
     private final List<Runnable> held = new ArrayList<>();
     private volatile Runnable beforeReconcile = () -> { };
     private volatile Duration reconcileDelay = Duration.ZERO;
+    private volatile RequestId hookedHold;
+    private final java.util.concurrent.atomic.AtomicInteger holdsUntilHook = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile Runnable beforeHold = () -> { };
+    private volatile RequestId afterHoldOf;
+    private volatile Runnable afterHold = () -> { };
+    private volatile Runnable beforeTransfer;
 
     public DeferringGate(SeatReservation delegate) {
         super(delegate);
@@ -51,6 +59,61 @@ public final class DeferringGate extends ForwardingGate {
     public void beforeReconcile(Runnable hook, Duration delay) {
         this.beforeReconcile = hook;
         this.reconcileDelay = delay;
+    }
+
+    /** Runs {@code hook} once, just before the {@code nth} {@code tryHold} of {@code requestId} from now reaches the gate. */
+    public void beforeHoldOf(RequestId requestId, int nth, Runnable hook) {
+        this.beforeHold = hook;
+        this.holdsUntilHook.set(nth);
+        this.hookedHold = requestId;
+    }
+
+    /** Runs {@code hook} once, just after the next {@code tryHold} of {@code requestId} got the gate's answer. */
+    public void afterHoldOf(RequestId requestId, Runnable hook) {
+        this.afterHold = hook;
+        this.afterHoldOf = requestId;
+    }
+
+    /** Runs {@code hook} once, just before the next {@code transfer} reaches the gate. */
+    public void beforeTransfer(Runnable hook) {
+        this.beforeTransfer = hook;
+    }
+
+    @Override
+    public GateDecision tryHold(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId,
+                                Duration ttl) {
+        if (requestId.equals(hookedHold) && holdsUntilHook.decrementAndGet() == 0) {
+            hookedHold = null;
+            beforeHold.run();
+        }
+        GateDecision decision = delegate.tryHold(tenantId, slotId, studentId, requestId, ttl);
+        if (requestId.equals(afterHoldOf)) {
+            afterHoldOf = null;
+            afterHold.run();
+        }
+        return decision;
+    }
+
+    @Override
+    public GateDecision transfer(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId from, RequestId to,
+                                 Duration ttl) {
+        Runnable hook = beforeTransfer;
+        if (hook != null) {
+            beforeTransfer = null;
+            hook.run();
+        }
+        return delegate.transfer(tenantId, slotId, studentId, from, to, ttl);
+    }
+
+    @Override
+    public boolean releaseEnded(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        synchronized (held) {
+            if (requestId.equals(deferred)) {
+                held.add(() -> delegate.releaseEnded(tenantId, slotId, studentId, requestId));
+                return false;
+            }
+        }
+        return delegate.releaseEnded(tenantId, slotId, studentId, requestId);
     }
 
     @Override

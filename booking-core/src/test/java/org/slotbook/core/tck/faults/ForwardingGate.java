@@ -40,6 +40,11 @@ public class ForwardingGate implements SeatReservation {
     }
 
     @Override
+    public boolean releaseEnded(TenantId tenantId, SlotId slotId, StudentId studentId, RequestId requestId) {
+        return delegate.releaseEnded(tenantId, slotId, studentId, requestId);
+    }
+
+    @Override
     public void initialize(TenantId tenantId, SlotId slotId, int capacity, Instant keepUntil) {
         delegate.initialize(tenantId, slotId, capacity, keepUntil);
     }
