@@ -220,6 +220,22 @@ class SlotbookAutoConfigurationTest {
     }
 
     @Test
+    void aGateCustomizerChangesTheGateBuilderAfterTheProperties() {
+        String url = System.getenv().getOrDefault("SLOTBOOK_TEST_REDIS_URL", "redis://127.0.0.1:6379");
+        String customized = "acg-" + UUID.randomUUID() + ":";
+        runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.redis.url=" + url,
+                        "slotbook.redis.key-prefix=acp-" + UUID.randomUUID() + ":", "slotbook.redis.pipeline-lanes=3")
+                .withBean("gateCustomizer", SlotbookGateCustomizer.class,
+                        () -> builder -> builder.keyPrefix(customized).pipelineLanes(0))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RedisSeatReservation gate = context.getBean(RedisSeatReservation.class);
+                    assertThat(gate.pipelineLanes()).as("the customizer's 0, not the property's 3").isZero();
+                    assertThat(gate.keyPattern()).as("the customizer's key prefix").startsWith(customized);
+                });
+    }
+
+    @Test
     void holdLanesOutOfRangeFailTheContextNamingTheProperty() {
         runner.withPropertyValues("slotbook.flyway.enabled=true", "slotbook.jdbc.hold-lanes=0")
                 .run(context -> assertThat(context).hasNotFailed());
