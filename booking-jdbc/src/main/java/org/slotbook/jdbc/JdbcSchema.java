@@ -1,6 +1,5 @@
 package org.slotbook.jdbc;
 
-import org.slotbook.core.InvalidInputException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -9,6 +8,7 @@ import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.jdbc.internal.SchemaObjects;
 import org.slotbook.jdbc.internal.SqlScript;
 import org.slotbook.jdbc.internal.Tables;

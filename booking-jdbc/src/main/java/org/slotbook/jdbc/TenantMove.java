@@ -1,6 +1,5 @@
 package org.slotbook.jdbc;
 
-import org.slotbook.core.InvalidInputException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.TenantId;
 import org.slotbook.jdbc.internal.Tables;
 

@@ -1,6 +1,5 @@
 package org.slotbook.redis;
 
-import org.slotbook.core.InvalidInputException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingStoreException;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.SlotSpec;
@@ -249,7 +249,6 @@ public final class RedisSeatReservation implements SeatReservation {
         return decision == null ? unavailable(new IllegalStateException("unexpected reply of hold.lua: " + text(reply)))
                 : decision;
     }
-
 
     /** The ttl argument of {@code hold.lua}, encoded once for the ttl most recently asked for. */
     private byte[] ttlArg(Duration ttl) {

@@ -1,11 +1,11 @@
 package org.slotbook.core.internal;
 
-import org.slotbook.core.InvalidInputException;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.StoreUnreachableException;
 
 /**

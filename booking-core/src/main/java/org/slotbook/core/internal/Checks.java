@@ -1,9 +1,9 @@
 package org.slotbook.core.internal;
 
-import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import org.slotbook.core.InvalidInputException;
 
 /** Argument checks whose messages name the field and the offending value (escaped). Not public API. */
 public final class Checks {

@@ -1,11 +1,11 @@
 package org.slotbook.core.memory;
 
-import org.slotbook.core.InvalidInputException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.spi.StepwiseStore;
 import java.util.function.Function;
 import org.slotbook.core.TenantId;

@@ -1,6 +1,5 @@
 package org.slotbook.core.memory;
 
-import org.slotbook.core.InvalidInputException;
 import java.time.Clock;
 import java.time.DayOfWeek;
 import java.time.Duration;
@@ -50,6 +49,7 @@ import org.slotbook.core.HoldExpired;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.HoldResult;
 import org.slotbook.core.InsufficientCredits;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.LeaveResult;
 import org.slotbook.core.LeftWaitlist;
 import org.slotbook.core.LessonPackage;

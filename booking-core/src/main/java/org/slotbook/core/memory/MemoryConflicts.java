@@ -1,6 +1,5 @@
 package org.slotbook.core.memory;
 
-import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 import org.slotbook.core.BookingId;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.ResourceConflict;
 import org.slotbook.core.ResourceRef;
 import org.slotbook.core.SlotId;

@@ -1,6 +1,5 @@
 package org.slotbook.core.memory;
 
-import org.slotbook.core.InvalidInputException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -11,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.Slot;
 import org.slotbook.core.SlotId;

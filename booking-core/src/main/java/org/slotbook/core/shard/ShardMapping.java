@@ -1,11 +1,11 @@
 package org.slotbook.core.shard;
 
-import org.slotbook.core.InvalidInputException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.internal.Checks;
 

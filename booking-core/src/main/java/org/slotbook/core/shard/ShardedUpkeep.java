@@ -1,6 +1,5 @@
 package org.slotbook.core.shard;
 
-import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,6 +10,7 @@ import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.BookingEngine;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.ReconciliationJob;
 import org.slotbook.core.internal.Checks;
 

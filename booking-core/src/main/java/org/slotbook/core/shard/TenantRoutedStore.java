@@ -1,6 +1,5 @@
 package org.slotbook.core.shard;
 
-import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -24,6 +23,7 @@ import org.slotbook.core.CheckInResult;
 import org.slotbook.core.ConfirmResult;
 import org.slotbook.core.CreditEntry;
 import org.slotbook.core.HoldResult;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.LeaveResult;
 import org.slotbook.core.LessonPackage;
 import org.slotbook.core.PackageGrant;

@@ -1,7 +1,7 @@
 package org.slotbook.core.spi;
 
-import org.slotbook.core.InvalidInputException;
 import org.jspecify.annotations.Nullable;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.RequestId;
 
 /**

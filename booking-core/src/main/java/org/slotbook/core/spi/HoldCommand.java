@@ -1,6 +1,5 @@
 package org.slotbook.core.spi;
 
-import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
@@ -8,6 +7,7 @@ import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingRules;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.HoldRequest;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.internal.Checks;
 
 /**

@@ -1,9 +1,9 @@
 package org.slotbook.core.spi;
 
-import org.slotbook.core.InvalidInputException;
 import java.time.Instant;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;

@@ -1,9 +1,9 @@
 package org.slotbook.core.spi;
 
-import org.slotbook.core.InvalidInputException;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingId;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.ResourceRef;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.TimeRange;

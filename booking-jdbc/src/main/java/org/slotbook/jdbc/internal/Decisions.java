@@ -1,6 +1,5 @@
 package org.slotbook.jdbc.internal;
 
-import org.slotbook.core.InvalidInputException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,6 +26,7 @@ import org.slotbook.core.CheckInResult;
 import org.slotbook.core.CheckedIn;
 import org.slotbook.core.CreditEntry;
 import org.slotbook.core.InsufficientCredits;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.LessonPackage;
 import org.slotbook.core.NotConfirmed;
 import org.slotbook.core.PackageGrant;

@@ -1,7 +1,7 @@
 package org.slotbook.redis.internal;
 
-import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
+import org.slotbook.core.InvalidInputException;
 
 /**
  * The gate's scripts and the arguments they take, in one place, so that the gate and anything that

@@ -1,9 +1,9 @@
 package org.slotbook.redis.internal;
 
-import org.slotbook.core.InvalidInputException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.TenantId;
 

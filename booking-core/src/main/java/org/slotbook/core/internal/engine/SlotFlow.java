@@ -1,11 +1,11 @@
 package org.slotbook.core.internal.engine;
 
-import org.slotbook.core.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
 import org.slotbook.core.CancelSlotResult;
+import org.slotbook.core.InvalidInputException;
 import org.slotbook.core.ScheduleResult;
 import org.slotbook.core.Scheduled;
 import org.slotbook.core.SeriesCancelled;
