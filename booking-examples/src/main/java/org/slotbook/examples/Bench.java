@@ -13,7 +13,8 @@ import org.slotbook.examples.bench.Suite;
 /**
  * The load benchmark: in one process, side by side on the same database and Redis, the naive way
  * (count, then insert), Slotbook DB-only (on the given database and on H2 in memory), and Slotbook
- * with the Redis gate, each compared with a raw ceiling measured in the same run.
+ * with the Redis gate, each compared with a raw ceiling measured in the same run; and Slotbook on the
+ * in-memory store (no gate, no server, no ceiling), to compare builds of that store.
  *
  * <pre>
  * mvn -q -pl booking-examples -am package -DskipTests exec:java -Dexec.mainClass=org.slotbook.examples.Bench \
@@ -24,8 +25,9 @@ import org.slotbook.examples.bench.Suite;
  * seats of slots picked at random; (c) a steady mix of holds, confirms, cancels and rebooks for a
  * number of seconds, with the used heap after GC sampled along the way; (d) capacity, holds on a
  * small and a large slot. Oversold seats and double-booked students are counted by SQL queries of
- * their own on the tables, never from answers. Every run uses fresh tenants, tables rows and Redis
- * keys, so the same servers can be reused.
+ * their own on the tables (for the in-memory store, through its own reads: slots, roster and
+ * availability), never from answers. Every run uses fresh tenants, tables rows and Redis keys, so the
+ * same servers can be reused.
  *
  * <p>{@code Bench waitlist ...} runs {@link WaitlistBench}, {@code Bench shards ...} {@link ShardBench}.
  * The machinery (options, the load driver, one class per measured line, the report, the profiler)

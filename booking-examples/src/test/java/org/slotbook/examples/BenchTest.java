@@ -20,10 +20,12 @@ import org.slotbook.examples.bench.NaiveLine;
 import org.slotbook.examples.bench.Options;
 import org.slotbook.examples.bench.Report;
 import org.slotbook.examples.bench.Result;
+import org.slotbook.examples.bench.SlotbookLine;
 
 /**
  * The benchmark's workloads with very small numbers: every Slotbook line must end with zero seats
- * oversold and zero students double-booked, counted by SQL on the tables. No timing is asserted.
+ * oversold and zero students double-booked, counted by SQL on the tables (through the store's reads
+ * for the in-memory lines). No timing is asserted.
  */
 class BenchTest {
     private static final String[] SMALL = {"--students", "120", "--seats", "5", "--slots", "8", "--requests", "160",
@@ -73,8 +75,11 @@ class BenchTest {
 
     @Test
     void h2WithEmbeddedRedis() throws Exception {
-        // H2 DB-only and H2 behind the gate, three workloads each, and the capacity line on H2
-        assertNoOversell(bench(), 6, 1);
+        // H2 DB-only, H2 behind the gate and the in-memory store, three workloads each, and the capacity line on H2
+        Report report = bench();
+        assertNoOversell(report, 9, 1);
+        assertThat(report.slotbookResults()).filteredOn(r -> r.line().equals(SlotbookLine.MEMORY))
+                .extracting(Result::workload).containsExactly("hot", "spread", "mix");
     }
 
     @Test
@@ -101,14 +106,15 @@ class BenchTest {
             Assumptions.abort("no PostgreSQL/Redis configured (SLOTBOOK_TEST_POSTGRES_URL, SLOTBOOK_TEST_REDIS_URL)");
         }
         if (mariadb == null) {
-            // PostgreSQL DB-only, H2 DB-only and PostgreSQL behind the gate; capacity on PostgreSQL and H2
+            // PostgreSQL DB-only, H2 DB-only, PostgreSQL behind the gate and the in-memory store; capacity on
+            // PostgreSQL and H2
             Report report = bench("--jdbc", pg, "--redis", redis);
-            assertNoOversell(report, 9, 2);
+            assertNoOversell(report, 12, 2);
             assertNothingLeft(report, pg);
         } else {
             // and MariaDB DB-only with its ceiling; capacity on all three databases
             Report report = bench("--jdbc", pg, "--mariadb", mariadb, "--redis", redis);
-            assertNoOversell(report, 12, 3);
+            assertNoOversell(report, 15, 3);
             assertThat(report.results()).anySatisfy(r -> {
                 assertThat(r.line()).isEqualTo(DbCeilingLine.NAME);
                 assertThat(r.backend()).isEqualTo("MariaDB");
@@ -124,6 +130,29 @@ class BenchTest {
         for (String url : urls) {
             assertThat(RowsLeft.of(url, report.tenants())).as("rows of the run's tenants on %s", url).isZero();
         }
+    }
+
+    @Test
+    void theInMemoryLinesNeedNoServerAndHaveNoCeiling() throws Exception {
+        Report report = bench("--no-redis", "--only", "memory");
+        assertThat(report.results()).hasSize(3).allSatisfy(r -> {
+            assertThat(r.label()).isEqualTo("Slotbook in memory (InMemoryStore)");
+            assertThat(report.ratioToCeiling(r)).isNull();
+        });
+        assertThat(report.results()).extracting(Result::workload).containsExactly("hot", "spread", "mix");
+        assertThat(report.slotbookResults()).allSatisfy(r -> {
+            assertThat(r.oversold()).isZero();
+            assertThat(r.doubleBooked()).isZero();
+            assertThat(r.errors()).isZero();
+        });
+        // every hold of the hot slot answered, its seats taken; the spread took seats too
+        assertThat(report.results().get(0).decisions()).isEqualTo(120);
+        assertThat(report.results().get(0).holds()).isEqualTo(5);
+        assertThat(report.results().get(1).decisions()).isEqualTo(160);
+        assertThat(report.results().get(1).holds()).isPositive();
+        assertThat(report.heapAfterGcMegabytes()).containsOnlyKeys("Slotbook in memory (InMemoryStore)");
+        assertThat(report.capacities()).isEmpty();
+        assertThat(report.clean()).isTrue();
     }
 
     @Test
@@ -207,7 +236,13 @@ class BenchTest {
                 .hasMessageContaining("must be a JDBC URL of MariaDB");
         assertThat(Options.parse("--only", "h2,capacity").only())
                 .containsExactlyInAnyOrder("hot-h2", "spread-h2", "mix-h2", "capacity");
+        assertThat(Options.parse("--only", "memory,spread-h2").only())
+                .containsExactlyInAnyOrder("hot-memory", "spread-memory", "mix-memory", "spread-h2");
+        assertThat(Options.parse("--no-redis", "--only", "hot-memory").only()).containsExactly("hot-memory");
+        assertThatThrownBy(() -> Options.parse("--only", "memory-hot"))
+                .hasMessageContaining("--only: unknown line 'memory-hot'")
+                .hasMessageEndingWith("(or pg, citus, mariadb, h2, gate, memory for all three workloads)");
         assertThat(Options.USAGE).contains("spread-pg", "hot-pg", "spread-mariadb", "spread-h2", "spread-gate",
-                "naive", "capacity");
+                "hot-memory, spread-memory, mix-memory", "naive", "capacity");
     }
 }

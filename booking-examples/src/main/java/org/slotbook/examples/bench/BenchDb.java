@@ -13,11 +13,7 @@ import org.slotbook.jdbc.JdbcDialect;
  * One database of a run: its key in line names ({@code pg}, {@code mariadb}, {@code h2}), its name in
  * the tables, its backends and its DB-only engine; and the SQL the lines run on it beside the engine.
  */
-record BenchDb(String key, String name, Backends backends, BookingEngine dbOnly) {
-
-    /** Seats taken beyond a slot's capacity, and students with more than one live booking. */
-    record Violations(long oversold, long doubleBooked) {
-    }
+record BenchDb(String key, String name, Backends backends, BookingEngine dbOnly) implements Ledger {
 
     JdbcDialect dialect() {
         return backends.store().dialect();
@@ -33,7 +29,8 @@ record BenchDb(String key, String name, Backends backends, BookingEngine dbOnly)
      * bookings (HELD or CONFIRMED) per slot against its capacity, and students with more than one
      * live booking (all slots of a run share one time, so two live bookings overlap).
      */
-    Violations violations(TenantId tenant) throws SQLException {
+    @Override
+    public Violations violations(TenantId tenant) throws SQLException {
         String perSlot = "SELECT s.capacity, (SELECT COUNT(*) FROM " + table("booking") + " b"
                 + " WHERE b.tenant_id = s.tenant_id AND b.slot_id = s.slot_id AND b.status IN ('HELD', 'CONFIRMED'))"
                 + " FROM " + table("slot") + " s WHERE s.tenant_id = ?";

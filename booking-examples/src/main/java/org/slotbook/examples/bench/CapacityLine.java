@@ -96,7 +96,7 @@ final class CapacityLine {
                 });
             }
         }
-        BenchDb.Violations found = db.violations(tenant);
+        Ledger.Violations found = db.violations(tenant);
         Result[] measured = new Result[2];
         for (int k = 0; k < 2; k++) {
             double seconds = nanos[k].sum() / 1e9 / threads;

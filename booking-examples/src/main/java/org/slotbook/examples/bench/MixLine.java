@@ -20,13 +20,14 @@ import org.slotbook.core.TenantId;
 /**
  * The steady mix of one Slotbook engine, for a number of seconds: each thread drives its own students
  * through hold, confirm (80% of holds), cancel, and a rebook after a cancel, on slots picked at random,
- * while the used heap after GC is sampled. Oversold and double-booked are counted by SQL afterwards.
+ * while the used heap after GC is sampled. Oversold and double-booked are counted afterwards from the
+ * ledger's own state (by SQL, or through the in-memory store's reads).
  */
 final class MixLine {
     private MixLine() {
     }
 
-    static Result run(String line, BenchDb db, BookingEngine engine, TenantId tenant, Options sizes, Suite suite)
+    static Result run(String line, Ledger db, BookingEngine engine, TenantId tenant, Options sizes, Suite suite)
             throws Exception {
         int threads = sizes.threads();
         int slots = sizes.slots();
@@ -97,7 +98,7 @@ final class MixLine {
         suite.out().printf(Locale.ROOT, "  %s: %d confirms, %d cancels, %d rebooks, %d holds refused as full;"
                         + " used heap after GC (MB): %s%n", label, confirms.sum(), cancels.sum(), rebooks.sum(),
                 full.sum(), Report.megabytes(sampler.samples()));
-        BenchDb.Violations found = db.violations(tenant);
+        Ledger.Violations found = db.violations(tenant);
         return m.result("mix", line, db.name(), threads, found.oversold(), found.doubleBooked(), String.format(
                 Locale.ROOT, "%d confirms, %d cancels, %d rebooks", confirms.sum(), cancels.sum(), rebooks.sum()));
     }

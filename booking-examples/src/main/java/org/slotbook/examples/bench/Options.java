@@ -19,7 +19,7 @@ public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String
     /** The workloads of the lines {@code --only} can name per backend. */
     static final List<String> WORKLOADS = List.of("hot", "spread", "mix");
     /** The backends of the lines {@code --only} can name per workload. */
-    static final List<String> BACKENDS = List.of("pg", "citus", "mariadb", "h2", "gate");
+    static final List<String> BACKENDS = List.of("pg", "citus", "mariadb", "h2", "gate", BenchMemory.KEY);
     /** Every line {@code --only} accepts on its own: workload-backend, then naive and capacity. */
     static final List<String> LINES;
 
@@ -57,10 +57,12 @@ public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String
             "                       hot-mariadb, spread-mariadb, mix-mariadb   Slotbook DB-only on --mariadb",
             "                       hot-h2, spread-h2, mix-h2           Slotbook DB-only on H2 in memory",
             "                       hot-gate, spread-gate, mix-gate     Slotbook Redis gate + the --jdbc database",
+            "                       hot-memory, spread-memory, mix-memory  Slotbook on the in-memory store (no gate,",
+            "                                                           no server, no ceiling; a fresh store per line)",
             "                       naive                               count, then insert (hot and spread) on --jdbc",
             "                       capacity                            holds on 10 vs --capacity-seats seats,",
             "                                                           per database (H2, --jdbc, --mariadb)",
-            "                     pg, citus, mariadb, h2 and gate name all three workloads of that backend.",
+            "                     pg, citus, mariadb, h2, gate and memory name all three workloads of that backend.",
             "                     A hot or spread line brings its ceiling along (the gate: Redis and database).",
             "  --students N       hot slot: students holding a seat of one slot (default 10000)",
             "  --seats N          seats per slot (default 10)",
@@ -154,7 +156,8 @@ public record Options(String jdbcUrl, String mariadbUrl, String citusUrl, String
                 lines.add(name);
             } else {
                 throw new IllegalArgumentException("--only: unknown line '" + raw.trim() + "'; lines: "
-                        + String.join(", ", LINES) + " (or pg, mariadb, h2, gate for all three workloads)");
+                        + String.join(", ", LINES) + " (or " + String.join(", ", BACKENDS)
+                        + " for all three workloads)");
             }
         }
         for (String line : lines) {

@@ -19,13 +19,16 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
 
 /**
- * A Slotbook hold line, DB-only or behind the Redis gate: the workload's slots scheduled for a fresh
- * tenant, then one {@code engine.hold} per student; oversold seats and double-booked students are
- * counted afterwards by SQL on the tables, never from the answers.
+ * A Slotbook hold line, DB-only, behind the Redis gate, or on the in-memory store: the workload's slots
+ * scheduled for a fresh tenant, then one {@code engine.hold} per student; oversold seats and
+ * double-booked students are counted afterwards from the ledger's own state (by SQL on the tables, or
+ * through the in-memory store's reads), never from the answers.
  */
 public final class SlotbookLine {
     public static final String DB_ONLY = "Slotbook DB-only";
     public static final String GATED = "Slotbook Redis gate +";
+    /** Slotbook on the in-memory store, without a gate; it has no ceiling. */
+    public static final String MEMORY = "Slotbook in memory";
 
     private SlotbookLine() {
     }
@@ -33,11 +36,11 @@ public final class SlotbookLine {
     /**
      * The workload's slots scheduled for {@code tenant}, ready to be measured in turns.
      *
-     * @param line    {@link #DB_ONLY} or {@link #GATED}
-     * @param db      the database the engine's store runs on
+     * @param line    {@link #DB_ONLY}, {@link #GATED} or {@link #MEMORY}
+     * @param db      the ledger the engine's store keeps its bookings in
      * @param profile whether to profile the line (when the run profiles at all)
      */
-    static Turns prepare(String line, BenchDb db, BookingEngine engine, Workload w, TenantId tenant, boolean profile,
+    static Turns prepare(String line, Ledger db, BookingEngine engine, Workload w, TenantId tenant, boolean profile,
                          Suite suite) throws Exception {
         SlotId[] ids = schedule(engine, tenant, w.slots(), w.seats(), w.threads());
         int[] pick = w.picks(tenant.value().hashCode());
@@ -57,7 +60,7 @@ public final class SlotbookLine {
             @Override
             public Result finish(Measured all) throws Exception {
                 suite.keepProfile(profiler, w.name() + ", " + line + " (" + db.name() + ")");
-                BenchDb.Violations found = db.violations(tenant);
+                Ledger.Violations found = db.violations(tenant);
                 long gateFull = engine.metrics().gateFull() - gateFullBefore;
                 String note = gateFull > 0 ? gateFull + " answered full by the gate alone" : "";
                 return all.result(w.name(), line, db.name(), w.threads(), found.oversold(), found.doubleBooked(),

@@ -42,12 +42,15 @@ public final class Suite {
     private final List<String> profiles = new ArrayList<>();
     /** The Slotbook tenants of this run (warm-up included), deleted from every database at the end. */
     private final Set<TenantId> tenants = new LinkedHashSet<>();
+    /** The hold policy of every engine of the run, the in-memory lines' included. */
+    private final HoldPolicy policy;
     private PrintStream out;
     private boolean profiling;
 
     private Suite(Options options, Backends main, Backends citus, Backends mariadb, Backends h2, HoldPolicy policy,
                   PrintStream log) {
         this.main = main;
+        this.policy = policy;
         this.log = log;
         this.out = log;
         this.mainDb = new BenchDb(main.store().dialect() == JdbcDialect.H2 ? "h2" : "pg", main.databaseName(), main,
@@ -78,10 +81,12 @@ public final class Suite {
              Backends h2 = main.store().dialect() == JdbcDialect.H2 ? null
                      : Backends.open(null, null, true, out, pool, policy)) {
             Suite suite = new Suite(options, main, citus, mariadb, h2, policy, out);
+            boolean memory = Options.WORKLOADS.stream().anyMatch(w -> options.runs(w + "-" + BenchMemory.KEY));
             out.printf(Locale.ROOT, "Bench: %d threads, hot and spread lines in %d turns; ledger %s; Citus %s; MariaDB %s;"
-                            + " H2 line %s; gate %s%n", options.threads(), options.turns(), main.ledgerName(),
-                    citus == null ? "(none)" : citus.ledgerName(), mariadb == null ? "(none)" : mariadb.ledgerName(),
-                    h2 == null ? "(same database)" : h2.ledgerName(), main.gateName());
+                            + " H2 line %s; gate %s; in-memory line %s%n", options.threads(), options.turns(),
+                    main.ledgerName(), citus == null ? "(none)" : citus.ledgerName(),
+                    mariadb == null ? "(none)" : mariadb.ledgerName(), h2 == null ? "(same database)" : h2.ledgerName(),
+                    main.gateName(), memory ? BenchMemory.NAME + " (a fresh store per line)" : "(none)");
             out.printf(Locale.ROOT, "lines: %s%n", options.only() == null ? "all" : String.join(",",
                     Options.LINES.stream().filter(options.only()::contains).toList()));
             out.printf(Locale.ROOT, "cores %d, load average %.2f, max heap %d MB%n",
@@ -140,6 +145,11 @@ public final class Suite {
                             tenant(tag, db.key() + "-" + name), db == mainDb && !w.hot(), this));
                 }
             }
+            if (sizes.runs(name + "-" + BenchMemory.KEY)) {
+                BenchMemory memory = BenchMemory.create(policy);
+                lines.add(SlotbookLine.prepare(SlotbookLine.MEMORY, memory, memory.engine(), w,
+                        memoryTenant(tag, name), false, this));
+            }
             if (gateLine) {
                 lines.add(redisCeiling.prepare(w));
                 lines.add(SlotbookLine.prepare(SlotbookLine.GATED, mainDb, gated, w, tenant(tag, "gate-" + name),
@@ -163,7 +173,8 @@ public final class Suite {
 
         // (c) steady mix
         boolean gateMix = gated != null && sizes.runs("mix-gate");
-        if (gateMix || dbs.stream().anyMatch(db -> sizes.runs("mix-" + db.key()))) {
+        boolean memoryMix = sizes.runs("mix-" + BenchMemory.KEY);
+        if (gateMix || memoryMix || dbs.stream().anyMatch(db -> sizes.runs("mix-" + db.key()))) {
             section("(c) steady mix: holds, confirms, cancels and rebooks on " + sizes.slots() + " slots x "
                     + sizes.seats() + " seats for " + sizes.mixSeconds() + " s per line");
         }
@@ -171,6 +182,10 @@ public final class Suite {
             if (sizes.runs("mix-" + db.key())) {
                 add(MixLine.run(SlotbookLine.DB_ONLY, db, db.dbOnly(), tenant(tag, db.key() + "-mix"), sizes, this));
             }
+        }
+        if (memoryMix) {
+            BenchMemory memory = BenchMemory.create(policy);
+            add(MixLine.run(SlotbookLine.MEMORY, memory, memory.engine(), memoryTenant(tag, "mix"), sizes, this));
         }
         if (gateMix) {
             add(MixLine.run(SlotbookLine.GATED, mainDb, gated, tenant(tag, "gate-mix"), sizes, this));
@@ -194,6 +209,11 @@ public final class Suite {
         return tenant;
     }
 
+    /** A fresh tenant of an in-memory line: its store goes with the line, so no database has rows to delete. */
+    private static TenantId memoryTenant(String tag, String workload) {
+        return TenantId.of("bench-" + tag + "-" + BenchMemory.KEY + "-" + workload);
+    }
+
     private void section(String title) {
         out.println();
         out.println(title);
@@ -211,11 +231,11 @@ public final class Suite {
     }
 
     /**
-     * A profiler of the worker threads (and PostgreSQL's sessions), when {@code wanted} and the run
-     * profiles; it counts samples only during the turns run through {@link #turn}.
+     * A profiler of the worker threads (and PostgreSQL's sessions), when {@code wanted}, the run
+     * profiles and the ledger is a database; it counts samples only during the turns run through {@link #turn}.
      */
-    @Nullable Profiler profiler(BenchDb db, boolean wanted) {
-        if (!wanted || !profiling) {
+    @Nullable Profiler profiler(Ledger ledger, boolean wanted) {
+        if (!wanted || !profiling || !(ledger instanceof BenchDb db)) {
             return null;
         }
         Profiler profiler = Profiler.start(db.backends());

@@ -49,7 +49,7 @@ final class Targets {
         long bad = slotbook.stream().filter(r -> !Objects.equals(r.oversold(), 0L)
                 || !Objects.equals(r.doubleBooked(), 0L)).count();
         lines.add(String.format(Locale.ROOT, "%s  zero oversell and zero double-booking on every Slotbook line"
-                + " (%d lines checked by SQL, %d with a violation)", verdict(bad == 0), slotbook.size(), bad));
+                + " (%d lines checked by SQL or the in-memory store's reads, %d with a violation)", verdict(bad == 0), slotbook.size(), bad));
     }
 
     private void spreadAboveNaive(String mainName) {
