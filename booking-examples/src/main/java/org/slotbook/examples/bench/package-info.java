@@ -4,7 +4,9 @@
  * <ul>
  *   <li>{@link org.slotbook.examples.bench.Options}, {@link org.slotbook.examples.bench.Flags} and
  *       {@link org.slotbook.examples.bench.ServerFlags}: the command lines;</li>
- *   <li>{@link org.slotbook.examples.bench.Backends}: the database and the Redis gate a main runs on;</li>
+ *   <li>{@link org.slotbook.examples.bench.Backends}: the database and the Redis gate a main runs on;
+ *       {@code BenchDb} and {@code BenchMemory}: the ledgers of {@code Bench}'s lines (a database, or the
+ *       in-memory store), each with its own check for oversold seats and double-booked students;</li>
  *   <li>{@link org.slotbook.examples.bench.LoadDriver}: the one load driver (client threads released
  *       together, every request timed into {@link org.slotbook.examples.bench.Latencies}, counted into
  *       {@link org.slotbook.examples.bench.Measured});</li>
