@@ -41,8 +41,12 @@ import org.slotbook.core.spi.Terms;
 
 /**
  * The {@link BookingStore} over JDBC: each decision is one call of its database routine (a PL/pgSQL
- * function, a MariaDB procedure, an H2 Java alias), whose fact rows this class turns into answers;
- * each read is one statement. The rules themselves live in the routines, not here.
+ * function, a MariaDB procedure, an H2 Java alias), whose fact rows become answers; each read is one
+ * statement. The rules themselves live in the routines, not here. This class hands each call to the
+ * family that makes it: {@link ScheduleDecisions} (schedule, schedule_series), {@link HoldDecisions}
+ * (hold, hold_batch, hold_all), {@link CancelDecisions} (confirm, cancel, cancel_slot, cancel_series),
+ * {@link LessonDecisions} (expire_due, check_in, leave_waitlist, grant_package) and {@link Reads}; the
+ * checks and encodings they share are in {@link Params}.
  *
  * <h2>The routines</h2>
  * Every routine answers the 20 fact columns of {@link Facts} (the answer row first, then the events in

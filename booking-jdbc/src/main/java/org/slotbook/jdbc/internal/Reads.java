@@ -131,8 +131,6 @@ final class Reads {
         }, false);
     }
 
-
-
     public Optional<Availability> availability(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         notNull("tenantId", tenantId);
         notNull("slotId", slotId);
