@@ -4,7 +4,6 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.Booking;
-import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingListener;
 import org.slotbook.core.WaitlistEntry;
 import org.slotbook.core.spi.BookingEvent;
@@ -12,7 +11,7 @@ import org.slotbook.core.spi.StoreOutcome;
 
 /** Tells the listener what a committed decision did. A listener that throws undoes nothing. */
 public final class Events {
-    private static final Logger LOG = LoggerFactory.getLogger(BookingEngine.class);
+    private static final Logger LOG = LoggerFactory.getLogger(EngineLog.CATEGORY);
 
     private final BookingListener listener;
 

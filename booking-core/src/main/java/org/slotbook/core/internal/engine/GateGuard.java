@@ -7,7 +7,6 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slotbook.core.BookingEngine;
 import org.slotbook.core.EngineMetrics;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.TenantId;
@@ -21,7 +20,7 @@ import org.slotbook.core.spi.SeatReservation;
  * once per {@link #LOG_INTERVAL}.
  */
 public final class GateGuard {
-    private static final Logger LOG = LoggerFactory.getLogger(BookingEngine.class);
+    private static final Logger LOG = LoggerFactory.getLogger(EngineLog.CATEGORY);
     static final Duration LOG_INTERVAL = Duration.ofSeconds(10);
 
     private final SeatReservation gate;

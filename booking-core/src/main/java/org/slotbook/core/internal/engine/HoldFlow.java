@@ -10,7 +10,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.Booking;
-import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingRules;
 import org.slotbook.core.BookingStatus;
@@ -45,11 +44,11 @@ import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.spi.StoreOutcome;
 
 /**
- * The hot path of {@link BookingEngine#hold} and {@link BookingEngine#book}: the gate, one store
+ * The hot path of {@code BookingEngine.hold} and {@code BookingEngine.book}: the gate, one store
  * call, and the gate hold given back whenever the store did not grant this request a live booking.
  */
 public final class HoldFlow {
-    private static final Logger LOG = LoggerFactory.getLogger(BookingEngine.class);
+    private static final Logger LOG = LoggerFactory.getLogger(EngineLog.CATEGORY);
 
     private final BookingStore store;
     private final GateGuard guard;

@@ -3,7 +3,6 @@ package org.slotbook.core.internal.engine;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slotbook.core.BookingEngine;
 import org.slotbook.core.EngineObserver;
 import org.slotbook.core.ReconcileReport;
 import org.slotbook.core.TenantId;
@@ -11,7 +10,7 @@ import org.slotbook.core.spi.GateOutcome;
 
 /** The engine's observer, guarded: an observer that throws is logged and otherwise ignored. */
 public final class Observed {
-    private static final Logger LOG = LoggerFactory.getLogger(BookingEngine.class);
+    private static final Logger LOG = LoggerFactory.getLogger(EngineLog.CATEGORY);
 
     private final EngineObserver observer;
 
