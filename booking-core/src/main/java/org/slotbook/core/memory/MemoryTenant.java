@@ -41,7 +41,9 @@ import org.slotbook.core.rules.Waiter;
 final class MemoryTenant implements RuleTx {
     final TenantId id;
     final ReentrantLock lock = new ReentrantLock();
+    /** The slots by id, in order (pages of slots), and by hash (every other read). */
     private final TreeMap<SlotId, SlotRow> slots = new TreeMap<>();
+    private final HashMap<SlotId, SlotRow> slotsById = new HashMap<>();
     private final HashMap<BookingId, Booking> bookings = new HashMap<>();
     private final HashMap<RequestId, BookingId> requests = new HashMap<>();
     private final HashMap<StudentId, List<BookingId>> bookingsOf = new HashMap<>();
@@ -120,7 +122,7 @@ final class MemoryTenant implements RuleTx {
     // ---- slots and seats
 
     private SlotRow row(SlotId slotId) {
-        SlotRow row = slots.get(slotId);
+        SlotRow row = slotsById.get(slotId);
         if (row == null) {
             throw new IllegalStateException("slot '" + slotId + "' is missing");
         }
@@ -129,18 +131,23 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public Optional<StoredSlot> slot(SlotId slotId, boolean forUpdate) {
-        SlotRow row = slots.get(slotId);
+        SlotRow row = slotsById.get(slotId);
         return row == null ? Optional.empty() : Optional.of(row.stored);
     }
 
     @Override
     public boolean insertSlot(StoredSlot slot) {
         SlotId slotId = slot.slot().slotId();
-        if (slots.containsKey(slotId)) {
+        if (slotsById.containsKey(slotId)) {
             return false;
         }
-        slots.put(slotId, new SlotRow(slot));
-        undo.push(() -> slots.remove(slotId));
+        SlotRow row = new SlotRow(slot);
+        slots.put(slotId, row);
+        slotsById.put(slotId, row);
+        undo.push(() -> {
+            slotsById.remove(slotId);
+            slots.remove(slotId);
+        });
         return true;
     }
 
@@ -171,7 +178,7 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public OptionalInt freeSeat(SlotId slotId) {
-        SlotRow row = slots.get(slotId);
+        SlotRow row = slotsById.get(slotId);
         return row == null || row.free.isEmpty() ? OptionalInt.empty() : OptionalInt.of(row.free.first());
     }
 
@@ -210,7 +217,7 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<Booking> seated(SlotId slotId) {
-        SlotRow row = slots.get(slotId);
+        SlotRow row = slotsById.get(slotId);
         if (row == null) {
             return List.of();
         }
@@ -238,7 +245,7 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
-        SlotRow row = slots.get(slotId);
+        SlotRow row = slotsById.get(slotId);
         if (row != null) {
             for (BookingId bookingId : row.seats) {
                 if (bookingId != null) {
@@ -407,7 +414,7 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<Waiter> waiting(SlotId slotId) {
-        SlotRow row = slots.get(slotId);
+        SlotRow row = slotsById.get(slotId);
         if (row == null) {
             return List.of();
         }
