@@ -87,6 +87,7 @@ import org.slotbook.core.spi.BookingEvent.Kind;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.spi.LiveSlot;
+import org.slotbook.core.spi.OutboxStore;
 import org.slotbook.core.spi.StoreOutcome;
 import org.slotbook.core.spi.Terms;
 
@@ -112,9 +113,12 @@ import org.slotbook.core.spi.Terms;
 public final class InMemoryStore implements BookingStore {
     private final ConcurrentHashMap<TenantId, Tenant> tenants = new ConcurrentHashMap<>();
     private final Clock clock;
+    /** The events of every committed decision, appended at its commit (see {@link MemoryOutbox}). */
+    private final MemoryOutbox outbox;
 
     private InMemoryStore(Clock clock) {
         this.clock = clock;
+        this.outbox = new MemoryOutbox(clock);
     }
 
     /** {@return a new, empty store on the system UTC clock} */
@@ -422,6 +426,9 @@ public final class InMemoryStore implements BookingStore {
         try {
             T answer = work.apply(t);
             t.commit();
+            if (answer instanceof StoreOutcome<?> outcome) {
+                outbox.append(tenantId, outcome.events());
+            }
             return answer;
         } catch (RuntimeException | Error e) {
             t.rollback();
@@ -429,6 +436,11 @@ public final class InMemoryStore implements BookingStore {
         } finally {
             t.lock.unlock();
         }
+    }
+
+    @Override
+    public OutboxStore outbox() {
+        return outbox;
     }
 
     private Instant at(Instant now) {
