@@ -226,7 +226,7 @@ BEGIN
                    capacity INT PATH '$[16]',
                    ref_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[17]',
                    amount INT PATH '$[18]',
-                   note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[19]')) x)
+                   note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[19]')) x
          WHERE x.tag LIKE 'EV\_%' AND x.tag <> 'EV_SKIPPED'
          ORDER BY x.ord;
     END IF;
@@ -262,7 +262,7 @@ BEGIN
                    capacity INT PATH '$[16]',
                    ref_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[17]',
                    amount INT PATH '$[18]',
-                   note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[19]')) x)
+                   note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[19]')) x
       JOIN JSON_TABLE(p_json, '$[*]' COLUMNS (
                pos FOR ORDINALITY,
                booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',

@@ -442,20 +442,18 @@ public final class OutboxSql implements OutboxStore {
     public int purge(TenantId tenantId, Duration olderThan, @Nullable Instant now, int limit) {
         return core.transaction(tenantId, "purge delivered outbox events", c -> {
             Instant before = now(c, now).minus(olderThan);
+            // the oldest events by position, those of them delivered before the horizon: an index range per call
             String delete = dialect == JdbcDialect.MARIADB
-                    ? "DELETE FROM " + event + " WHERE tenant_id = ? AND state = 'DELIVERED' AND delivered_at < ?"
-                            + " ORDER BY pos LIMIT " + limit
+                    ? "DELETE e FROM " + event + " e JOIN (SELECT event_id FROM " + event + " WHERE tenant_id = ?"
+                            + " AND pos > 0 ORDER BY pos LIMIT " + limit + ") h ON e.event_id = h.event_id"
+                            + " WHERE e.tenant_id = ? AND e.state = 'DELIVERED' AND e.delivered_at < ?"
                     : "DELETE FROM " + event + " WHERE tenant_id = ? AND event_id IN (SELECT event_id FROM " + event
-                            + " WHERE tenant_id = ? AND state = 'DELIVERED' AND delivered_at < ? ORDER BY pos LIMIT "
-                            + limit + ")";
+                            + " WHERE tenant_id = ? AND pos > 0 ORDER BY pos LIMIT " + limit + ")"
+                            + " AND state = 'DELIVERED' AND delivered_at < ?";
             try (PreparedStatement ps = c.prepareStatement(delete)) {
                 ps.setString(1, tenantId.value());
-                if (dialect == JdbcDialect.MARIADB) {
-                    sql.bindInstant(ps, 2, before);
-                } else {
-                    ps.setString(2, tenantId.value());
-                    sql.bindInstant(ps, 3, before);
-                }
+                ps.setString(2, tenantId.value());
+                sql.bindInstant(ps, 3, before);
                 return ps.executeUpdate();
             }
         });

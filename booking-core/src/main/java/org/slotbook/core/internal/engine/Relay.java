@@ -156,6 +156,7 @@ public final class Relay implements Outbox {
     public int relay(TenantId tenantId) {
         Checks.notNull("tenantId", tenantId);
         OutboxStore s = store();
+        flushMarks();
         int delivered = 0;
         while (true) {
             Instant now = clock.storeNow();
@@ -317,6 +318,9 @@ public final class Relay implements Outbox {
     @Override
     public int purge(TenantId tenantId) {
         Checks.notNull("tenantId", tenantId);
+        if (store == null) {
+            return 0;
+        }
         int total = 0;
         while (true) {
             int n = store().purge(tenantId, settings.retention(), clock.storeNow(), 1000);
