@@ -233,6 +233,8 @@ public final class OutboxSql implements OutboxStore {
         }
         return core.transaction(tenantId, "record outbox events delivered", c -> {
             Instant at = now(c, now);
+            // the head first, as the relay's steps take it: rows of events are then never locked in two orders
+            lockHead(c, tenantId);
             int n = 0;
             try (PreparedStatement ps = c.prepareStatement("UPDATE " + event + " SET state = 'DELIVERED',"
                     + " delivered_at = ?, delivered_by = ? WHERE state = 'PENDING' AND tenant_id = ? AND booking_id = ?"
