@@ -15,6 +15,7 @@ public final class SlotbookBookingEvent extends ApplicationEvent {
     private static final long serialVersionUID = 1L;
 
     private final transient BookingEvent event;
+    /** The event's id in its tenant's order (0: not known yet). */
     private final long id;
 
     /**
