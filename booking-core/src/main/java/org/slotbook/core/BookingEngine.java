@@ -14,8 +14,11 @@ import org.slotbook.core.internal.engine.GateGuard;
 import org.slotbook.core.internal.engine.HoldFlow;
 import org.slotbook.core.internal.engine.Observed;
 import org.slotbook.core.internal.engine.Reconciler;
+import org.slotbook.core.internal.engine.Relay;
 import org.slotbook.core.internal.engine.Settlement;
 import org.slotbook.core.internal.engine.SlotFlow;
+import org.slotbook.core.outbox.EventSource;
+import org.slotbook.core.outbox.Outbox;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.Terms;
 
@@ -39,7 +42,7 @@ import org.slotbook.core.spi.Terms;
  * Deadlines are judged by the store's own clock (the database's) in the call that acts on them.
  * An explicit {@link Builder#clock(Clock)} replaces it everywhere (tests, simulations).
  */
-public final class BookingEngine {
+public final class BookingEngine implements EventSource {
     private final BookingStore store;
     private final GateGuard guard;
     private final HoldPolicy policy;
@@ -51,6 +54,7 @@ public final class BookingEngine {
     private final Settlement settlement;
     private final Function<TenantId, BookingRules> rules;
     private final Observed observed;
+    private final Relay relay;
 
     private BookingEngine(Builder b) {
         this.rules = b.rules;
@@ -60,9 +64,11 @@ public final class BookingEngine {
         this.policy = b.holdPolicy;
         this.clock = new EngineClock(b.clock == null ? Clock.systemUTC() : b.clock, b.clock != null);
         this.maxSessionDuration = b.maxSessionDuration;
-        Events events = new Events(b.listener);
+        this.relay = new Relay(store, b.listener, clock, b.outbox);
+        Events events = new Events(b.listener, relay::deliveredInProcess);
         this.reconciler = new Reconciler(store, guard, clock, policy);
         this.holds = new HoldFlow(store, guard, reconciler, clock, policy, maxSessionDuration, events, rules);
+        relay.gate(holds::settleEvents);
         this.slots = new SlotFlow(store, guard, reconciler, events);
         this.settlement = new Settlement(store, guard, holds, events);
     }
@@ -399,14 +405,10 @@ public final class BookingEngine {
         return store.tenants(after, limit);
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // lesson packages
-
     /**
-     * Grants the student a package of lessons: its credits pay for slots with a {@link Slot#cost()},
-     * drawn in the same step that gives a booking its seat (or at check-in, per
-     * {@link BookingRules#credits()}). Idempotent per package id: the same grant again answers the
-     * stored package; the same id with other terms is refused.
+     * Grants the student a package of lessons: its credits pay for slots with a {@link Slot#cost()}, drawn in the
+     * same step that gives a booking its seat (or at check-in, per {@link BookingRules#credits()}). Idempotent per
+     * package id: the same grant again answers the stored package; the same id with other terms is refused.
      *
      * @param tenantId the tenant whose data the call reads or changes
      * @param grant the package to grant: its student, credits and validity
@@ -457,15 +459,11 @@ public final class BookingEngine {
         return store.creditJournal(tenantId, packageId, offset, limit);
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // attendance
-
     /**
-     * Checks the student in to a CONFIRMED booking, within the check-in window
-     * ({@link BookingRules#checkInOpensBefore()} before the start until
-     * {@link BookingRules#checkInClosesAfterEnd()} after the end). Idempotent: a repeat answers
-     * {@link CheckedIn} with {@code replayed}. Under {@link CreditPolicy#AT_CHECK_IN} this is when the
-     * credits are drawn.
+     * Checks the student in to a CONFIRMED booking, within the check-in window ({@link
+     * BookingRules#checkInOpensBefore()} before the start until {@link BookingRules#checkInClosesAfterEnd()} after
+     * the end). Idempotent: a repeat answers {@link CheckedIn} with {@code replayed}. Under {@link
+     * CreditPolicy#AT_CHECK_IN} this is when the credits are drawn.
      *
      * @param tenantId the tenant whose data the call reads or changes
      * @param bookingId the booking, by its id within the tenant
@@ -493,9 +491,6 @@ public final class BookingEngine {
         return observed.operation("checkInByStaff", () -> settlement.settle(tenantId,
                 store.checkIn(tenantId, bookingId, null, clock.storeNow(), terms(tenantId))));
     }
-
-    // ---------------------------------------------------------------------------------------------
-    // weekly series
 
     /**
      * Schedules every occurrence of a weekly series in one step, each conflict-checked as
@@ -567,6 +562,11 @@ public final class BookingEngine {
                     + " characters, got " + requestId.value().length() + " characters");
         }
         return observed.operation("bookSeries", () -> holds.bookSeries(tenantId, requestId, seriesId, studentId, mode));
+    }
+
+    @Override
+    public Outbox outbox() {
+        return relay;
     }
 
     /** {@return counters since this engine was built} */

@@ -1,9 +1,14 @@
 package org.slotbook.core;
 
+import org.slotbook.core.outbox.OutboxEvent;
+
 /**
  * Told about bookings after their transaction committed, never inside it, so a host can notify
- * students. A listener that throws is logged and ignored: it never undoes a booking. Calls come on
- * the thread that made the change; keep them short or hand them off.
+ * students. A listener that throws never undoes a booking. Calls come on the thread that made the
+ * change, right after its commit; keep them short or hand them off. Every event is also in the store's
+ * outbox: an event that call did not deliver (the node died, the listener threw, the answer was lost)
+ * reaches the listener through the relay, {@link #event}, at least once (see
+ * {@link org.slotbook.core.outbox.Outbox}).
  */
 public interface BookingListener {
     /**
@@ -80,6 +85,29 @@ public interface BookingListener {
      * @param entry the waitlist entry
      */
     default void waitlistSkipped(WaitlistEntry entry) {
+    }
+
+    /**
+     * The outbox relay delivers an event through this method: {@link OutboxEvent#id()} orders it within
+     * its tenant and is the same on a repeat delivery, so a host that must not act twice drops an id it
+     * has seen. A listener that throws here is tried again later (see {@link org.slotbook.core.outbox.Outbox}).
+     * Default: the method of the event's kind.
+     *
+     * @param event the stored event
+     */
+    default void event(OutboxEvent event) {
+        Booking booking = event.booking();
+        switch (event.kind()) {
+            case HELD -> held(booking);
+            case CONFIRMED -> confirmed(booking);
+            case CANCELLED -> cancelled(booking);
+            case EXPIRED -> expired(booking);
+            case LATE_CANCELLED -> cancelledLate(booking);
+            case PROMOTED -> promoted(booking);
+            case CHECKED_IN -> checkedIn(booking);
+            case NO_SHOW -> noShow(booking);
+            default -> throw new IllegalStateException("unknown event " + event.kind());
+        }
     }
 
     /** A listener that ignores every event. */

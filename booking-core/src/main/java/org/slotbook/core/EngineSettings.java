@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.internal.Checks;
+import org.slotbook.core.outbox.OutboxSettings;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 
@@ -21,6 +22,7 @@ abstract sealed class EngineSettings permits BookingEngine.Builder {
     BookingListener listener = BookingListener.NONE;
     Function<TenantId, BookingRules> rules = tenant -> BookingRules.defaults();
     EngineObserver observer = EngineObserver.NONE;
+    OutboxSettings outbox = OutboxSettings.defaults();
 
     EngineSettings() {
     }
@@ -137,6 +139,18 @@ abstract sealed class EngineSettings permits BookingEngine.Builder {
      */
     public BookingEngine.Builder observer(EngineObserver observer) {
         this.observer = Checks.notNull("observer", observer);
+        return self();
+    }
+
+    /**
+     * How the outbox's relay delivers the events nobody delivered right after their commit (see
+     * {@link org.slotbook.core.outbox.Outbox}); default {@link OutboxSettings#defaults()}.
+     *
+     * @param settings the relay's tries, back-off, lease, batch, grace and retention
+     * @return this builder
+     */
+    public BookingEngine.Builder outbox(OutboxSettings settings) {
+        this.outbox = Checks.notNull("outbox", settings);
         return self();
     }
 }

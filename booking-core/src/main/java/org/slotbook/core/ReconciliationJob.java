@@ -19,7 +19,9 @@ import org.slotbook.core.internal.Checks;
 /**
  * Runs the upkeep every deployment needs at a fixed delay: {@link BookingEngine#sweepExpired} (holds
  * that ran out give their seats back in the ledger) and {@link BookingEngine#reconcileAll} (the gate
- * converges to the ledger), for every tenant the host names, or for every tenant the store holds.
+ * converges to the ledger), then the outbox's retention ({@link org.slotbook.core.outbox.Outbox#purge}:
+ * delivered events older than the retention are deleted), for every tenant the host names, or for every
+ * tenant the store holds.
  *
  * <p>Each tenant's upkeep stands alone: when its sweep or reconcile throws (its shard is down, say),
  * the failure is logged and counted ({@link Run#failedTenants()}, {@link #failedTenants()}) and the
@@ -163,6 +165,8 @@ public final class ReconciliationJob implements AutoCloseable {
             tally.expired += engine.sweepExpired(tenant, sweepBatch);
             step = "reconcile";
             tally.report = tally.report.plus(engine.reconcileAll(tenant));
+            step = "outbox retention";
+            engine.outbox().purge(tenant);
         } catch (RuntimeException e) {
             tally.failed++;
             failedTenants.incrementAndGet();

@@ -8,8 +8,10 @@ import org.jspecify.annotations.Nullable;
 import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.ForwardingStore;
+import org.slotbook.core.spi.OutboxStore;
 import org.slotbook.jdbc.internal.Connections;
 import org.slotbook.jdbc.internal.Decisions;
+import org.slotbook.jdbc.internal.OutboxSql;
 import org.slotbook.jdbc.internal.StoreCore;
 import org.slotbook.jdbc.internal.Tables;
 
@@ -39,10 +41,18 @@ public final class JdbcStore extends ForwardingStore {
 
     private final StoreCore core;
     private final Decisions decisions;
+    private final OutboxSql outbox;
 
     private JdbcStore(StoreCore core, int holdLanes) {
         this.core = core;
         this.decisions = new Decisions(core, holdLanes);
+        this.outbox = new OutboxSql(core);
+    }
+
+    /** {@return the outbox: the events every routine writes with its decision, and their delivery} */
+    @Override
+    public OutboxStore outbox() {
+        return outbox;
     }
 
     @Override

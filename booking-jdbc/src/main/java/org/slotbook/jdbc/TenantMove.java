@@ -46,7 +46,8 @@ import org.slotbook.jdbc.internal.Tables;
  *
  * Both databases run the shipped schema under the given prefixes, of the same dialect (a copy between
  * dialects is not supported: column types differ). Generated keys are not copied (the
- * {@code occupancy.id} identity, the waitlist's and the credit journal's {@code seq}: the target numbers
+ * {@code occupancy.id} identity, the waitlist's and the credit journal's {@code seq}, the outbox's {@code event_id}
+ * (its positions are copied as they are): the target numbers
  * those rows itself, in the source's order, and nothing refers to them). Lesson packages and their credit
  * journal move with the tenant, so its balances add up on the target as they did on the source.
  * Tables added to the schema later are named with {@link Builder#table}. The fence waits for the
@@ -59,15 +60,16 @@ import org.slotbook.jdbc.internal.Tables;
 public final class TenantMove {
     /** The shipped tables, parents first. */
     private static final List<String> TABLES = List.of("slot", "slot_seat", "booking", "occupancy", "resource_lock",
-            "waiter", "lesson_package", "credit_entry");
+            "waiter", "lesson_package", "credit_entry", "event", "event_head", "event_cursor");
     /** Columns the database fills itself, left out of the copy. */
     private static final Map<String, Set<String>> GENERATED = Map.of("occupancy", Set.of("id"), "waiter", Set.of("seq"),
-            "credit_entry", Set.of("seq"));
+            "credit_entry", Set.of("seq"), "event", Set.of("event_id"));
     /**
      * Tables whose rows are copied in an order the target's generated column must keep (the waitlist's
      * line, the order of the credit journal).
      */
-    private static final Map<String, String> ORDER = Map.of("waiter", " ORDER BY seq", "credit_entry", " ORDER BY seq");
+    private static final Map<String, String> ORDER = Map.of("waiter", " ORDER BY seq", "credit_entry", " ORDER BY seq",
+            "event", " ORDER BY event_id");
     private static final int BATCH = 500;
     private static final String OWNED = "OWNED";
     private static final String FENCED = "FENCED";

@@ -198,6 +198,83 @@ BEGIN
      ORDER BY IF(p_by_position, capacity, 0), ord;
 END//
 
+-- The outbox: writes the booking events (EV_* rows but EV_SKIPPED) of the JSON list of fact rows
+-- p_rows into the event table of tenant p_tenant, in their order, inside the caller's transaction
+-- (before its COMMIT): the decision's one call writes its events with it.
+CREATE OR REPLACE PROCEDURE ${prefix}outbox_write(p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+                                                  p_rows LONGTEXT)
+MODIFIES SQL DATA
+BEGIN
+    IF p_rows IS NOT NULL AND p_rows LIKE '%"EV\\_%' THEN
+        INSERT INTO ${prefix}event (tenant_id, kind, booking_id, request_id, slot_id, student_id, seat, status,
+                                    held_until, created_at, updated_at, package_id, credits, attendance, written_at)
+        SELECT p_tenant, SUBSTRING(x.tag, 4), x.booking_id, x.request_id, x.slot_id, x.student_id, x.seat, x.status,
+               x.held_until, x.created_at, x.updated_at, x.ref_id, COALESCE(x.amount, 0), COALESCE(x.note, 'NONE'),
+               x.updated_at
+          FROM JSON_TABLE(p_rows, '$[*]' COLUMNS (
+                   ord FOR ORDINALITY,
+                   tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+                   booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                   request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                   slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                   student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+                   seat INT PATH '$[5]',
+                   status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
+                   held_until DATETIME(6) PATH '$[7]',
+                   created_at DATETIME(6) PATH '$[8]',
+                   updated_at DATETIME(6) PATH '$[9]',
+                   capacity INT PATH '$[16]',
+                   ref_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[17]',
+                   amount INT PATH '$[18]',
+                   note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[19]')) x
+         WHERE x.tag LIKE 'EV\_%' AND x.tag <> 'EV_SKIPPED'
+         ORDER BY x.ord;
+    END IF;
+END//
+
+-- The outbox of hold_batch and hold_all: the events of the JSON list p_rows (each row's capacity = its
+-- hold's position in the commands p_json, as lists of fields, whose field 14 is the hold's tenant when
+-- p_tenant is NULL), and one event per TAKEN row (a plain hold: HELD or CONFIRMED, the booking's ids and
+-- status those of its command), in the order of the rows.
+CREATE OR REPLACE PROCEDURE ${prefix}outbox_batch(p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+                                                  p_rows LONGTEXT, p_json LONGTEXT)
+MODIFIES SQL DATA
+BEGIN
+    INSERT INTO ${prefix}event (tenant_id, kind, booking_id, request_id, slot_id, student_id, seat, status,
+                                held_until, created_at, updated_at, package_id, credits, attendance, written_at)
+    SELECT COALESCE(p_tenant, t.tenant), IF(x.tag = 'TAKEN', t.status, SUBSTRING(x.tag, 4)), IF(x.tag = 'TAKEN', t.booking, x.booking_id),
+           IF(x.tag = 'TAKEN', t.request, x.request_id), IF(x.tag = 'TAKEN', t.slot, x.slot_id),
+           IF(x.tag = 'TAKEN', t.student, x.student_id), x.seat, IF(x.tag = 'TAKEN', t.status, x.status),
+           x.held_until, x.created_at, IF(x.tag = 'TAKEN', x.created_at, x.updated_at), x.ref_id,
+           COALESCE(x.amount, 0), COALESCE(x.note, 'NONE'), IF(x.tag = 'TAKEN', x.created_at, x.updated_at)
+      FROM JSON_TABLE(p_rows, '$[*]' COLUMNS (
+                   ord FOR ORDINALITY,
+                   tag VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+                   booking_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+                   request_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+                   slot_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+                   student_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+                   seat INT PATH '$[5]',
+                   status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[6]',
+                   held_until DATETIME(6) PATH '$[7]',
+                   created_at DATETIME(6) PATH '$[8]',
+                   updated_at DATETIME(6) PATH '$[9]',
+                   capacity INT PATH '$[16]',
+                   ref_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[17]',
+                   amount INT PATH '$[18]',
+                   note VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[19]')) x
+      JOIN JSON_TABLE(p_json, '$[*]' COLUMNS (
+               pos FOR ORDINALITY,
+               booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[0]',
+               request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[1]',
+               slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[2]',
+               student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[3]',
+               status VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[4]',
+               tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[14]')) t ON t.pos = x.capacity
+     WHERE x.tag = 'TAKEN' OR (x.tag LIKE 'EV\_%' AND x.tag <> 'EV_SKIPPED')
+     ORDER BY x.capacity, x.ord;
+END//
+
 -- The promotion terms of a call as one value (a JSON array, read back with JSON_VALUE by position):
 -- [0] how long a promoted hold lasts, [1] the longest session, [2] max upcoming, [3] max per week,
 -- [4] the waitlist cutoff (micros), [5] the credit policy.
@@ -1274,6 +1351,14 @@ BEGIN
     CALL ${prefix}hold_do(p_tenant, p_hold_micros, p_longest_micros, p_max_upcoming, p_max_week,
                           p_waitlist_cutoff_micros, p_credit_policy, p_booking, p_request, p_slot, p_student, p_status, p_now, p_gate_held, p_waitlist, TRUE,
                           FALSE, v_rows, v_tag, v_seat, v_held, v_at);
+    IF v_tag = 'HELD' THEN
+        INSERT INTO ${prefix}event (tenant_id, kind, booking_id, request_id, slot_id, student_id, seat, status,
+                                    held_until, created_at, updated_at, written_at)
+            VALUES (p_tenant, p_status, p_booking, p_request, p_slot, p_student, v_seat, p_status, v_held, v_at, v_at,
+                    v_at);
+    ELSE
+        CALL ${prefix}outbox_write(p_tenant, v_rows);
+    END IF;
     COMMIT;
     -- the two plain answers as rows of their own (the 20 columns of emit), the others through emit
     IF v_tag = 'HELD' THEN
@@ -1369,6 +1454,7 @@ BEGIN
         -- the booking: CONFIRMED (now or before), or HOLD_EXPIRED
         SET v_answer = ${prefix}booking_fact(p_tenant, p_booking, IF(v_status = 'EXPIRED', 'HOLD_EXPIRED', 'CONFIRMED'));
     END main;
+    CALL ${prefix}outbox_write(p_tenant, v_events);
     COMMIT;
     CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events), FALSE);
 END//
@@ -1482,6 +1568,7 @@ BEGIN
             v_answer = JSON_SET(v_answer, '$[0]', 'CANCELLED', '$[10]', IF(v_late = 1, 'LATE', NULL));
         CALL ${prefix}promote(p_tenant, v_terms, v_slot, v_now, v_events);
     END main;
+    CALL ${prefix}outbox_write(p_tenant, v_events);
     COMMIT;
     CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events), FALSE);
 END//
@@ -1569,6 +1656,7 @@ BEGIN
     START TRANSACTION;
     CALL ${prefix}fence_check(p_tenant);
     CALL ${prefix}cancel_slot_do(p_tenant, p_slot, p_now, v_rows);
+    CALL ${prefix}outbox_write(p_tenant, v_rows);
     COMMIT;
     CALL ${prefix}emit(v_rows, FALSE);
 END//
@@ -1679,6 +1767,7 @@ BEGIN
             SET v_i = v_i + 1;
         END WHILE;
     END main;
+    CALL ${prefix}outbox_write(p_tenant, v_events);
     COMMIT;
     CALL ${prefix}emit(${prefix}answer_rows(NULL, NULL, v_events), FALSE);
 END//
@@ -1846,6 +1935,7 @@ BEGIN
             SET v_events = ${prefix}noted(v_events, v_answer), v_answer = JSON_SET(v_answer, '$[0]', 'CHECKED_IN');
         END IF;
     END main;
+    CALL ${prefix}outbox_write(p_tenant, v_events);
     COMMIT;
     CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events), FALSE);
 END//
@@ -1947,6 +2037,7 @@ BEGIN
         END IF;
         SET v_i = v_i + 1;
     END WHILE;
+    CALL ${prefix}outbox_write(p_tenant, v_all);
     COMMIT;
     CALL ${prefix}emit(v_all, FALSE);
 END//
@@ -2066,6 +2157,11 @@ BEGIN
     IF v_failed = 1 AND p_mode = 'ALL_OR_NOTHING' THEN
         ROLLBACK;
     ELSE
+        CALL ${prefix}outbox_batch(p_tenant, v_all,
+                                   CONCAT('[["', REPLACE(REPLACE(REPLACE(REPLACE(p_commands,
+                                          CHAR(92), CONCAT(CHAR(92), CHAR(92))), CHAR(34), CONCAT(CHAR(92), CHAR(34))),
+                                          CHAR(31), CONCAT(CHAR(34), ',', CHAR(34))),
+                                          CHAR(30), CONCAT(CHAR(34), '],[', CHAR(34))), '"]]'));
         COMMIT;
     END IF;
     CALL ${prefix}emit(v_all, FALSE);
@@ -2433,6 +2529,7 @@ BEGIN
                    starts_at DATETIME(6) PATH '$[1]',
                    student_end DATETIME(6) PATH '$[2]')) p ON p.pos = k.pos;
     END IF;
+    CALL ${prefix}outbox_batch(NULL, CONCAT('[', v_all, ']'), v_json);
     COMMIT;
     -- the rows of every hold in the order of the positions, each hold's rows in their order
     CALL ${prefix}emit(CONCAT('[', v_all, ']'), TRUE);

@@ -141,12 +141,22 @@ END;
 $$;
 
 -- The event rows of (tag, id) pairs in order: EV_SKIPPED ids are request ids of waitlist entries,
--- the others booking ids.
+-- the others booking ids. The booking events are written to the outbox (event) in the same order, in
+-- the decision's own transaction: every booking event a decision answers passes through here, or
+-- through the two places that write a new unpaid hold's event themselves (hold, claim_batch).
 CREATE OR REPLACE FUNCTION ${prefix}event_rows(p_tenant VARCHAR, p_tags VARCHAR[], p_ids VARCHAR[])
 RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    INSERT INTO ${prefix}event (tenant_id, kind, booking_id, request_id, slot_id, student_id, seat, status,
+                                held_until, created_at, updated_at, package_id, credits, attendance, written_at)
+    SELECT p_tenant, substr(t.tag, 4), b.booking_id, b.request_id, b.slot_id, b.student_id, b.seat, b.status,
+           b.held_until, b.created_at, b.updated_at, b.package_id, b.credits, b.attendance, b.updated_at
+    FROM unnest(p_tags, p_ids) WITH ORDINALITY AS t(tag, id, i)
+    JOIN ${prefix}booking b ON b.tenant_id = p_tenant AND b.booking_id = t.id
+    WHERE t.tag <> 'EV_SKIPPED'
+    ORDER BY t.i;
     FOR i IN 1 .. COALESCE(array_length(p_tags, 1), 0) LOOP
         IF p_tags[i] = 'EV_SKIPPED' THEN
             RETURN QUERY SELECT * FROM ${prefix}waiter_row(p_tenant, p_tags[i], p_ids[i]);
@@ -679,7 +689,13 @@ BEGIN
          o AS (INSERT INTO ${prefix}occupancy (tenant_id, resource_kind, resource_id, starts_at, ends_at, slot_id,
                                                booking_id, active)
                SELECT w.t, 'STUDENT', w.student_id, w.starts_at, w.ends_at, w.slot_id, w.booking_id, TRUE
-               FROM c JOIN w ON w.capacity = c.i)
+               FROM c JOIN w ON w.capacity = c.i),
+         v AS (INSERT INTO ${prefix}event (tenant_id, kind, booking_id, request_id, slot_id, student_id, seat,
+                                           status, held_until, created_at, updated_at, written_at)
+               SELECT w.t, w.status, w.booking_id, w.request_id, w.slot_id, w.student_id, c.seq, w.status,
+                      w.held_until, w.created_at, w.created_at, w.created_at
+               FROM c JOIN w ON w.capacity = c.i
+               ORDER BY w.capacity)
     SELECT (${prefix}fact_of(CASE WHEN c.seq IS NULL THEN 'RETRY' ELSE 'TAKEN' END, seat => c.seq,
                              held_until => CASE WHEN c.seq IS NULL THEN NULL ELSE w.held_until END,
                              created_at => CASE WHEN c.seq IS NULL THEN NULL ELSE w.created_at END,
@@ -1203,6 +1219,10 @@ BEGIN
     IF array_length(v_tags, 1) > 0 THEN
         RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, v_tags, v_ids);
     END IF;
+    INSERT INTO ${prefix}event (tenant_id, kind, booking_id, request_id, slot_id, student_id, seat, status,
+                                held_until, created_at, updated_at, written_at)
+        VALUES (p_tenant, p_status, p_booking, p_request, p_slot, p_student, v_seq, p_status, v_held_until, v_now,
+                v_now, v_now);
     RETURN NEXT ${prefix}fact_of('EV_' || p_status, p_booking, p_request, p_slot, p_student, v_seq, p_status,
                                  v_held_until, v_now, v_now, amount => 0, note => 'NONE');
 END;
@@ -1516,7 +1536,7 @@ BEGIN
             PERFORM ${prefix}forfeit(p_tenant, r.id, p_credit_policy, v_now);
             UPDATE ${prefix}booking b SET attendance = 'NO_SHOW', updated_at = v_now
                 WHERE b.tenant_id = p_tenant AND b.booking_id = r.id;
-            RETURN QUERY SELECT * FROM ${prefix}booking_row(p_tenant, 'EV_NO_SHOW', r.id, NULL);
+            RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, ARRAY['EV_NO_SHOW']::VARCHAR[], ARRAY[r.id]::VARCHAR[]);
         END IF;
     END LOOP;
 END;
@@ -1665,7 +1685,8 @@ BEGIN
     UPDATE ${prefix}booking b SET attendance = 'CHECKED_IN', updated_at = v_now
         WHERE b.tenant_id = p_tenant AND b.booking_id = p_booking;
     RETURN QUERY SELECT * FROM ${prefix}booking_row(p_tenant, 'CHECKED_IN', p_booking, NULL);
-    RETURN QUERY SELECT * FROM ${prefix}booking_row(p_tenant, 'EV_CHECKED_IN', p_booking, NULL);
+    RETURN QUERY SELECT * FROM ${prefix}event_rows(p_tenant, ARRAY['EV_CHECKED_IN']::VARCHAR[],
+                                                     ARRAY[p_booking]::VARCHAR[]);
 END;
 $$;
 

@@ -242,3 +242,52 @@ BEGIN NOT ATOMIC
     END IF;
 END//
 DELIMITER ;
+
+-- The outbox (see schema-postgresql.sql): the events every decision writes in its own call, the
+-- tenant's sequencing head and relay lease, and the cursors of pull consumers.
+CREATE TABLE IF NOT EXISTS ${prefix}event (
+    tenant_id       VARCHAR(64) NOT NULL,
+    event_id        BIGINT      NOT NULL AUTO_INCREMENT,
+    pos             BIGINT,
+    kind            VARCHAR(16) NOT NULL,
+    booking_id      VARCHAR(64) NOT NULL,
+    request_id      VARCHAR(64) NOT NULL,
+    slot_id         VARCHAR(64) NOT NULL,
+    student_id      VARCHAR(64) NOT NULL,
+    seat            INT         NOT NULL,
+    status          VARCHAR(16) NOT NULL,
+    held_until      DATETIME(6) NOT NULL,
+    created_at      DATETIME(6) NOT NULL,
+    updated_at      DATETIME(6) NOT NULL,
+    package_id      VARCHAR(64),
+    credits         INT         NOT NULL DEFAULT 0,
+    attendance      VARCHAR(16) NOT NULL DEFAULT 'NONE',
+    written_at      DATETIME(6) NOT NULL,
+    state           VARCHAR(16) NOT NULL DEFAULT 'PENDING',
+    attempts        INT         NOT NULL DEFAULT 0,
+    next_attempt_at DATETIME(6),
+    last_error      VARCHAR(500),
+    delivered_at    DATETIME(6),
+    delivered_by    VARCHAR(64),
+    PRIMARY KEY (event_id, tenant_id),
+    KEY ${prefix}event_position_ix (tenant_id, pos, event_id),
+    KEY ${prefix}event_pending_ix (state, tenant_id, booking_id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+CREATE TABLE IF NOT EXISTS ${prefix}event_head (
+    tenant_id     VARCHAR(64) NOT NULL,
+    last_pos      BIGINT      NOT NULL DEFAULT 0,
+    settled_pos   BIGINT      NOT NULL DEFAULT 0,
+    dead_count    BIGINT      NOT NULL DEFAULT 0,
+    lease_owner   VARCHAR(64),
+    lease_until   DATETIME(6),
+    PRIMARY KEY (tenant_id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+CREATE TABLE IF NOT EXISTS ${prefix}event_cursor (
+    tenant_id   VARCHAR(64) NOT NULL,
+    consumer    VARCHAR(64) NOT NULL,
+    pos         BIGINT      NOT NULL,
+    updated_at  DATETIME(6) NOT NULL,
+    PRIMARY KEY (tenant_id, consumer)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

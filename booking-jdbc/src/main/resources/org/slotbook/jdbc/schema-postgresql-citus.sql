@@ -13,7 +13,8 @@
 DO $$
 DECLARE
     v_tables   VARCHAR[] := ARRAY['slot', 'slot_seat', 'booking', 'occupancy', 'waiter', 'resource_lock',
-                                  'lesson_package', 'credit_entry', 'tenant_fence'];
+                                  'lesson_package', 'credit_entry', 'tenant_fence', 'event', 'event_head',
+                                  'event_cursor'];
     v_routines VARCHAR[] := ARRAY['fact_of', 'lock_student', 'booking_row', 'waiter_row', 'slot_row', 'event_rows',
                                   'limit_reached', 'micros_ts', 'payer', 'lock_payer', 'charge', 'refund', 'forfeit',
                                   'package_row', 'release', 'promote', 'freed', 'retire', 'answered', 'replay',

@@ -50,7 +50,7 @@ class JdbcSchemaTest {
         // the helpers the decisions call inside their one transaction, then the decisions
         assertThat(statements).extracting(sql -> sql.substring(sql.indexOf("p_"), sql.indexOf('(')))
                 .containsExactly("p_fact", "p_booking_fact", "p_waiter_fact", "p_slot_fact", "p_noted",
-                        "p_answer_rows", "p_fence_check", "p_emit", "p_terms", "p_slot_rules", "p_record", "p_rec_field", "p_batch_size",
+                        "p_answer_rows", "p_fence_check", "p_emit", "p_outbox_write", "p_outbox_batch", "p_terms", "p_slot_rules", "p_record", "p_rec_field", "p_batch_size",
                         "p_micros_dt", "p_lock_resource", "p_find_payer", "p_charge", "p_refund",
                         "p_refund_dead_holds", "p_forfeit",
                         "p_expire_booking", "p_promote", "p_retire", "p_schedule_do", "p_schedule", "p_hold_do",

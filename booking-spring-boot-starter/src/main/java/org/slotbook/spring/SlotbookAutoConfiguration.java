@@ -1,5 +1,6 @@
 package org.slotbook.spring;
 
+import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
 import java.util.function.Function;
@@ -11,6 +12,7 @@ import org.slotbook.core.HoldPolicy;
 import org.slotbook.core.ReconcileReport;
 import org.slotbook.core.ReconciliationJob;
 import org.slotbook.core.TenantId;
+import org.slotbook.core.outbox.OutboxSettings;
 import org.slotbook.core.shard.ShardedUpkeep;
 import org.slotbook.core.shard.TenantRoutedStore;
 import org.slotbook.core.spi.BookingStore;
@@ -28,6 +30,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
@@ -132,6 +135,7 @@ public class SlotbookAutoConfiguration {
      * @param rules the application's rules bean, if any, else the slotbook.* rules
      * @param rulesByTenant the application's rules per tenant, if it defines them
      * @param customizers changes to the engine's builder, in order
+     * @param publisher publishes each booking event as a Spring event when slotbook.outbox.spring-events is set
      * @return the engine
      */
     @Bean
@@ -143,7 +147,8 @@ public class SlotbookAutoConfiguration {
                                         ObjectProvider<BookingListener> listener,
                                         ObjectProvider<BookingRules> rules,
                                         ObjectProvider<Function<TenantId, BookingRules>> rulesByTenant,
-                                        ObjectProvider<SlotbookEngineCustomizer> customizers) {
+                                        ObjectProvider<SlotbookEngineCustomizer> customizers,
+                                        ApplicationEventPublisher publisher) {
         BookingEngine.Builder builder = BookingEngine.builder()
                 .store(store)
                 .holdPolicy(HoldPolicy.ofDefaults().withHoldTtl(properties.holdTtl()))
@@ -153,6 +158,12 @@ public class SlotbookAutoConfiguration {
         rulesByTenant.ifUnique(builder::rules);
         gate.ifUnique(builder::reservation);
         listener.ifUnique(builder::listener);
+        SlotbookProperties.Outbox outbox = properties.outbox();
+        builder.outbox(OutboxSettings.defaults().withRetries(outbox.maxAttempts(), outbox.firstBackoff(),
+                Duration.ofMinutes(5)).withRetention(outbox.retention()));
+        if (outbox.springEvents()) {
+            builder.listener(new SpringEventsListener(listener.getIfUnique(() -> BookingListener.NONE), publisher));
+        }
         List<EngineObserver> all = observers.orderedStream().toList();
         if (!all.isEmpty()) {
             builder.observer(all.size() == 1 ? all.get(0) : new Observers(all));
@@ -207,6 +218,22 @@ public class SlotbookAutoConfiguration {
                 .interval(properties.upkeep().interval())
                 .sweepBatch(properties.upkeep().sweepBatch())
                 .build();
+    }
+
+    /**
+     * The outbox relay on this node: every {@code slotbook.outbox.interval} it records what this node's
+     * listener heard right after its commits and delivers every event nobody delivered, on a daemon thread of
+     * its own (see {@link org.slotbook.core.outbox.Outbox}).
+     *
+     * @param engine the booking engine whose events it delivers
+     * @param properties the slotbook.* properties
+     * @return the relay, started by Spring and stopped with the context
+     */
+    @Bean(initMethod = "start", destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(prefix = "slotbook.outbox", name = "enabled", matchIfMissing = true)
+    public SlotbookOutboxRelay slotbookOutboxRelay(BookingEngine engine, SlotbookProperties properties) {
+        return new SlotbookOutboxRelay(engine.outbox(), properties.outbox().interval());
     }
 
     /** Several observers, each told in turn. */

@@ -1,6 +1,7 @@
 package org.slotbook.spring;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import org.slotbook.core.BookingEngine;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.SeatReservation;
 import org.springframework.beans.factory.ObjectProvider;
@@ -30,6 +31,12 @@ public class SlotbookObservabilityAutoConfiguration {
         @ConditionalOnMissingBean
         MicrometerEngineObserver slotbookMetrics(MeterRegistry registry, SlotbookProperties properties) {
             return new MicrometerEngineObserver(registry, properties.metrics().histogram());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        SlotbookOutboxMeters slotbookOutboxMeters(ObjectProvider<BookingEngine> engine) {
+            return new SlotbookOutboxMeters(engine);
         }
     }
 

@@ -25,6 +25,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param jackson The Jackson module
  * @param web Problem details for Slotbook's exceptions in a servlet web application
  * @param metrics The Micrometer meters
+ * @param outbox The outbox relay, which delivers every booking event at least once
  */
 @ConfigurationProperties("slotbook")
 public record SlotbookProperties(
@@ -38,7 +39,8 @@ public record SlotbookProperties(
         @DefaultValue Rules rules,
         @DefaultValue Jackson jackson,
         @DefaultValue Web web,
-        @DefaultValue Metrics metrics) {
+        @DefaultValue Metrics metrics,
+        @DefaultValue Outbox outbox) {
 
     /**
      * The store on the application's DataSource.
@@ -184,5 +186,26 @@ public record SlotbookProperties(
      *     histogram_quantile); false: count, sum and max only
      */
     public record Metrics(@DefaultValue("true") boolean histogram) {
+    }
+
+    /**
+     * The outbox relay: it delivers, to the application's listener, every booking event this node or another
+     * did not deliver right after its commit (a node that died, a listener that threw, a lost answer).
+     *
+     * @param enabled Whether to run the relay on this node (safe on several nodes at once: one relay holds a
+     *                tenant at a time)
+     * @param interval Delay between the end of one relay pass and the start of the next
+     * @param maxAttempts Tries of a listener that throws before the event becomes a dead letter
+     * @param firstBackoff Wait after a listener's first failure; it doubles per failure
+     * @param retention How long delivered events are kept before the upkeep deletes them
+     * @param springEvents Publish each booking event as a Spring application event (SlotbookBookingEvent) too
+     */
+    public record Outbox(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("1s") Duration interval,
+            @DefaultValue("8") int maxAttempts,
+            @DefaultValue("1s") Duration firstBackoff,
+            @DefaultValue("7d") Duration retention,
+            @DefaultValue("false") boolean springEvents) {
     }
 }

@@ -27,10 +27,11 @@ import org.slotbook.core.spi.ForwardingStore;
  * }</pre>
  */
 public final class InMemoryStore extends ForwardingStore {
-    private final MemoryStorage storage = new MemoryStorage();
+    private final MemoryStorage storage;
     private final RulesStore rules;
 
     private InMemoryStore(Clock clock) {
+        this.storage = new MemoryStorage(clock);
         this.rules = RulesStore.over(storage, clock);
     }
 

@@ -1,5 +1,6 @@
 package org.slotbook.core.memory;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,6 +10,7 @@ import org.slotbook.core.TenantId;
 import org.slotbook.core.internal.Checks;
 import org.slotbook.core.rules.RuleStorage;
 import org.slotbook.core.rules.RuleTx;
+import org.slotbook.core.spi.OutboxStore;
 
 /**
  * The rules' storage kept in maps: one {@link MemoryTenant} per tenant, each transaction under its
@@ -17,6 +19,11 @@ import org.slotbook.core.rules.RuleTx;
  */
 final class MemoryStorage implements RuleStorage {
     private final ConcurrentHashMap<TenantId, MemoryTenant> tenants = new ConcurrentHashMap<>();
+    private final MemoryOutbox outbox;
+
+    MemoryStorage(Clock clock) {
+        this.outbox = new MemoryOutbox(clock);
+    }
 
     /** {@return how many tenants the storage has seen} */
     int size() {
@@ -31,6 +38,7 @@ final class MemoryStorage implements RuleStorage {
         try {
             T answer = work.apply(t);
             t.commit();
+            outbox.append(tenantId, t.takeEvents());
             return answer;
         } catch (RuntimeException | Error e) {
             t.rollback();
@@ -38,6 +46,11 @@ final class MemoryStorage implements RuleStorage {
         } finally {
             t.lock.unlock();
         }
+    }
+
+    @Override
+    public OutboxStore outbox() {
+        return outbox;
     }
 
     @Override

@@ -32,6 +32,7 @@ import org.slotbook.core.rules.Occupancy;
 import org.slotbook.core.rules.RuleTx;
 import org.slotbook.core.rules.StoredSlot;
 import org.slotbook.core.rules.Waiter;
+import org.slotbook.core.spi.BookingEvent;
 
 /**
  * Everything one tenant has in memory, and its transaction: guarded by {@link #lock}, held for the
@@ -94,6 +95,9 @@ final class MemoryTenant implements RuleTx {
         }
     }
 
+    /** The events the transaction in progress recorded, for the outbox at its commit. */
+    private final List<BookingEvent> events = new ArrayList<>();
+
     /** The unique key of the journal entries that move a booking's credits: one entry per reason. */
     private record Movement(BookingId bookingId, CreditEntry.Reason reason) {
     }
@@ -107,6 +111,19 @@ final class MemoryTenant implements RuleTx {
         while (!undo.isEmpty()) {
             undo.pop().run();
         }
+        events.clear();
+    }
+
+    @Override
+    public void recordEvents(List<BookingEvent> decided) {
+        events.addAll(decided);
+    }
+
+    /** {@return the events the committed transaction recorded, forgotten here} */
+    List<BookingEvent> takeEvents() {
+        List<BookingEvent> taken = List.copyOf(events);
+        events.clear();
+        return taken;
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.TenantId;
+import org.slotbook.core.spi.OutboxStore;
 
 /**
  * Where a {@link RulesStore} keeps a tenant's slots, bookings, waitlists and packages: the storage
@@ -34,4 +35,12 @@ public interface RuleStorage {
      * @param limit the most to answer, positive
      */
     List<TenantId> tenants(@Nullable TenantId after, int limit);
+
+    /**
+     * {@return the outbox the events of {@link RuleTx#recordEvents} go to and the relay reads, or null
+     * when this storage keeps none}
+     */
+    default @Nullable OutboxStore outbox() {
+        return null;
+    }
 }

@@ -18,6 +18,7 @@ import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.WaitlistEntry;
+import org.slotbook.core.spi.BookingEvent;
 
 /**
  * One transaction of one tenant in a {@link RuleStorage}: the reads and writes the booking rules make.
@@ -41,6 +42,16 @@ public interface RuleTx {
 
     /** Undoes every write of this transaction so far; the transaction goes on (an all-or-nothing series). */
     void rollback();
+
+    /**
+     * Writes a decision's booking events into the tenant's outbox, in this transaction, in order: the
+     * rules call it once per decision, last. A storage without an outbox ({@link RuleStorage#outbox()}
+     * null) does nothing here; the engine then tells the listener only right after each commit.
+     *
+     * @param events the events, in the order they happened
+     */
+    default void recordEvents(List<BookingEvent> events) {
+    }
 
     // ---- slots and seats
 

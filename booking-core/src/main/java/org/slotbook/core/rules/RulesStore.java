@@ -46,6 +46,7 @@ import org.slotbook.core.internal.rules.Rules;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.spi.LiveSlot;
+import org.slotbook.core.spi.OutboxStore;
 import org.slotbook.core.spi.StoreOutcome;
 import org.slotbook.core.spi.Terms;
 
@@ -338,5 +339,10 @@ public final class RulesStore implements BookingStore {
         Checks.positive("limit", limit);
         Instant from = at(after);
         return in(tenantId, tx -> Rules.seriesSlots(tx, seriesId, from, limit));
+    }
+
+    @Override
+    public @Nullable OutboxStore outbox() {
+        return storage.outbox();
     }
 }

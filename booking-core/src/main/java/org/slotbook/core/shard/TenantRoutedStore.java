@@ -44,6 +44,7 @@ import org.slotbook.core.TimeRange;
 import org.slotbook.core.WaitlistEntry;
 import org.slotbook.core.internal.Checks;
 import org.slotbook.core.spi.BookingStore;
+import org.slotbook.core.spi.OutboxStore;
 import org.slotbook.core.spi.HoldCommand;
 import org.slotbook.core.spi.LiveSlot;
 import org.slotbook.core.spi.StoreOutcome;
@@ -165,7 +166,7 @@ public final class TenantRoutedStore implements BookingStore {
         return call(shardOf(tenant), call);
     }
 
-    private <T> T call(String shard, Function<BookingStore, T> call) {
+    <T> T call(String shard, Function<BookingStore, T> call) {
         ShardCircuit circuit = circuits.get(shard);
         boolean trial = circuit.enter();
         T result;
@@ -375,6 +376,12 @@ public final class TenantRoutedStore implements BookingStore {
             from = page.get(page.size() - 1);
         }
         return own;
+    }
+
+    /** {@return the outbox of the tenant's shard, for every call of a tenant} */
+    @Override
+    public OutboxStore outbox() {
+        return new RoutedOutbox(this, shards.keySet());
     }
 
     @Override

@@ -441,4 +441,12 @@ public interface BookingStore {
     default StoreOutcome<List<HoldResult>> holdAll(TenantId tenantId, List<HoldCommand> commands, SeriesMode mode) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not book series");
     }
+
+    /**
+     * {@return the store's outbox: the events its decisions wrote with them, and their delivery; null
+     * when the store keeps none (the engine then only tells the listener right after each commit)}
+     */
+    default @Nullable OutboxStore outbox() {
+        return null;
+    }
 }

@@ -180,4 +180,9 @@ public abstract class ForwardingStore implements BookingStore {
     public List<TenantId> tenants(@Nullable TenantId after, int limit) {
         return delegate().tenants(after, limit);
     }
+
+    @Override
+    public @Nullable OutboxStore outbox() {
+        return delegate().outbox();
+    }
 }

@@ -44,7 +44,7 @@ import org.slotbook.core.tck.faults.ForwardingGate;
 /** The engine against a misbehaving gate and a storage that fails at the worst moment. */
 class EngineGateFaultTest {
     private final MutableClock clock = new MutableClock();
-    private final MemoryStorage storage = new MemoryStorage();
+    private final MemoryStorage storage = new MemoryStorage(java.time.Clock.systemUTC());
     private final RulesStore store = RulesStore.over(storage, clock);
     private final InMemorySeatReservation gate = InMemorySeatReservation.create(clock);
     private final TenantId tenant = TenantId.of("t-" + UUID.randomUUID());

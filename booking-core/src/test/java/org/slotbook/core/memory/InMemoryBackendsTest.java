@@ -34,7 +34,7 @@ class InMemoryBackendsTest {
 
     @Test
     void aTransactionThatThrowsLeavesNothingWritten() {
-        MemoryStorage storage = new MemoryStorage();
+        MemoryStorage storage = new MemoryStorage(java.time.Clock.systemUTC());
         StoredSlot stored = stored();
 
         assertThatThrownBy(() -> storage.inTransaction(tenant, tx -> {
@@ -50,7 +50,7 @@ class InMemoryBackendsTest {
 
     @Test
     void aRollbackUndoesTheWritesSoFarAndTheTransactionGoesOn() {
-        MemoryStorage storage = new MemoryStorage();
+        MemoryStorage storage = new MemoryStorage(java.time.Clock.systemUTC());
         StoredSlot stored = stored();
 
         storage.inTransaction(tenant, tx -> {

@@ -60,6 +60,7 @@ import org.slotbook.core.SlotStatus;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
+import org.slotbook.core.outbox.OutboxSettings;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatCount;
@@ -73,7 +74,7 @@ import org.slotbook.core.spi.SeatReservation;
  * <p>Invariants are read back from the ledger (and the gate), never taken from return values.
  */
 public abstract class BookingEngineContract implements BookingRulesContract, LessonsContract, HoldCreditsContract,
-        InputBoundsContract, GateRetryContract, LinearizabilityContract {
+        InputBoundsContract, GateRetryContract, LinearizabilityContract, OutboxContract {
     protected static final HoldPolicy POLICY = HoldPolicy.ofDefaults()
             .withHoldTtl(Duration.ofMinutes(10))
             .withCacheGrace(Duration.ofSeconds(30))
@@ -144,6 +145,18 @@ public abstract class BookingEngineContract implements BookingRulesContract, Les
                 .reservation(gate)
                 .holdPolicy(POLICY)
                 .clock(clock)
+                .build();
+    }
+
+    @Override
+    public BookingEngine outboxEngine(BookingStore store, BookingListener listener, OutboxSettings settings) {
+        return BookingEngine.builder()
+                .store(store)
+                .reservation(reservation())
+                .holdPolicy(POLICY)
+                .clock(clock)
+                .listener(listener)
+                .outbox(settings)
                 .build();
     }
 

@@ -778,6 +778,7 @@ public final class H2Routines {
             if (undo != null) {
                 if (failed) {
                     call.connection.rollback(undo);
+                    call.facts.undone = true;
                 } else {
                     call.connection.releaseSavepoint(undo);
                 }
@@ -866,6 +867,9 @@ public final class H2Routines {
         try {
             fenceCheck(call);
             body.run(call);
+            if (!facts.undone) {
+                OutboxWrites.write(connection, prefix, call.tenant, facts.events, call.now);
+            }
         } catch (SQLException | RuntimeException | Error e) {
             try {
                 connection.rollback(savepoint);
@@ -1826,7 +1830,9 @@ public final class H2Routines {
     private static final class Facts {
         final SimpleResultSet result = new SimpleResultSet();
         private final List<Object[]> answer = new ArrayList<>(2);
-        private final List<Object[]> events = new ArrayList<>(2);
+        final List<Object[]> events = new ArrayList<>(2);
+        /** hold_all, all or nothing, failed: its writes were undone, and its events are not written. */
+        boolean undone;
         /** hold_all: the 1-based index of the command whose rows are written now (its capacity column). */
         Integer part;
 

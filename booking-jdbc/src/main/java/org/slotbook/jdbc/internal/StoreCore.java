@@ -108,6 +108,60 @@ public final class StoreCore {
         }
     }
 
+    /** Work done on one connection inside one transaction. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} in one READ COMMITTED transaction on one connection of the pool (several statements,
+     * for what is not a decision: the outbox's relay and pull), committed when it returns, rolled back when it
+     * throws; run again after a deadlock or serialization failure, as {@link #run} does.
+     *
+     * @param tenantId the tenant the work reads or changes (null: across tenants)
+     * @param what says what failed in an exception's message
+     */
+    public <T> T transaction(TenantId tenantId, String what, Work<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            Progress progress = new Progress();
+            try (Connections.Lease lease = open(what)) {
+                Connection connection = lease.connection();
+                prepare(connection);
+                int isolation = connection.getTransactionIsolation();
+                if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                    connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                }
+                connection.setAutoCommit(false);
+                try {
+                    progress.sent = true;
+                    T result = work.run(connection);
+                    connection.commit();
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    try {
+                        connection.rollback();
+                    } catch (SQLException undo) {
+                        e.addSuppressed(undo);
+                    }
+                    throw e;
+                } finally {
+                    connection.setAutoCommit(true);
+                    if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                        connection.setTransactionIsolation(isolation);
+                    }
+                }
+            } catch (SQLException e) {
+                if (SqlErrors.isTransient(sql.dialect(), e) && attempt <= maxRetries) {
+                    backOff(attempt);
+                    continue;
+                }
+                throw SqlErrors.translate(sql.dialect(), what + (tenantId == null ? "" : " for tenant " + tenantId), e,
+                        progress.sent);
+            }
+        }
+    }
+
     /** Whether the attempt's statement went to the database. */
     private static final class Progress {
         boolean sent;

@@ -50,7 +50,7 @@ class SqlScriptDelimiterTest {
         List<String> names = procedures.stream()
                 .map(sql -> sql.substring("CREATE OR REPLACE PROCEDURE ".length(), sql.indexOf('('))).toList();
         assertThat(names)
-                .containsExactly("p_fence_check", "p_emit", "p_lock_resource", "p_find_payer", "p_charge", "p_refund",
+                .containsExactly("p_fence_check", "p_emit", "p_outbox_write", "p_outbox_batch", "p_lock_resource", "p_find_payer", "p_charge", "p_refund",
                         "p_refund_dead_holds", "p_forfeit",
                         "p_expire_booking", "p_promote", "p_retire", "p_schedule_do", "p_schedule", "p_hold_do",
                         "p_hold", "p_confirm", "p_cancel", "p_cancel_slot_do", "p_cancel_slot", "p_expire_due",
@@ -58,7 +58,7 @@ class SqlScriptDelimiterTest {
                         "p_hold_record", "p_hold_all", "p_hold_batch");
         // each decision runs its own transaction; the helpers (and the *_do bodies that series and
         // hold_all run several times in one transaction) run inside the caller's
-        Set<String> helpers = Set.of("p_fence_check", "p_emit", "p_lock_resource", "p_find_payer", "p_charge", "p_refund",
+        Set<String> helpers = Set.of("p_fence_check", "p_emit", "p_outbox_write", "p_outbox_batch", "p_lock_resource", "p_find_payer", "p_charge", "p_refund",
                 "p_refund_dead_holds", "p_forfeit",
                 "p_expire_booking", "p_promote", "p_retire", "p_schedule_do", "p_hold_do", "p_cancel_slot_do",
                 "p_hold_record");

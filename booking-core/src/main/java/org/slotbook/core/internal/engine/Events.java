@@ -1,6 +1,8 @@
 package org.slotbook.core.internal.engine;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slotbook.core.Booking;
@@ -14,9 +16,16 @@ public final class Events {
     private static final Logger LOG = LoggerFactory.getLogger(EngineLog.CATEGORY);
 
     private final BookingListener listener;
+    /** Told which events reached the listener right after their commit (the outbox records them delivered). */
+    private final Consumer<List<BookingEvent>> delivered;
 
     public Events(BookingListener listener) {
+        this(listener, events -> { });
+    }
+
+    public Events(BookingListener listener, Consumer<List<BookingEvent>> delivered) {
         this.listener = listener;
+        this.delivered = delivered;
     }
 
     /** The events of one committed outcome, then the waiters it skipped. */
@@ -26,12 +35,17 @@ public final class Events {
     }
 
     public void publish(List<BookingEvent> events) {
-        if (listener == BookingListener.NONE) {
+        if (listener == BookingListener.NONE || events.isEmpty()) {
+            delivered.accept(events);
             return;
         }
+        List<BookingEvent> ok = new ArrayList<>(events.size());
         for (BookingEvent e : events) {
-            publish(e);
+            if (publish(e)) {
+                ok.add(e);
+            }
         }
+        delivered.accept(ok);
     }
 
     public void skipped(List<WaitlistEntry> skipped) {
@@ -47,7 +61,8 @@ public final class Events {
         }
     }
 
-    public void publish(BookingEvent event) {
+    /** Tells the listener one event; false when it threw (the outbox's relay tries it again). */
+    public boolean publish(BookingEvent event) {
         Booking booking = event.booking();
         try {
             switch (event.kind()) {
@@ -61,9 +76,11 @@ public final class Events {
                 case NO_SHOW -> listener.noShow(booking);
                 default -> throw new IllegalStateException("unknown event " + event.kind());
             }
+            return true;
         } catch (RuntimeException e) {
             LOG.warn("BookingListener threw on {} of booking {}; the booking stands", event.kind(),
                     booking.bookingId(), e);
+            return false;
         }
     }
 }

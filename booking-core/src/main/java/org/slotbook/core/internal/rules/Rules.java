@@ -87,7 +87,7 @@ public final class Rules {
      * @return the answer, with the events of dead holds retired on the way
      */
     public static StoreOutcome<HoldResult> hold(RuleTx tx, HoldCommand cmd, Instant now) {
-        return Holds.hold(tx, cmd, now);
+        return written(tx, Holds.hold(tx, cmd, now));
     }
 
     /**
@@ -102,7 +102,7 @@ public final class Rules {
      */
     public static StoreOutcome<List<HoldResult>> holdAll(RuleTx tx, List<HoldCommand> commands, SeriesMode mode,
                                                          Instant now) {
-        return Holds.holdAll(tx, commands, mode, now);
+        return written(tx, Holds.holdAll(tx, commands, mode, now));
     }
 
     /**
@@ -117,7 +117,7 @@ public final class Rules {
      */
     public static StoreOutcome<ConfirmResult> confirm(RuleTx tx, BookingId bookingId, StudentId studentId,
                                                       Instant now, Terms terms) {
-        return Endings.confirm(tx, bookingId, studentId, now, terms);
+        return written(tx, Endings.confirm(tx, bookingId, studentId, now, terms));
     }
 
     /**
@@ -132,7 +132,7 @@ public final class Rules {
      */
     public static StoreOutcome<CancelResult> cancel(RuleTx tx, BookingId bookingId, @Nullable StudentId studentId,
                                                     Instant now, Terms terms) {
-        return Endings.cancel(tx, bookingId, studentId, now, terms);
+        return written(tx, Endings.cancel(tx, bookingId, studentId, now, terms));
     }
 
     /**
@@ -144,7 +144,7 @@ public final class Rules {
      * @return the answer
      */
     public static StoreOutcome<CancelSlotResult> cancelSlot(RuleTx tx, SlotId slotId, Instant now) {
-        return Endings.cancelSlot(tx, slotId, now);
+        return written(tx, Endings.cancelSlot(tx, slotId, now));
     }
 
     /**
@@ -158,7 +158,7 @@ public final class Rules {
      */
     public static StoreOutcome<SeriesCancelled> cancelSeries(RuleTx tx, SeriesId seriesId, Instant from,
                                                              Instant now) {
-        return Endings.cancelSeries(tx, seriesId, from, now);
+        return written(tx, Endings.cancelSeries(tx, seriesId, from, now));
     }
 
     /**
@@ -171,7 +171,7 @@ public final class Rules {
      * @return how many bookings changed
      */
     public static StoreOutcome<Integer> expireDue(RuleTx tx, Instant now, int limit, Terms terms) {
-        return Endings.expireDue(tx, now, limit, terms);
+        return written(tx, Endings.expireDue(tx, now, limit, terms));
     }
 
     /**
@@ -186,7 +186,7 @@ public final class Rules {
      */
     public static StoreOutcome<CheckInResult> checkIn(RuleTx tx, BookingId bookingId, @Nullable StudentId studentId,
                                                       Instant now, Terms terms) {
-        return CheckIns.checkIn(tx, bookingId, studentId, now, terms);
+        return written(tx, CheckIns.checkIn(tx, bookingId, studentId, now, terms));
     }
 
     /**
@@ -200,7 +200,7 @@ public final class Rules {
      */
     public static StoreOutcome<LeaveResult> leaveWaitlist(RuleTx tx, RequestId requestId, StudentId studentId,
                                                           Instant now) {
-        return Endings.leaveWaitlist(tx, requestId, studentId, now);
+        return written(tx, Endings.leaveWaitlist(tx, requestId, studentId, now));
     }
 
     /**
@@ -324,5 +324,13 @@ public final class Rules {
      */
     public static List<LessonPackage> packages(RuleTx tx, StudentId studentId, int offset, int limit) {
         return Reads.packages(tx, studentId, offset, limit);
+    }
+
+    /** Writes the decision's events into the tenant's outbox, in its transaction: one place for every decision. */
+    private static <T> StoreOutcome<T> written(RuleTx tx, StoreOutcome<T> outcome) {
+        if (!outcome.events().isEmpty()) {
+            tx.recordEvents(outcome.events());
+        }
+        return outcome;
     }
 }
