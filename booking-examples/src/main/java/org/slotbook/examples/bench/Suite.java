@@ -54,13 +54,13 @@ public final class Suite {
         this.log = log;
         this.out = log;
         this.mainDb = new BenchDb(main.store().dialect() == JdbcDialect.H2 ? "h2" : "pg", main.databaseName(), main,
-                BookingEngine.builder().store(main.store()).holdPolicy(policy).build());
+                BenchRelay.startIfAsked(BookingEngine.builder().store(main.store()).holdPolicy(policy).build()));
         dbs.add(mainDb);
         if (citus != null) {
             dbs.add(new BenchDb("citus", citus.databaseName(), citus, citus.engine()));
         }
         if (mariadb != null) {
-            dbs.add(new BenchDb("mariadb", mariadb.databaseName(), mariadb, mariadb.engine()));
+            dbs.add(new BenchDb("mariadb", mariadb.databaseName(), mariadb, BenchRelay.startIfAsked(mariadb.engine())));
         }
         if (h2 != null) {
             dbs.add(new BenchDb("h2", h2.databaseName(), h2, h2.engine()));

@@ -7,8 +7,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Attendance;
 import org.slotbook.core.Booking;
@@ -109,30 +111,68 @@ public final class OutboxSql implements OutboxStore {
 
     /** Gives the tenant's committed events without a position the next ones; answers the last position. */
     private long sequence(Connection c, TenantId tenantId, Head h) throws SQLException {
+        return sequenced(c, tenantId, h, null, null, null)[0];
+    }
+
+    /**
+     * As {@link #sequence(Connection, TenantId, Head)}, and records DELIVERED, in the same update, each event
+     * named in {@code marked} (removed from it); answers how many.
+     */
+    private int sequence(Connection c, TenantId tenantId, Head h, Set<String> marked, Instant at, String by)
+            throws SQLException {
+        return (int) sequenced(c, tenantId, h, marked, at, by)[1];
+    }
+
+    private long[] sequenced(Connection c, TenantId tenantId, Head h, @Nullable Set<String> marked,
+                             @Nullable Instant at, @Nullable String by) throws SQLException {
         long last = h.lastPos();
+        long delivered = 0;
         while (true) {
             List<Long> ids = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT event_id FROM " + event
+            List<Boolean> done = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT event_id, booking_id, kind FROM " + event
                     + " WHERE tenant_id = ? AND pos IS NULL ORDER BY event_id LIMIT " + SEQUENCE_BATCH)) {
                 ps.setString(1, tenantId.value());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getLong(1));
+                        done.add(marked != null && marked.remove(key(rs.getString(2), rs.getString(3))));
                     }
                 }
             }
             if (ids.isEmpty()) {
                 break;
             }
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + event
-                    + " SET pos = ? WHERE tenant_id = ? AND event_id = ?")) {
-                for (Long id : ids) {
-                    ps.setLong(1, ++last);
-                    ps.setString(2, tenantId.value());
-                    ps.setLong(3, id);
-                    ps.addBatch();
+            try (PreparedStatement position = c.prepareStatement("UPDATE " + event
+                    + " SET pos = ? WHERE tenant_id = ? AND event_id = ?");
+                 PreparedStatement both = c.prepareStatement("UPDATE " + event + " SET pos = ?, state = 'DELIVERED',"
+                         + " delivered_at = ?, delivered_by = ? WHERE tenant_id = ? AND event_id = ? AND state = 'PENDING'")) {
+                boolean plain = false;
+                boolean marks = false;
+                for (int i = 0; i < ids.size(); i++) {
+                    if (done.get(i)) {
+                        both.setLong(1, ++last);
+                        sql.bindInstant(both, 2, at);
+                        both.setString(3, by);
+                        both.setString(4, tenantId.value());
+                        both.setLong(5, ids.get(i));
+                        both.addBatch();
+                        marks = true;
+                        delivered++;
+                    } else {
+                        position.setLong(1, ++last);
+                        position.setString(2, tenantId.value());
+                        position.setLong(3, ids.get(i));
+                        position.addBatch();
+                        plain = true;
+                    }
                 }
-                ps.executeBatch();
+                if (plain) {
+                    position.executeBatch();
+                }
+                if (marks) {
+                    both.executeBatch();
+                }
             }
             if (ids.size() < SEQUENCE_BATCH) {
                 break;
@@ -145,7 +185,7 @@ public final class OutboxSql implements OutboxStore {
                 ps.executeUpdate();
             }
         }
-        return last;
+        return new long[] {last, delivered};
     }
 
     private boolean unsequenced(Connection c, TenantId tenantId) throws SQLException {
@@ -234,17 +274,26 @@ public final class OutboxSql implements OutboxStore {
         return core.transaction(tenantId, "record outbox events delivered", c -> {
             Instant at = now(c, now);
             // the head first, as the relay's steps take it: rows of events are then never locked in two orders
-            lockHead(c, tenantId);
-            int n = 0;
+            Head h = lockHead(c, tenantId);
+            Set<String> marked = new HashSet<>();
+            for (BookingEvent e : events) {
+                marked.add(key(e.booking().bookingId().value(), e.kind().name()));
+            }
+            // the events not sequenced yet get their positions and, when delivered, their record in one update
+            int n = sequence(c, tenantId, h, marked, at, by);
+            if (marked.isEmpty()) {
+                return n;
+            }
             try (PreparedStatement ps = c.prepareStatement("UPDATE " + event + " SET state = 'DELIVERED',"
                     + " delivered_at = ?, delivered_by = ? WHERE state = 'PENDING' AND tenant_id = ? AND booking_id = ?"
                     + " AND kind = ?")) {
-                for (BookingEvent e : events) {
+                for (String k : marked) {
+                    int cut = k.indexOf('\u001f');
                     sql.bindInstant(ps, 1, at);
                     ps.setString(2, by);
                     ps.setString(3, tenantId.value());
-                    ps.setString(4, e.booking().bookingId().value());
-                    ps.setString(5, e.kind().name());
+                    ps.setString(4, k.substring(0, cut));
+                    ps.setString(5, k.substring(cut + 1));
                     ps.addBatch();
                 }
                 for (int count : ps.executeBatch()) {
@@ -253,6 +302,10 @@ public final class OutboxSql implements OutboxStore {
             }
             return n;
         });
+    }
+
+    private static String key(String bookingId, String kind) {
+        return bookingId + '\u001f' + kind;
     }
 
     @Override
