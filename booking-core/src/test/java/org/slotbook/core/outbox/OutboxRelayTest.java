@@ -12,6 +12,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingEngine;
@@ -27,10 +28,10 @@ import org.slotbook.core.SlotSpec;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
-import org.slotbook.core.memory.InMemoryPrimitives;
 import org.slotbook.core.memory.InMemoryStore;
 import org.slotbook.core.shard.TenantRoutedStore;
 import org.slotbook.core.spi.BookingStore;
+import org.slotbook.core.spi.ForwardingStore;
 
 /** The relay over every tenant (relayAll, start), across shards, its counters, and a store without an outbox. */
 class OutboxRelayTest {
@@ -108,7 +109,18 @@ class OutboxRelayTest {
 
     @Test
     void anEngineOnAStoreWithoutAnOutboxDeliversRightAfterTheCommitOnly() {
-        BookingStore plain = InMemoryPrimitives.create().stepwise(java.time.Clock.systemUTC());
+        BookingStore inner = InMemoryStore.create();
+        BookingStore plain = new ForwardingStore() { // a store that keeps no outbox
+            @Override
+            protected BookingStore delegate() {
+                return inner;
+            }
+
+            @Override
+            public org.slotbook.core.spi.@Nullable OutboxStore outbox() {
+                return null;
+            }
+        };
         List<Booking> heard = new CopyOnWriteArrayList<>();
         BookingEngine engine = engine(plain, new BookingListener() {
             @Override
