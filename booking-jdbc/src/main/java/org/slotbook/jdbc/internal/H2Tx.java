@@ -130,6 +130,11 @@ final class H2Tx implements RuleTx {
         }
     }
 
+    /** {@return whether this call wrote anything but resource_lock rows} */
+    boolean wrote() {
+        return wrote;
+    }
+
     /** Refuses a tenant this database does not serve: its tenant_fence row is FENCED or MOVED. */
     void fenceCheck() throws SQLException {
         List<String> fence = query(sql.fenceState, rs -> rs.getString(1) + " on this database (fence epoch "
