@@ -45,6 +45,7 @@ final class H2Sql {
     final String lockBooking;
     final String bookingOfRequest;
     final String findActive;
+    final String requestTaken;
     final String oldestDeadHold;
     final String insertBooking;
     final String updateBooking;
@@ -113,8 +114,13 @@ final class H2Sql {
         findBooking = put(s, "findBooking", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND booking_id = ?");
         lockBooking = put(s, "lockBooking", findBooking + " FOR UPDATE");
-        bookingOfRequest = put(s, "findRequest", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
+        bookingOfRequest = put(s, "bookingOfRequest", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND request_id = ?");
+        // a request's booking, its waitlist entry, the student's booking of the slot: each by its own index
+        requestTaken = put(s, "requestTaken", "SELECT 1 FROM " + booking + " WHERE tenant_id = ? AND request_id = ?"
+                + " UNION ALL SELECT 1 FROM " + waiter + " WHERE tenant_id = ? AND request_id = ?"
+                + " UNION ALL SELECT 2 FROM " + booking + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ?"
+                + " AND status IN ('HELD', 'CONFIRMED')");
         findActive = put(s, "findActive", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ? AND status IN ('HELD', 'CONFIRMED')");
         oldestDeadHold = put(s, "expiredCandidates", "SELECT b." + BOOKING_COLUMNS.replace(", ", ", b.") + " FROM "
@@ -138,7 +144,8 @@ final class H2Sql {
         // every booking made an occupation of its student: through the student's occupations, each booking by key
         bookingsOf = put(s, "bookingsOf", "SELECT b." + BOOKING_COLUMNS.replace(", ", ", b.") + " FROM " + occupancy
                 + " o JOIN " + booking + " b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id"
-                + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ?");
+                + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ?"
+                + " ORDER BY o.tenant_id, o.resource_kind, o.resource_id, o.active, o.starts_at");
         overlaps = put(s, "overlaps", "SELECT o.resource_kind, o.resource_id, o.starts_at, o.ends_at, o.slot_id,"
                 + " o.booking_id FROM " + occupancy + " o WHERE o.tenant_id = ? AND o.resource_kind = ?"
                 + " AND o.resource_id = ? AND o.active = TRUE AND o.starts_at < ? AND o.ends_at > ? AND o.starts_at > ?"
@@ -148,7 +155,7 @@ final class H2Sql {
         releaseBooking = put(s, "releaseBooking", "UPDATE " + occupancy + " SET active = FALSE"
                 + " WHERE tenant_id = ? AND booking_id = ? AND active = TRUE");
         releaseSlot = put(s, "releaseSlot", "UPDATE " + occupancy + " SET active = FALSE"
-                + " WHERE tenant_id = ? AND slot_id = ? AND booking_id IS NULL AND active = TRUE");
+                + " WHERE tenant_id = ? AND slot_id = ? AND resource_kind <> 'STUDENT' AND active = TRUE");
         findWaiter = put(s, "findWaiter", "SELECT " + WAITER_COLUMNS + " FROM " + waiter
                 + " WHERE tenant_id = ? AND request_id = ?");
         waitingOfSlot = put(s, "waitingOfSlot", "SELECT " + WAITER_COLUMNS + " FROM " + waiter

@@ -26,6 +26,7 @@ import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.CoachId;
 import org.slotbook.core.CreditEntry;
+import org.slotbook.core.HoldRequest;
 import org.slotbook.core.LessonPackage;
 import org.slotbook.core.PackageId;
 import org.slotbook.core.RequestId;
@@ -84,6 +85,8 @@ final class H2Tx implements RuleTx {
     private @Nullable Savepoint beforeNewLock;
     /** Whether this call wrote anything but resource_lock rows. */
     private boolean wrote;
+    /** Whether this call took a lock. */
+    private boolean locked;
     /** Seats given to a booking not inserted yet: the seat row is written with the booking. */
     private final Map<String, Integer> pendingSeats = new HashMap<>(2);
     /** The bookings this call inserted, by id (a seat given after the insert). */
@@ -104,18 +107,28 @@ final class H2Tx implements RuleTx {
         return this;
     }
 
-    /**
-     * The end of a routine that did not fail: the resource_lock rows of a call that wrote nothing else are
-     * taken back (a refused request leaves no row behind), and its savepoint is released.
-     */
+    /** The end of a routine that did not fail: its savepoint is released. */
     void finish() throws SQLException {
         try {
-            if (!wrote && beforeNewLock != null) {
-                connection.rollback(beforeNewLock);
-            }
             connection.releaseSavepoint(start);
         } finally {
             prepared.release();
+        }
+    }
+
+    /**
+     * Takes back the resource_lock rows this call created when it wrote nothing else: a replay writes
+     * nothing, not even the lock row of a student new to the tenant (the request id may be another
+     * student's: the caller refuses that).
+     */
+    void undoNewLocks() {
+        if (!wrote && beforeNewLock != null) {
+            try {
+                connection.rollback(beforeNewLock);
+            } catch (SQLException e) {
+                throw new Failure(e);
+            }
+            beforeNewLock = null;
         }
     }
 
@@ -154,6 +167,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public void lock(List<ResourceRef> resources) {
+        locked = true;
         for (ResourceRef r : resources) {
             String kind = r.kind().name();
             if (!query(sql.lockResource, rs -> 1, tenant, kind, r.id()).isEmpty()) {
@@ -200,6 +214,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Optional<StoredSlot> slot(SlotId slotId, boolean forUpdate) {
+        locked |= forUpdate;
         return first(query(forUpdate ? sql.lockSlot : sql.findSlot, this::storedSlot, tenant, slotId.value()));
     }
 
@@ -282,6 +297,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Optional<Booking> booking(BookingId bookingId, boolean forUpdate) {
+        locked |= forUpdate;
         return first(query(forUpdate ? sql.lockBooking : sql.findBooking, this::booking, tenant, bookingId.value()));
     }
 
@@ -293,6 +309,21 @@ final class H2Tx implements RuleTx {
     @Override
     public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
         return first(query(sql.findActive, this::booking, tenant, slotId.value(), studentId.value()));
+    }
+
+    /**
+     * What is stored of a hold's request, read by one statement (to check an answer the rules gave from
+     * several reads without a lock): 1 for its booking or its waitlist entry, 2 for its student's booking
+     * of its slot.
+     */
+    List<Integer> requestTaken(HoldRequest r) {
+        return query(sql.requestTaken, rs -> rs.getInt(1), tenant, r.requestId().value(), tenant,
+                r.requestId().value(), tenant, r.slotId().value(), r.studentId().value());
+    }
+
+    /** {@return whether this call has locked nothing and written nothing} */
+    boolean untouched() {
+        return !locked && !wrote;
     }
 
     @Override
