@@ -790,7 +790,7 @@ class H2Test {
                 Map.entry("lockBooking", "PRIMARY_KEY"),
                 Map.entry("bookingOfRequest", "BOOKING_REQUEST_UK"),
                 Map.entry("findActive", "BOOKING_SLOT_IX"),
-                Map.entry("requestTaken", "BOOKING_REQUEST_UK"),
+                Map.entry("holdProbe", "SLOT_SEAT_CLAIM_IX"),
                 Map.entry("expiredCandidates", "SLOT_SEAT_HELD_IX"),
                 Map.entry("updateBooking", "PRIMARY_KEY"),
                 Map.entry("cancelBooking", "PRIMARY_KEY"),
@@ -830,9 +830,11 @@ class H2Test {
                     assertThat(first.group(1)).as(statement.getKey() + ": " + plan).startsWith(expected);
                     assertThat(plan).as(statement.getKey()).doesNotContainIgnoringCase("tableScan");
                 }
-                // a request's booking, its waitlist entry and the student's booking of the slot, each by its index
-                String request = explain(c, statements.get("requestTaken"));
-                assertThat(request).contains("BOOKING_REQUEST_UK", "BOOKING_SLOT_IX");
+                // a hold's probe: the slot by its key, its free seat and its dead hold by their own index, the
+                // request's booking, its waitlist entry and the student's booking of the slot, each by its index
+                String request = explain(c, statements.get("holdProbe"));
+                assertThat(request).contains("PRIMARY_KEY", "SLOT_SEAT_CLAIM_IX", "SLOT_SEAT_HELD_IX",
+                        "BOOKING_REQUEST_UK", "BOOKING_SLOT_IX");
                 assertThat(request).containsPattern("_WAITER\"\\s*/\\* PUBLIC\\.PRIMARY_KEY");
                 // the oldest dead hold: its seat by the held-seat index, its booking by key
                 assertThat(explain(c, statements.get("expiredCandidates"))).contains("SLOT_SEAT_HELD_IX", "PRIMARY_KEY");

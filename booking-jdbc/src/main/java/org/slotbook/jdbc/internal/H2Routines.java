@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
-import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingRules;
@@ -22,7 +21,6 @@ import org.slotbook.core.CancellationPolicy;
 import org.slotbook.core.CoachId;
 import org.slotbook.core.Conflict;
 import org.slotbook.core.CreditPolicy;
-import org.slotbook.core.Full;
 import org.slotbook.core.Held;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.HoldResult;
@@ -79,8 +77,6 @@ public final class H2Routines {
     private static final String INVALID_ARGUMENT = "22023";
     private static final String INCONSISTENT = "XX000";
     private static final List<String> POLICIES = List.of("FREE", "REFUSE", "LATE");
-    /** How many times a hold whose unlocked answer was torn by a concurrent commit is decided again. */
-    private static final int TORN_RETRIES = 3;
 
     private H2Routines() {
     }
@@ -117,12 +113,8 @@ public final class H2Routines {
         return run(connection, prefix, tenant, (tx, out) -> {
             HoldCommand cmd = command(bookingId, requestId, slotId, student, status, now, holdMicros, longestMicros,
                     gateHeld, waitlist, maxUpcoming, maxWeek, waitlistCutoffMicros, creditPolicy);
-            tx.longest(cmd.longestSession());
-            StoreOutcome<HoldResult> outcome;
-            int decided = 0;
-            do {
-                outcome = Rules.hold(tx, cmd, cmd.now());
-            } while (decided++ < TORN_RETRIES && torn(tx, cmd, outcome.result()));
+            tx.longest(cmd.longestSession()).expect(cmd.request(), cmd.now());
+            StoreOutcome<HoldResult> outcome = Rules.hold(tx, cmd, cmd.now());
             if (outcome.result() instanceof Held h && h.replayed()
                     || outcome.result() instanceof Waitlisted w && w.replayed()) {
                 tx.undoNewLocks();
@@ -130,22 +122,6 @@ public final class H2Routines {
             out.answer(outcome.result(), null);
             out.events(outcome);
         });
-    }
-
-    /**
-     * Whether a hold's answer given without a lock (FULL, or ALREADY) came from reads a concurrent commit
-     * tore apart: each statement reads what is committed when it runs, so the request may have been
-     * booked (a replay then), or the student seated (FULL), between them. Such a hold is decided again
-     * (it wrote nothing).
-     */
-    private static boolean torn(H2Tx tx, HoldCommand cmd, HoldResult result) {
-        if (!tx.untouched()) {
-            return false;
-        }
-        if (result instanceof AlreadyBooked) {
-            return tx.requestTaken(cmd.request()).contains(1);
-        }
-        return result instanceof Full && !tx.requestTaken(cmd.request()).isEmpty();
     }
 
     /** Confirms the student's live hold; a hold that ran out expires here instead, its seat offered to a waiter. */

@@ -1,9 +1,14 @@
 package org.slotbook.jdbc.internal;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.h2.engine.Session;
+import org.h2.jdbc.JdbcConnection;
 
 /**
  * The statements {@link H2Tx} runs for one table prefix, by name (the plan checks of the tests read
@@ -45,7 +50,7 @@ final class H2Sql {
     final String lockBooking;
     final String bookingOfRequest;
     final String findActive;
-    final String requestTaken;
+    final String holdProbe;
     final String oldestDeadHold;
     final String insertBooking;
     final String updateBooking;
@@ -116,11 +121,6 @@ final class H2Sql {
         lockBooking = put(s, "lockBooking", findBooking + " FOR UPDATE");
         bookingOfRequest = put(s, "bookingOfRequest", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND request_id = ?");
-        // a request's booking, its waitlist entry, the student's booking of the slot: each by its own index
-        requestTaken = put(s, "requestTaken", "SELECT 1 FROM " + booking + " WHERE tenant_id = ? AND request_id = ?"
-                + " UNION ALL SELECT 1 FROM " + waiter + " WHERE tenant_id = ? AND request_id = ?"
-                + " UNION ALL SELECT 2 FROM " + booking + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ?"
-                + " AND status IN ('HELD', 'CONFIRMED')");
         findActive = put(s, "findActive", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ? AND status IN ('HELD', 'CONFIRMED')");
         oldestDeadHold = put(s, "expiredCandidates", "SELECT b." + BOOKING_COLUMNS.replace(", ", ", b.") + " FROM "
@@ -177,7 +177,29 @@ final class H2Sql {
                 + " delta, booking_id, request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)");
         journal = put(s, "journal", "SELECT seq, reason, delta, booking_id, request_id, at FROM " + t.creditEntry()
                 + " WHERE tenant_id = ? AND package_id = ? ORDER BY tenant_id, package_id, seq LIMIT ? OFFSET ?");
+        // a hold's reads before its locks, in one view of the committed rows: the slot with its lowest free seat
+        // and its oldest dead hold (each by its own index), the request's booking and waitlist entry, and the
+        // student's booking of the slot; the slot's columns from 2, the booking's from 22, the waiter's from 34
+        String noSlot = nulls(20);
+        String noBooking = nulls(12);
+        String noWaiter = nulls(8);
+        holdProbe = put(s, "holdProbe", "SELECT 0, s." + SLOT_COLUMNS.replace(", ", ", s.")
+                + ", (SELECT f.seq FROM " + seat + " f WHERE f.tenant_id = s.tenant_id AND f.slot_id = s.slot_id"
+                + " AND f.status = 'FREE' ORDER BY f.tenant_id, f.slot_id, f.status, f.seq LIMIT 1)"
+                + ", (SELECT h.booking_id FROM " + seat + " h WHERE h.tenant_id = s.tenant_id AND h.slot_id = s.slot_id"
+                + " AND h.status = 'HELD' AND h.held_until <= ? ORDER BY h.tenant_id, h.slot_id, h.status, h.held_until"
+                + " LIMIT 1), " + noBooking + ", " + noWaiter + " FROM " + slot + " s WHERE s.tenant_id = ? AND s.slot_id = ?"
+                + " UNION ALL SELECT 1, " + noSlot + ", " + BOOKING_COLUMNS + ", " + noWaiter + " FROM " + booking
+                + " WHERE tenant_id = ? AND request_id = ?"
+                + " UNION ALL SELECT 2, " + noSlot + ", " + noBooking + ", " + WAITER_COLUMNS + " FROM " + waiter
+                + " WHERE tenant_id = ? AND request_id = ?"
+                + " UNION ALL SELECT 3, " + noSlot + ", " + BOOKING_COLUMNS + ", " + noWaiter + " FROM " + booking
+                + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ? AND status IN ('HELD', 'CONFIRMED')");
         byName = Collections.unmodifiableMap(s);
+    }
+
+    private static String nulls(int n) {
+        return String.join(", ", Collections.nCopies(n, "NULL"));
     }
 
     private static String put(Map<String, String> statements, String name, String sql) {
@@ -189,5 +211,75 @@ final class H2Sql {
     static H2Sql of(String prefix) {
         H2Sql cached = BY_PREFIX.get(prefix);
         return cached != null ? cached : BY_PREFIX.computeIfAbsent(prefix, p -> new H2Sql(new Tables(p)));
+    }
+
+    /**
+     * The prepared statements of one H2 session, by SQL text, most recently used last: a routine
+     * prepares each of its statements once per session rather than once per call (H2's own query
+     * cache keeps 8 commands per session, fewer than a hold runs). The nested connections H2 hands a
+     * routine are new objects over the same session, and a statement prepared on one of them runs on
+     * the session, so it serves every later call; H2 recompiles it itself after a schema change.
+     */
+    static final class Prepared {
+        /** Enough for every statement of a few prefixes; the least recently used one is closed beyond. */
+        private static final int LIMIT = 256;
+        private static final Map<Session, Prepared> BY_SESSION = new ConcurrentHashMap<>();
+
+        private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
+                if (size() <= LIMIT) {
+                    return false;
+                }
+                closeQuietly(eldest.getValue());
+                return true;
+            }
+        };
+        /** Whether the statements outlive the call (kept for the session) or close when it ends. */
+        private final boolean kept;
+
+        private Prepared(boolean kept) {
+            this.kept = kept;
+        }
+
+        /** The statements of the connection's session; a connection that is not H2's own gets a set of its own. */
+        static Prepared of(Connection connection) {
+            if (!(connection instanceof JdbcConnection jdbc) || jdbc.getSession() == null) {
+                return new Prepared(false);
+            }
+            Session session = jdbc.getSession();
+            Prepared found = BY_SESSION.get(session);
+            if (found != null) {
+                return found;
+            }
+            // a new session: forget those closed since (their statements went with them)
+            BY_SESSION.keySet().removeIf(Session::isClosed);
+            return BY_SESSION.computeIfAbsent(session, s -> new Prepared(true));
+        }
+
+        PreparedStatement get(Connection connection, String sql) throws SQLException {
+            PreparedStatement ps = statements.get(sql);
+            if (ps == null || ps.isClosed()) {
+                ps = connection.prepareStatement(sql);
+                statements.put(sql, ps);
+            }
+            return ps;
+        }
+
+        /** The end of a call: a set of the call's own is closed. */
+        void release() {
+            if (!kept) {
+                statements.values().forEach(Prepared::closeQuietly);
+                statements.clear();
+            }
+        }
+
+        private static void closeQuietly(PreparedStatement ps) {
+            try {
+                ps.close();
+            } catch (SQLException ignored) {
+                // the session is going away, and the statement with it
+            }
+        }
     }
 }

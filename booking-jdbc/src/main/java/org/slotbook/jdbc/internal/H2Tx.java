@@ -11,14 +11,10 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.ConcurrentHashMap;
-import org.h2.engine.Session;
-import org.h2.jdbc.JdbcConnection;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Attendance;
 import org.slotbook.core.Booking;
@@ -75,7 +71,7 @@ final class H2Tx implements RuleTx {
 
     private final Connection connection;
     private final H2Sql sql;
-    private final Prepared prepared;
+    private final H2Sql.Prepared prepared;
     private final TenantId tenantId;
     private final String tenant;
     private final Savepoint start;
@@ -87,6 +83,11 @@ final class H2Tx implements RuleTx {
     private boolean wrote;
     /** Whether this call took a lock. */
     private boolean locked;
+    /** The hold this call decides ({@link #expect}), and its time; null for other calls. */
+    private @Nullable HoldRequest expected;
+    private @Nullable Instant expectedAt;
+    /** What the probe of the expected hold read; good until this call locks or writes. */
+    private @Nullable Probe probe;
     /** Seats given to a booking not inserted yet: the seat row is written with the booking. */
     private final Map<String, Integer> pendingSeats = new HashMap<>(2);
     /** The bookings this call inserted, by id (a seat given after the insert). */
@@ -95,7 +96,7 @@ final class H2Tx implements RuleTx {
     H2Tx(Connection connection, H2Sql sql, TenantId tenantId) throws SQLException {
         this.connection = connection;
         this.sql = sql;
-        this.prepared = Prepared.of(connection);
+        this.prepared = H2Sql.Prepared.of(connection);
         this.tenantId = tenantId;
         this.tenant = tenantId.value();
         this.start = connection.setSavepoint();
@@ -146,6 +147,56 @@ final class H2Tx implements RuleTx {
     /** {@return whether this call wrote anything but resource_lock rows} */
     boolean wrote() {
         return wrote;
+    }
+
+    /**
+     * The hold this call decides: its reads before its first lock (the slot, the request's booking and
+     * waitlist entry, the student's booking of the slot, a free seat, a dead hold) are answered by one
+     * statement when it reads the slot, so they see one view of the committed rows (each statement sees
+     * what is committed when it runs: separate reads could see a concurrent hold commit between them).
+     */
+    void expect(HoldRequest request, Instant now) {
+        expected = request;
+        expectedAt = now;
+    }
+
+    /** What one statement read of the expected hold, before any lock. */
+    private record Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dead, Optional<Booking> ofRequest,
+                         Optional<Waiter> waiter, Optional<Booking> mine) {
+    }
+
+    /** The probe, while it holds (nothing locked or written since), when it read {@code slotId}. */
+    private @Nullable Probe probe(SlotId slotId) {
+        return probe != null && !locked && !wrote && expected != null && expected.slotId().equals(slotId) ? probe : null;
+    }
+
+    private Probe runProbe(HoldRequest r) {
+        Optional<StoredSlot> slot = Optional.empty();
+        OptionalInt free = OptionalInt.empty();
+        String dead = null;
+        Optional<Booking> ofRequest = Optional.empty();
+        Optional<Waiter> waiter = Optional.empty();
+        Optional<Booking> mine = Optional.empty();
+        try (ResultSet rs = bind(sql.holdProbe, at(expectedAt), tenant, r.slotId().value(), tenant,
+                r.requestId().value(), tenant, r.requestId().value(), tenant, r.slotId().value(),
+                r.studentId().value()).executeQuery()) {
+            while (rs.next()) {
+                switch (rs.getInt(1)) {
+                    case 0 -> {
+                        slot = Optional.of(storedSlot(rs, 1));
+                        int seat = rs.getInt(20);
+                        free = rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(seat);
+                        dead = rs.getString(21);
+                    }
+                    case 1 -> ofRequest = Optional.of(booking(rs, 21));
+                    case 2 -> waiter = Optional.of(waiter(rs, 33));
+                    default -> mine = Optional.of(booking(rs, 21));
+                }
+            }
+        } catch (SQLException e) {
+            throw new Failure(e);
+        }
+        return new Probe(slot, free, dead, ofRequest, waiter, mine);
     }
 
     /** Refuses a tenant this database does not serve: its tenant_fence row is FENCED or MOVED. */
@@ -215,6 +266,10 @@ final class H2Tx implements RuleTx {
     @Override
     public Optional<StoredSlot> slot(SlotId slotId, boolean forUpdate) {
         locked |= forUpdate;
+        if (!forUpdate && !locked && !wrote && expected != null && expected.slotId().equals(slotId)) {
+            probe = runProbe(expected);
+            return probe.slot();
+        }
         return first(query(forUpdate ? sql.lockSlot : sql.findSlot, this::storedSlot, tenant, slotId.value()));
     }
 
@@ -256,6 +311,10 @@ final class H2Tx implements RuleTx {
 
     @Override
     public OptionalInt freeSeat(SlotId slotId) {
+        Probe p = probe(slotId);
+        if (p != null) {
+            return p.free();
+        }
         List<Integer> free = query(sql.freeSeat, rs -> rs.getInt(1), tenant, slotId.value());
         return free.isEmpty() ? OptionalInt.empty() : OptionalInt.of(free.get(0));
     }
@@ -303,31 +362,28 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Optional<Booking> bookingOfRequest(RequestId requestId) {
+        Probe p = expected == null ? null : probe(expected.slotId());
+        if (p != null && expected.requestId().equals(requestId)) {
+            return p.ofRequest();
+        }
         return first(query(sql.bookingOfRequest, this::booking, tenant, requestId.value()));
     }
 
     @Override
     public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
+        Probe p = probe(slotId);
+        if (p != null && expected.studentId().equals(studentId)) {
+            return p.mine();
+        }
         return first(query(sql.findActive, this::booking, tenant, slotId.value(), studentId.value()));
-    }
-
-    /**
-     * What is stored of a hold's request, read by one statement (to check an answer the rules gave from
-     * several reads without a lock): 1 for its booking or its waitlist entry, 2 for its student's booking
-     * of its slot.
-     */
-    List<Integer> requestTaken(HoldRequest r) {
-        return query(sql.requestTaken, rs -> rs.getInt(1), tenant, r.requestId().value(), tenant,
-                r.requestId().value(), tenant, r.slotId().value(), r.studentId().value());
-    }
-
-    /** {@return whether this call has locked nothing and written nothing} */
-    boolean untouched() {
-        return !locked && !wrote;
     }
 
     @Override
     public Optional<Booking> oldestDeadHold(SlotId slotId, Instant now) {
+        Probe p = probe(slotId);
+        if (p != null && now.equals(expectedAt)) {
+            return p.dead() == null ? Optional.empty() : booking(BookingId.of(p.dead()), false);
+        }
         return first(query(sql.oldestDeadHold, this::booking, tenant, slotId.value(), at(now)));
     }
 
@@ -409,6 +465,10 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Optional<Waiter> waiter(RequestId requestId) {
+        Probe p = expected == null ? null : probe(expected.slotId());
+        if (p != null && expected.requestId().equals(requestId)) {
+            return p.waiter();
+        }
         return first(query(sql.findWaiter, H2Tx::waiter, tenant, requestId.value()));
     }
 
@@ -483,41 +543,59 @@ final class H2Tx implements RuleTx {
     // ---------------------------------------------------------------- rows
 
     private StoredSlot storedSlot(ResultSet rs) throws SQLException {
-        Slot slot = slot(rs);
-        Instant weekStart = instant(rs, 13);
-        Instant weekEnd = instant(rs, 14);
+        return storedSlot(rs, 0);
+    }
+
+    /** {@link H2Sql#SLOT_COLUMNS} from column {@code o + 1} on. */
+    private StoredSlot storedSlot(ResultSet rs, int o) throws SQLException {
+        Slot slot = slot(rs, o);
+        Instant weekStart = instant(rs, o + 13);
+        Instant weekEnd = instant(rs, o + 14);
         // a slot stored before weeks were kept counts in an empty week
         return weekStart == null || weekEnd == null ? new StoredSlot(slot, slot.time().start(), slot.time().start())
                 : new StoredSlot(slot, weekStart, weekEnd);
     }
 
-    /** {@link H2Sql#SLOT_COLUMNS}. */
     private Slot slot(ResultSet rs) throws SQLException {
-        int cutoff = rs.getInt(12);
+        return slot(rs, 0);
+    }
+
+    /** {@link H2Sql#SLOT_COLUMNS} from column {@code o + 1} on. */
+    private Slot slot(ResultSet rs, int o) throws SQLException {
+        int cutoff = rs.getInt(o + 12);
         Long cutoffSeconds = rs.wasNull() ? null : (long) cutoff;
-        String series = rs.getString(18);
-        return new Slot(tenantId, SlotId.of(rs.getString(1)), CoachId.of(rs.getString(2)), RoomId.of(rs.getString(3)),
-                TimeRange.of(instant(rs, 4), instant(rs, 5)), rs.getInt(6), SlotStatus.valueOf(rs.getString(7)),
-                instant(rs, 8), instant(rs, 9), Duration.ofSeconds(rs.getInt(10)),
-                Facts.cancellation(rs.getString(11), cutoffSeconds), rs.getBoolean(15), rs.getString(16),
-                rs.getInt(17), series == null ? null : SeriesId.of(series));
+        String series = rs.getString(o + 18);
+        return new Slot(tenantId, SlotId.of(rs.getString(o + 1)), CoachId.of(rs.getString(o + 2)),
+                RoomId.of(rs.getString(o + 3)), TimeRange.of(instant(rs, o + 4), instant(rs, o + 5)), rs.getInt(o + 6),
+                SlotStatus.valueOf(rs.getString(o + 7)), instant(rs, o + 8), instant(rs, o + 9),
+                Duration.ofSeconds(rs.getInt(o + 10)), Facts.cancellation(rs.getString(o + 11), cutoffSeconds),
+                rs.getBoolean(o + 15), rs.getString(o + 16), rs.getInt(o + 17), series == null ? null : SeriesId.of(series));
     }
 
-    /** {@link H2Sql#BOOKING_COLUMNS}. */
     private Booking booking(ResultSet rs) throws SQLException {
-        String packageId = rs.getString(10);
-        return new Booking(tenantId, BookingId.of(rs.getString(1)), RequestId.of(rs.getString(2)),
-                SlotId.of(rs.getString(3)), StudentId.of(rs.getString(4)), rs.getInt(5),
-                BookingStatus.valueOf(rs.getString(6)), instant(rs, 7), instant(rs, 8), instant(rs, 9),
-                packageId == null ? null : PackageId.of(packageId), rs.getInt(11), Attendance.valueOf(rs.getString(12)));
+        return booking(rs, 0);
     }
 
-    /** {@link H2Sql#WAITER_COLUMNS}. */
+    /** {@link H2Sql#BOOKING_COLUMNS} from column {@code o + 1} on. */
+    private Booking booking(ResultSet rs, int o) throws SQLException {
+        String packageId = rs.getString(o + 10);
+        return new Booking(tenantId, BookingId.of(rs.getString(o + 1)), RequestId.of(rs.getString(o + 2)),
+                SlotId.of(rs.getString(o + 3)), StudentId.of(rs.getString(o + 4)), rs.getInt(o + 5),
+                BookingStatus.valueOf(rs.getString(o + 6)), instant(rs, o + 7), instant(rs, o + 8), instant(rs, o + 9),
+                packageId == null ? null : PackageId.of(packageId), rs.getInt(o + 11),
+                Attendance.valueOf(rs.getString(o + 12)));
+    }
+
     private static Waiter waiter(ResultSet rs) throws SQLException {
-        String reason = rs.getString(8);
-        return new Waiter(rs.getLong(1), SlotId.of(rs.getString(2)), RequestId.of(rs.getString(3)),
-                StudentId.of(rs.getString(4)), BookingId.of(rs.getString(5)), instant(rs, 6),
-                WaitlistEntry.Status.valueOf(rs.getString(7)),
+        return waiter(rs, 0);
+    }
+
+    /** {@link H2Sql#WAITER_COLUMNS} from column {@code o + 1} on. */
+    private static Waiter waiter(ResultSet rs, int o) throws SQLException {
+        String reason = rs.getString(o + 8);
+        return new Waiter(rs.getLong(o + 1), SlotId.of(rs.getString(o + 2)), RequestId.of(rs.getString(o + 3)),
+                StudentId.of(rs.getString(o + 4)), BookingId.of(rs.getString(o + 5)), instant(rs, o + 6),
+                WaitlistEntry.Status.valueOf(rs.getString(o + 7)),
                 reason == null ? null : WaitlistEntry.SkipReason.valueOf(reason));
     }
 
@@ -580,75 +658,5 @@ final class H2Tx implements RuleTx {
             ps.setObject(i + 1, args[i]);
         }
         return ps;
-    }
-
-    /**
-     * The prepared statements of one H2 session, by SQL text, most recently used last: a routine
-     * prepares each of its statements once per session rather than once per call (H2's own query
-     * cache keeps 8 commands per session, fewer than a hold runs). The nested connections H2 hands a
-     * routine are new objects over the same session, and a statement prepared on one of them runs on
-     * the session, so it serves every later call; H2 recompiles it itself after a schema change.
-     */
-    private static final class Prepared {
-        /** Enough for every statement of a few prefixes; the least recently used one is closed beyond. */
-        private static final int LIMIT = 256;
-        private static final Map<Session, Prepared> BY_SESSION = new ConcurrentHashMap<>();
-
-        private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
-                if (size() <= LIMIT) {
-                    return false;
-                }
-                closeQuietly(eldest.getValue());
-                return true;
-            }
-        };
-        /** Whether the statements outlive the call (kept for the session) or close when it ends. */
-        private final boolean kept;
-
-        private Prepared(boolean kept) {
-            this.kept = kept;
-        }
-
-        /** The statements of the connection's session; a connection that is not H2's own gets a set of its own. */
-        static Prepared of(Connection connection) {
-            if (!(connection instanceof JdbcConnection jdbc) || jdbc.getSession() == null) {
-                return new Prepared(false);
-            }
-            Session session = jdbc.getSession();
-            Prepared found = BY_SESSION.get(session);
-            if (found != null) {
-                return found;
-            }
-            // a new session: forget those closed since (their statements went with them)
-            BY_SESSION.keySet().removeIf(Session::isClosed);
-            return BY_SESSION.computeIfAbsent(session, s -> new Prepared(true));
-        }
-
-        PreparedStatement get(Connection connection, String sql) throws SQLException {
-            PreparedStatement ps = statements.get(sql);
-            if (ps == null || ps.isClosed()) {
-                ps = connection.prepareStatement(sql);
-                statements.put(sql, ps);
-            }
-            return ps;
-        }
-
-        /** The end of a call: a set of the call's own is closed. */
-        void release() {
-            if (!kept) {
-                statements.values().forEach(Prepared::closeQuietly);
-                statements.clear();
-            }
-        }
-
-        private static void closeQuietly(PreparedStatement ps) {
-            try {
-                ps.close();
-            } catch (SQLException ignored) {
-                // the session is going away, and the statement with it
-            }
-        }
     }
 }
