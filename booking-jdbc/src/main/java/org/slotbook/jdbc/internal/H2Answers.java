@@ -150,9 +150,9 @@ final class H2Answers {
             row[5] = l.max();
             row[10] = l.limit().name();
         } else if (result instanceof NotOpenYet n) {
-            add("NOT_OPEN_YET")[7] = H2Tx.at(n.opensAt());
+            add("NOT_OPEN_YET")[7] = H2Sql.at(n.opensAt());
         } else if (result instanceof BookingClosed b) {
-            add("BOOKING_CLOSED")[7] = H2Tx.at(b.closesAt());
+            add("BOOKING_CLOSED")[7] = H2Sql.at(b.closesAt());
         } else if (result instanceof SlotNotOpen n) {
             Object[] row = add("NOT_OPEN");
             row[3] = n.slotId().value();
@@ -174,7 +174,7 @@ final class H2Answers {
                 booking("ALREADY_CANCELLED", subject);
             }
         } else if (result instanceof TooLateToCancel t) {
-            add("TOO_LATE")[7] = H2Tx.at(t.cutoff());
+            add("TOO_LATE")[7] = H2Sql.at(t.cutoff());
         } else if (result instanceof SlotCancelled s) {
             slot("SLOT_CANCELLED", s.slot());
         } else if (result instanceof CheckedIn c) {
@@ -207,9 +207,9 @@ final class H2Answers {
         row[4] = b.studentId().value();
         row[5] = b.seat();
         row[6] = b.status().name();
-        row[7] = H2Tx.at(b.heldUntil());
-        row[8] = H2Tx.at(b.createdAt());
-        row[9] = H2Tx.at(b.updatedAt());
+        row[7] = H2Sql.at(b.heldUntil());
+        row[8] = H2Sql.at(b.createdAt());
+        row[9] = H2Sql.at(b.updatedAt());
         row[17] = b.packageId() == null ? null : b.packageId().value();
         row[18] = b.credits();
         row[19] = b.attendance().name();
@@ -225,8 +225,8 @@ final class H2Answers {
             row[3] = c.slotId().value();
             row[10] = c.resource().kind().name();
             row[11] = c.resource().id();
-            row[12] = H2Tx.at(c.time().start());
-            row[13] = H2Tx.at(c.time().end());
+            row[12] = H2Sql.at(c.time().start());
+            row[13] = H2Sql.at(c.time().end());
         }
     }
 
@@ -241,13 +241,13 @@ final class H2Answers {
         row[4] = s.bufferStudents() ? "STUDENTS" : null;
         row[5] = (int) s.buffer().toSeconds();
         row[6] = s.status().name();
-        row[7] = H2Tx.at(s.opensAt());
-        row[8] = H2Tx.at(s.closesAt());
+        row[7] = H2Sql.at(s.opensAt());
+        row[8] = H2Sql.at(s.closesAt());
         row[10] = Facts.policyName(s.cancellation());
         row[11] = s.cancellation() == null || s.cancellation().cutoff() == null ? null
                 : Long.toString(s.cancellation().cutoff().toSeconds());
-        row[12] = H2Tx.at(s.time().start());
-        row[13] = H2Tx.at(s.time().end());
+        row[12] = H2Sql.at(s.time().start());
+        row[13] = H2Sql.at(s.time().end());
         row[14] = s.coachId().value();
         row[15] = s.roomId().value();
         row[16] = s.capacity();
@@ -265,7 +265,7 @@ final class H2Answers {
         row[4] = w.studentId().value();
         row[5] = w.status() == WaitlistEntry.Status.WAITING ? w.position() : 0;
         row[6] = w.status().name();
-        row[8] = H2Tx.at(w.joinedAt());
+        row[8] = H2Sql.at(w.joinedAt());
         row[10] = w.reason() == null ? null : w.reason().name();
     }
 
@@ -276,10 +276,10 @@ final class H2Answers {
     void lessonPackage(String tag, LessonPackage p) {
         Object[] row = add(tag);
         row[4] = p.studentId().value();
-        row[8] = H2Tx.at(p.grantedAt());
+        row[8] = H2Sql.at(p.grantedAt());
         row[11] = Facts.classTypes(p.classTypes());
-        row[12] = H2Tx.at(p.validFrom());
-        row[13] = H2Tx.at(p.validUntil());
+        row[12] = H2Sql.at(p.validFrom());
+        row[13] = H2Sql.at(p.validUntil());
         row[16] = p.credits();
         row[17] = p.packageId().value();
         row[18] = p.remaining();
@@ -288,6 +288,6 @@ final class H2Answers {
     private void checkInWindow(String tag, String bookingId, Instant at) {
         Object[] row = add(tag);
         row[1] = bookingId;
-        row[7] = H2Tx.at(at);
+        row[7] = H2Sql.at(at);
     }
 }

@@ -2,18 +2,44 @@ package org.slotbook.jdbc.internal;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.h2.engine.Session;
 import org.h2.jdbc.JdbcConnection;
+import org.jspecify.annotations.Nullable;
+import org.slotbook.core.Attendance;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.BookingStatus;
+import org.slotbook.core.CoachId;
+import org.slotbook.core.LessonPackage;
+import org.slotbook.core.PackageId;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.RoomId;
+import org.slotbook.core.SeriesId;
+import org.slotbook.core.Slot;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.SlotStatus;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.WaitlistEntry;
+import org.slotbook.core.rules.StoredSlot;
+import org.slotbook.core.rules.Waiter;
 
 /**
  * The statements {@link H2Tx} runs for one table prefix, by name (the plan checks of the tests read
- * them through {@link H2Routines#statements}). Each finds its rows by one index: a key, or an index
- * whose every column is in the ORDER BY so that H2 reads it in order and stops at the LIMIT.
+ * them through {@link H2Routines#statements}), how their rows read, and the session's prepared copies.
+ * Each statement finds its rows by one index: a key, or an index whose every column is in the ORDER BY
+ * so that H2 reads it in order and stops at the LIMIT.
  */
 final class H2Sql {
     static final String BOOKING_COLUMNS = "booking_id, request_id, slot_id, student_id, seat, status, held_until,"
@@ -196,6 +222,64 @@ final class H2Sql {
                 + " UNION ALL SELECT 3, " + noSlot + ", " + BOOKING_COLUMNS + ", " + noWaiter + " FROM " + booking
                 + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ? AND status IN ('HELD', 'CONFIRMED')");
         byName = Collections.unmodifiableMap(s);
+    }
+
+    // ---------------------------------------------------------------- rows
+
+    /** {@link #SLOT_COLUMNS} from column {@code o + 1} on. */
+    static StoredSlot storedSlot(TenantId tenantId, ResultSet rs, int o) throws SQLException {
+        Slot slot = slot(tenantId, rs, o);
+        Instant weekStart = instant(rs, o + 13);
+        Instant weekEnd = instant(rs, o + 14);
+        // a slot stored before weeks were kept counts in an empty week
+        return weekStart == null || weekEnd == null ? new StoredSlot(slot, slot.time().start(), slot.time().start())
+                : new StoredSlot(slot, weekStart, weekEnd);
+    }
+
+    /** {@link #SLOT_COLUMNS} from column {@code o + 1} on. */
+    static Slot slot(TenantId tenantId, ResultSet rs, int o) throws SQLException {
+        int cutoff = rs.getInt(o + 12);
+        Long cutoffSeconds = rs.wasNull() ? null : (long) cutoff;
+        String series = rs.getString(o + 18);
+        return new Slot(tenantId, SlotId.of(rs.getString(o + 1)), CoachId.of(rs.getString(o + 2)),
+                RoomId.of(rs.getString(o + 3)), TimeRange.of(instant(rs, o + 4), instant(rs, o + 5)), rs.getInt(o + 6),
+                SlotStatus.valueOf(rs.getString(o + 7)), instant(rs, o + 8), instant(rs, o + 9),
+                Duration.ofSeconds(rs.getInt(o + 10)), Facts.cancellation(rs.getString(o + 11), cutoffSeconds),
+                rs.getBoolean(o + 15), rs.getString(o + 16), rs.getInt(o + 17), series == null ? null : SeriesId.of(series));
+    }
+
+    /** {@link #BOOKING_COLUMNS} from column {@code o + 1} on. */
+    static Booking booking(TenantId tenantId, ResultSet rs, int o) throws SQLException {
+        String packageId = rs.getString(o + 10);
+        return new Booking(tenantId, BookingId.of(rs.getString(o + 1)), RequestId.of(rs.getString(o + 2)),
+                SlotId.of(rs.getString(o + 3)), StudentId.of(rs.getString(o + 4)), rs.getInt(o + 5),
+                BookingStatus.valueOf(rs.getString(o + 6)), instant(rs, o + 7), instant(rs, o + 8), instant(rs, o + 9),
+                packageId == null ? null : PackageId.of(packageId), rs.getInt(o + 11),
+                Attendance.valueOf(rs.getString(o + 12)));
+    }
+
+    /** {@link #WAITER_COLUMNS} from column {@code o + 1} on. */
+    static Waiter waiter(ResultSet rs, int o) throws SQLException {
+        String reason = rs.getString(o + 8);
+        return new Waiter(rs.getLong(o + 1), SlotId.of(rs.getString(o + 2)), RequestId.of(rs.getString(o + 3)),
+                StudentId.of(rs.getString(o + 4)), BookingId.of(rs.getString(o + 5)), instant(rs, o + 6),
+                WaitlistEntry.Status.valueOf(rs.getString(o + 7)),
+                reason == null ? null : WaitlistEntry.SkipReason.valueOf(reason));
+    }
+
+    /** {@link #PACKAGE_COLUMNS}. */
+    static LessonPackage lessonPackage(TenantId tenantId, ResultSet rs) throws SQLException {
+        return new LessonPackage(tenantId, PackageId.of(rs.getString(1)), StudentId.of(rs.getString(2)), rs.getInt(3),
+                rs.getInt(4), instant(rs, 5), instant(rs, 6), Facts.classTypes(rs.getString(7)), instant(rs, 8));
+    }
+
+    static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+
+    static @Nullable OffsetDateTime at(@Nullable Instant instant) {
+        return instant == null ? null : instant.atOffset(ZoneOffset.UTC);
     }
 
     private static String nulls(int n) {

@@ -1,5 +1,8 @@
 package org.slotbook.jdbc.internal;
 
+import static org.slotbook.jdbc.internal.H2Sql.at;
+import static org.slotbook.jdbc.internal.H2Sql.instant;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,11 +19,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.jspecify.annotations.Nullable;
-import org.slotbook.core.Attendance;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
-import org.slotbook.core.CoachId;
 import org.slotbook.core.CreditEntry;
 import org.slotbook.core.HoldRequest;
 import org.slotbook.core.LessonPackage;
@@ -28,11 +29,9 @@ import org.slotbook.core.PackageId;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.ResourceKind;
 import org.slotbook.core.ResourceRef;
-import org.slotbook.core.RoomId;
 import org.slotbook.core.SeriesId;
 import org.slotbook.core.Slot;
 import org.slotbook.core.SlotId;
-import org.slotbook.core.SlotStatus;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
@@ -74,6 +73,7 @@ final class H2Tx implements RuleTx {
     private final H2Sql.Prepared prepared;
     private final TenantId tenantId;
     private final String tenant;
+    private final RowReader<Booking> bookingRow;
     private final Savepoint start;
     /** No stored occupation is longer than this (session and buffer): how far back an overlap is looked for. */
     private @Nullable Duration longest;
@@ -99,6 +99,7 @@ final class H2Tx implements RuleTx {
         this.prepared = H2Sql.Prepared.of(connection);
         this.tenantId = tenantId;
         this.tenant = tenantId.value();
+        this.bookingRow = rs -> H2Sql.booking(tenantId, rs, 0);
         this.start = connection.setSavepoint();
     }
 
@@ -183,14 +184,14 @@ final class H2Tx implements RuleTx {
             while (rs.next()) {
                 switch (rs.getInt(1)) {
                     case 0 -> {
-                        slot = Optional.of(storedSlot(rs, 1));
+                        slot = Optional.of(H2Sql.storedSlot(tenantId, rs, 1));
                         int seat = rs.getInt(20);
                         free = rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(seat);
                         dead = rs.getString(21);
                     }
-                    case 1 -> ofRequest = Optional.of(booking(rs, 21));
-                    case 2 -> waiter = Optional.of(waiter(rs, 33));
-                    default -> mine = Optional.of(booking(rs, 21));
+                    case 1 -> ofRequest = Optional.of(H2Sql.booking(tenantId, rs, 21));
+                    case 2 -> waiter = Optional.of(H2Sql.waiter(rs, 33));
+                    default -> mine = Optional.of(H2Sql.booking(tenantId, rs, 21));
                 }
             }
         } catch (SQLException e) {
@@ -270,7 +271,7 @@ final class H2Tx implements RuleTx {
             probe = runProbe(expected);
             return probe.slot();
         }
-        return first(query(forUpdate ? sql.lockSlot : sql.findSlot, this::storedSlot, tenant, slotId.value()));
+        return first(query(forUpdate ? sql.lockSlot : sql.findSlot, rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant, slotId.value()));
     }
 
     @Override
@@ -301,12 +302,12 @@ final class H2Tx implements RuleTx {
 
     @Override
     public List<Slot> slots(@Nullable SlotId after, int limit) {
-        return query(sql.slots, this::slot, tenant, after == null ? "" : after.value(), limit);
+        return query(sql.slots, rs -> H2Sql.slot(tenantId, rs, 0), tenant, after == null ? "" : after.value(), limit);
     }
 
     @Override
     public List<Slot> seriesSlots(SeriesId seriesId) {
-        return query(sql.seriesSlots, this::slot, tenant, seriesId.value());
+        return query(sql.seriesSlots, rs -> H2Sql.slot(tenantId, rs, 0), tenant, seriesId.value());
     }
 
     @Override
@@ -349,7 +350,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public List<Booking> seated(SlotId slotId) {
-        return query(sql.seated, this::booking, tenant, slotId.value());
+        return query(sql.seated, bookingRow, tenant, slotId.value());
     }
 
     // ---------------------------------------------------------------- bookings
@@ -357,7 +358,7 @@ final class H2Tx implements RuleTx {
     @Override
     public Optional<Booking> booking(BookingId bookingId, boolean forUpdate) {
         locked |= forUpdate;
-        return first(query(forUpdate ? sql.lockBooking : sql.findBooking, this::booking, tenant, bookingId.value()));
+        return first(query(forUpdate ? sql.lockBooking : sql.findBooking, bookingRow, tenant, bookingId.value()));
     }
 
     @Override
@@ -366,7 +367,7 @@ final class H2Tx implements RuleTx {
         if (p != null && expected.requestId().equals(requestId)) {
             return p.ofRequest();
         }
-        return first(query(sql.bookingOfRequest, this::booking, tenant, requestId.value()));
+        return first(query(sql.bookingOfRequest, bookingRow, tenant, requestId.value()));
     }
 
     @Override
@@ -375,7 +376,7 @@ final class H2Tx implements RuleTx {
         if (p != null && expected.studentId().equals(studentId)) {
             return p.mine();
         }
-        return first(query(sql.findActive, this::booking, tenant, slotId.value(), studentId.value()));
+        return first(query(sql.findActive, bookingRow, tenant, slotId.value(), studentId.value()));
     }
 
     @Override
@@ -384,7 +385,7 @@ final class H2Tx implements RuleTx {
         if (p != null && now.equals(expectedAt)) {
             return p.dead() == null ? Optional.empty() : booking(BookingId.of(p.dead()), false);
         }
-        return first(query(sql.oldestDeadHold, this::booking, tenant, slotId.value(), at(now)));
+        return first(query(sql.oldestDeadHold, bookingRow, tenant, slotId.value(), at(now)));
     }
 
     @Override
@@ -420,17 +421,17 @@ final class H2Tx implements RuleTx {
 
     @Override
     public List<Booking> dueHolds(Instant now, int limit) {
-        return query(sql.dueHolds, this::booking, tenant, at(now), limit);
+        return query(sql.dueHolds, bookingRow, tenant, at(now), limit);
     }
 
     @Override
     public List<Booking> unattended(Instant endedBy, int limit) {
-        return query(sql.unattended, this::booking, tenant, at(endedBy), limit);
+        return query(sql.unattended, bookingRow, tenant, at(endedBy), limit);
     }
 
     @Override
     public List<Booking> bookingsOf(StudentId studentId) {
-        return query(sql.bookingsOf, this::booking, tenant, studentId.value());
+        return query(sql.bookingsOf, bookingRow, tenant, studentId.value());
     }
 
     // ---------------------------------------------------------------- occupations
@@ -469,12 +470,12 @@ final class H2Tx implements RuleTx {
         if (p != null && expected.requestId().equals(requestId)) {
             return p.waiter();
         }
-        return first(query(sql.findWaiter, H2Tx::waiter, tenant, requestId.value()));
+        return first(query(sql.findWaiter, rs -> H2Sql.waiter(rs, 0), tenant, requestId.value()));
     }
 
     @Override
     public List<Waiter> waiting(SlotId slotId) {
-        return query(sql.waitingOfSlot, H2Tx::waiter, tenant, slotId.value());
+        return query(sql.waitingOfSlot, rs -> H2Sql.waiter(rs, 0), tenant, slotId.value());
     }
 
     @Override
@@ -495,13 +496,13 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Optional<LessonPackage> lessonPackage(PackageId packageId, boolean forUpdate) {
-        return first(query(forUpdate ? sql.lockPackage : sql.findPackage, this::lessonPackage, tenant,
+        return first(query(forUpdate ? sql.lockPackage : sql.findPackage, rs -> H2Sql.lessonPackage(tenantId, rs), tenant,
                 packageId.value()));
     }
 
     @Override
     public List<LessonPackage> packagesOf(StudentId studentId) {
-        return query(sql.packagesOf, this::lessonPackage, tenant, studentId.value());
+        return query(sql.packagesOf, rs -> H2Sql.lessonPackage(tenantId, rs), tenant, studentId.value());
     }
 
     @Override
@@ -538,80 +539,6 @@ final class H2Tx implements RuleTx {
                     rs.getInt(3), bookingId == null ? null : BookingId.of(bookingId),
                     requestId == null ? null : RequestId.of(requestId), instant(rs, 6));
         }, tenant, packageId.value(), limit, offset);
-    }
-
-    // ---------------------------------------------------------------- rows
-
-    private StoredSlot storedSlot(ResultSet rs) throws SQLException {
-        return storedSlot(rs, 0);
-    }
-
-    /** {@link H2Sql#SLOT_COLUMNS} from column {@code o + 1} on. */
-    private StoredSlot storedSlot(ResultSet rs, int o) throws SQLException {
-        Slot slot = slot(rs, o);
-        Instant weekStart = instant(rs, o + 13);
-        Instant weekEnd = instant(rs, o + 14);
-        // a slot stored before weeks were kept counts in an empty week
-        return weekStart == null || weekEnd == null ? new StoredSlot(slot, slot.time().start(), slot.time().start())
-                : new StoredSlot(slot, weekStart, weekEnd);
-    }
-
-    private Slot slot(ResultSet rs) throws SQLException {
-        return slot(rs, 0);
-    }
-
-    /** {@link H2Sql#SLOT_COLUMNS} from column {@code o + 1} on. */
-    private Slot slot(ResultSet rs, int o) throws SQLException {
-        int cutoff = rs.getInt(o + 12);
-        Long cutoffSeconds = rs.wasNull() ? null : (long) cutoff;
-        String series = rs.getString(o + 18);
-        return new Slot(tenantId, SlotId.of(rs.getString(o + 1)), CoachId.of(rs.getString(o + 2)),
-                RoomId.of(rs.getString(o + 3)), TimeRange.of(instant(rs, o + 4), instant(rs, o + 5)), rs.getInt(o + 6),
-                SlotStatus.valueOf(rs.getString(o + 7)), instant(rs, o + 8), instant(rs, o + 9),
-                Duration.ofSeconds(rs.getInt(o + 10)), Facts.cancellation(rs.getString(o + 11), cutoffSeconds),
-                rs.getBoolean(o + 15), rs.getString(o + 16), rs.getInt(o + 17), series == null ? null : SeriesId.of(series));
-    }
-
-    private Booking booking(ResultSet rs) throws SQLException {
-        return booking(rs, 0);
-    }
-
-    /** {@link H2Sql#BOOKING_COLUMNS} from column {@code o + 1} on. */
-    private Booking booking(ResultSet rs, int o) throws SQLException {
-        String packageId = rs.getString(o + 10);
-        return new Booking(tenantId, BookingId.of(rs.getString(o + 1)), RequestId.of(rs.getString(o + 2)),
-                SlotId.of(rs.getString(o + 3)), StudentId.of(rs.getString(o + 4)), rs.getInt(o + 5),
-                BookingStatus.valueOf(rs.getString(o + 6)), instant(rs, o + 7), instant(rs, o + 8), instant(rs, o + 9),
-                packageId == null ? null : PackageId.of(packageId), rs.getInt(o + 11),
-                Attendance.valueOf(rs.getString(o + 12)));
-    }
-
-    private static Waiter waiter(ResultSet rs) throws SQLException {
-        return waiter(rs, 0);
-    }
-
-    /** {@link H2Sql#WAITER_COLUMNS} from column {@code o + 1} on. */
-    private static Waiter waiter(ResultSet rs, int o) throws SQLException {
-        String reason = rs.getString(o + 8);
-        return new Waiter(rs.getLong(o + 1), SlotId.of(rs.getString(o + 2)), RequestId.of(rs.getString(o + 3)),
-                StudentId.of(rs.getString(o + 4)), BookingId.of(rs.getString(o + 5)), instant(rs, o + 6),
-                WaitlistEntry.Status.valueOf(rs.getString(o + 7)),
-                reason == null ? null : WaitlistEntry.SkipReason.valueOf(reason));
-    }
-
-    /** {@link H2Sql#PACKAGE_COLUMNS}. */
-    private LessonPackage lessonPackage(ResultSet rs) throws SQLException {
-        return new LessonPackage(tenantId, PackageId.of(rs.getString(1)), StudentId.of(rs.getString(2)), rs.getInt(3),
-                rs.getInt(4), instant(rs, 5), instant(rs, 6), Facts.classTypes(rs.getString(7)), instant(rs, 8));
-    }
-
-    static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
-    }
-
-    static @Nullable OffsetDateTime at(@Nullable Instant instant) {
-        return instant == null ? null : instant.atOffset(ZoneOffset.UTC);
     }
 
     private static <T> Optional<T> first(List<T> rows) {
