@@ -79,10 +79,9 @@ final class H2Tx implements RuleTx {
     private @Nullable Duration longest;
     /** Taken before this call created its first resource_lock row; null when it created none. */
     private @Nullable Savepoint beforeNewLock;
-    /** Whether this call wrote anything but resource_lock rows. */
-    private boolean wrote;
-    /** Whether this call took a lock. */
-    private boolean locked;
+    /** How many writes (but of resource_lock rows) and how many locks this call made so far. */
+    private int writes;
+    private int locks;
     /** The hold this call decides ({@link #expect}), and its time; null for other calls. */
     private @Nullable HoldRequest expected;
     private @Nullable Instant expectedAt;
@@ -124,7 +123,7 @@ final class H2Tx implements RuleTx {
      * student's: the caller refuses that).
      */
     void undoNewLocks() {
-        if (!wrote && beforeNewLock != null) {
+        if (writes == 0 && beforeNewLock != null) {
             try {
                 connection.rollback(beforeNewLock);
             } catch (SQLException e) {
@@ -147,28 +146,30 @@ final class H2Tx implements RuleTx {
 
     /** {@return whether this call wrote anything but resource_lock rows} */
     boolean wrote() {
-        return wrote;
+        return writes > 0;
     }
 
     /**
-     * The hold this call decides: its reads before its first lock (the slot, the request's booking and
-     * waitlist entry, the student's booking of the slot, a free seat, a dead hold) are answered by one
-     * statement when it reads the slot, so they see one view of the committed rows (each statement sees
-     * what is committed when it runs: separate reads could see a concurrent hold commit between them).
+     * The hold this call decides: its reads of the slot, the request's booking and waitlist entry, the
+     * student's booking of the slot, a free seat and a dead hold are answered by one statement when it
+     * reads the slot, before its first lock (so they see one view of the committed rows: separate reads
+     * could see a concurrent hold commit between them) and again once it locked the slot, until it
+     * locks or writes anything else.
      */
     void expect(HoldRequest request, Instant now) {
         expected = request;
         expectedAt = now;
     }
 
-    /** What one statement read of the expected hold, before any lock. */
+    /** What one statement read of the expected hold, after {@code locks} locks and {@code writes} writes. */
     private record Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dead, Optional<Booking> ofRequest,
-                         Optional<Waiter> waiter, Optional<Booking> mine) {
+                         Optional<Waiter> waiter, Optional<Booking> mine, int locks, int writes) {
     }
 
     /** The probe, while it holds (nothing locked or written since), when it read {@code slotId}. */
     private @Nullable Probe probe(SlotId slotId) {
-        return probe != null && !locked && !wrote && expected != null && expected.slotId().equals(slotId) ? probe : null;
+        return probe != null && probe.locks() == locks && probe.writes() == writes && expected.slotId().equals(slotId)
+                ? probe : null;
     }
 
     private Probe runProbe(HoldRequest r) {
@@ -197,7 +198,7 @@ final class H2Tx implements RuleTx {
         } catch (SQLException e) {
             throw new Failure(e);
         }
-        return new Probe(slot, free, dead, ofRequest, waiter, mine);
+        return new Probe(slot, free, dead, ofRequest, waiter, mine, locks, writes);
     }
 
     /** Refuses a tenant this database does not serve: its tenant_fence row is FENCED or MOVED. */
@@ -219,7 +220,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public void lock(List<ResourceRef> resources) {
-        locked = true;
+        locks++;
         for (ResourceRef r : resources) {
             String kind = r.kind().name();
             if (!query(sql.lockResource, rs -> 1, tenant, kind, r.id()).isEmpty()) {
@@ -257,7 +258,8 @@ final class H2Tx implements RuleTx {
             throw new Failure(e);
         }
         beforeNewLock = null;
-        wrote = false;
+        writes = 0;
+        probe = null;
         pendingSeats.clear();
         inserted.clear();
     }
@@ -266,11 +268,16 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Optional<StoredSlot> slot(SlotId slotId, boolean forUpdate) {
-        locked |= forUpdate;
-        if (!forUpdate && !locked && !wrote && expected != null && expected.slotId().equals(slotId)) {
+        if (expected != null && expected.slotId().equals(slotId) && (forUpdate || locks + writes == 0)) {
+            if (forUpdate) {
+                // under the slot's lock (and the student's) what the probe reads stays as read until this call writes
+                query(sql.lockSlot, rs -> 1, tenant, slotId.value());
+                locks++;
+            }
             probe = runProbe(expected);
             return probe.slot();
         }
+        locks += forUpdate ? 1 : 0;
         return first(query(forUpdate ? sql.lockSlot : sql.findSlot, rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant, slotId.value()));
     }
 
@@ -357,7 +364,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Optional<Booking> booking(BookingId bookingId, boolean forUpdate) {
-        locked |= forUpdate;
+        locks += forUpdate ? 1 : 0;
         return first(query(forUpdate ? sql.lockBooking : sql.findBooking, bookingRow, tenant, bookingId.value()));
     }
 
@@ -554,7 +561,7 @@ final class H2Tx implements RuleTx {
 
     /** A write of the rules' (not a resource_lock row): the call is no longer one that changed nothing. */
     private int write(String statement, Object... args) {
-        wrote = true;
+        writes++;
         return update(statement, args);
     }
 
