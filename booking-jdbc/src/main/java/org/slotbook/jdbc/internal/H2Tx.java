@@ -87,6 +87,9 @@ final class H2Tx implements RuleTx {
     private @Nullable Instant expectedAt;
     /** What the probe of the expected hold read; good until this call locks or writes. */
     private @Nullable Probe probe;
+    /** The last overlap search: its resource, range and the locks and writes before it; and what it found. */
+    private @Nullable List<Object> lastOverlapsOf;
+    private List<Occupancy> lastOverlaps = List.of();
     /** Seats given to a booking not inserted yet: the seat row is written with the booking. */
     private final Map<String, Integer> pendingSeats = new HashMap<>(2);
     /** The bookings this call inserted, by id (a seat given after the insert). */
@@ -260,6 +263,7 @@ final class H2Tx implements RuleTx {
         beforeNewLock = null;
         writes = 0;
         probe = null;
+        lastOverlapsOf = null;
         pendingSeats.clear();
         inserted.clear();
     }
@@ -445,8 +449,14 @@ final class H2Tx implements RuleTx {
 
     @Override
     public List<Occupancy> occupations(ResourceRef resource, Instant from, Instant to) {
+        // asked twice in a row by a hold (its clashes, then its dead holds): read once while nothing changed
+        List<Object> key = List.of(resource, from, to, locks, writes);
+        if (key.equals(lastOverlapsOf)) {
+            return lastOverlaps;
+        }
         OffsetDateTime lowest = longest == null ? EARLIEST : at(from).minus(longest);
-        return query(sql.overlaps, rs -> {
+        lastOverlapsOf = key;
+        return lastOverlaps = query(sql.overlaps, rs -> {
             String bookingId = rs.getString(6);
             return new Occupancy(new ResourceRef(ResourceKind.valueOf(rs.getString(1)), rs.getString(2)),
                     TimeRange.of(instant(rs, 3), instant(rs, 4)), SlotId.of(rs.getString(5)),
