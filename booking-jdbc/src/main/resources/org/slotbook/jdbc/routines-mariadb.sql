@@ -1104,7 +1104,7 @@ BEGIN
             END IF;
         END IF;
 
-        -- 11. the claim, as JdbcSeatLedger.claimSeat: the first free seat, else (only while nobody waits
+        -- 11. the claim: the first free seat, else (only while nobody waits
         --     for the slot, asked once a free seat is missing) the oldest ran-out hold, skipping seats other
         --     claims have locked; then once more waiting for them
         claim: WHILE v_taken = 0 AND v_round < 8 DO

@@ -17,7 +17,14 @@ import org.slotbook.core.internal.Checks;
  * @param bookingId the booking that takes a student, null for a coach or room
  */
 public record Occupancy(ResourceRef resource, TimeRange time, SlotId slotId, @Nullable BookingId bookingId) {
-    /** Checks that the resource, time and slot are present. */
+    /**
+     * Checks that the resource, time and slot are present.
+     *
+     * @param resource  the coach, room or student
+     * @param time      when it is taken
+     * @param slotId    the slot that takes it
+     * @param bookingId the booking that takes a student, null for a coach or room
+     */
     public Occupancy {
         Checks.notNull("resource", resource);
         Checks.notNull("time", time);

@@ -13,7 +13,13 @@ import org.slotbook.core.internal.Checks;
  * @param weekEnd   the end of the slot's week, exclusive
  */
 public record StoredSlot(Slot slot, Instant weekStart, Instant weekEnd) {
-    /** Checks that every component is present. */
+    /**
+     * Checks that every component is present.
+     *
+     * @param slot      the slot, with its status
+     * @param weekStart the start of the slot's week, inclusive
+     * @param weekEnd   the end of the slot's week, exclusive
+     */
     public StoredSlot {
         Checks.notNull("slot", slot);
         Checks.notNull("weekStart", weekStart);

@@ -6,10 +6,10 @@
  * <ul>
  *   <li>A store, required: {@link org.slotbook.core.spi.BookingStore}, the source of truth. Each of
  *       its decisions (hold, confirm, cancel, expiry, ...) is one atomic step where the data lives;
- *       a database backend runs it as one routine call. A store may instead be assembled from two
- *       smaller primitives, {@link org.slotbook.core.spi.SeatLedger} (slots, seats, bookings) and
- *       {@link org.slotbook.core.spi.ConflictDetector} (coach, room and student overlaps), that share
- *       one transaction: {@link org.slotbook.core.spi.StepwiseStore} runs the decisions over them.</li>
+ *       a database backend runs it as one routine call. A backend may instead bring only its
+ *       storage, a {@link org.slotbook.core.rules.RuleStorage} (one transaction per decision), and let
+ *       {@link org.slotbook.core.rules.RulesStore} decide every rule over it, as the in-memory store
+ *       does.</li>
  *   <li>A gate, optional: {@link org.slotbook.core.spi.SeatReservation}, a fast pre-check of free
  *       seats (Redis) that never decides alone that a seat is sold.
  *       {@link org.slotbook.core.spi.SeatReservation#none()} is DB-only mode.</li>
@@ -25,9 +25,8 @@
  * <h2>Proving a backend</h2>
  * booking-core's test-jar ({@code <type>test-jar</type>}, package {@code org.slotbook.core.tck})
  * holds the contract suites every backend passes: {@code BookingStoreContract},
- * {@code SeatLedgerContract}, {@code ConflictDetectorContract}, {@code SeatReservationContract}, and
- * {@code BookingEngineContract} (the engine end to end over a store and a gate, with the booking
- * rules and lessons). A backend subclasses each that applies once, returning its own instance; the
+ * {@code SeatReservationContract}, {@code BookingEngineContract} (the engine end to end over a store
+ * and a gate, with the booking rules and lessons) and {@code LessonsContract}. A backend subclasses each that applies once, returning its own instance; the
  * suites read their verdicts back from storage, including under concurrency.
  *
  * <h2>Nullness and time</h2>

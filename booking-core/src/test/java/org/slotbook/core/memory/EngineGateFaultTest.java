@@ -31,21 +31,21 @@ import org.slotbook.core.SlotSpec;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
+import org.slotbook.core.rules.RuleStorage;
+import org.slotbook.core.rules.RuleTx;
+import org.slotbook.core.rules.RulesStore;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.SeatReservation;
-import org.slotbook.core.spi.SeatLedger;
-import org.slotbook.core.spi.StepwiseStore;
-import org.slotbook.core.spi.StoreTransaction;
 import org.slotbook.core.tck.Concurrent;
-import org.slotbook.core.tck.ForwardingLedger;
 import org.slotbook.core.tck.MutableClock;
 import org.slotbook.core.tck.faults.ForwardingGate;
 
-/** The engine against a misbehaving gate and a ledger that fails at the worst moment. */
+/** The engine against a misbehaving gate and a storage that fails at the worst moment. */
 class EngineGateFaultTest {
     private final MutableClock clock = new MutableClock();
-    private final InMemoryPrimitives store = InMemoryPrimitives.create();
+    private final MemoryStorage storage = new MemoryStorage();
+    private final RulesStore store = RulesStore.over(storage, clock);
     private final InMemorySeatReservation gate = InMemorySeatReservation.create(clock);
     private final TenantId tenant = TenantId.of("t-" + UUID.randomUUID());
     private final SlotId slot = SlotId.of("flash");
@@ -53,14 +53,14 @@ class EngineGateFaultTest {
 
     @BeforeEach
     void setUp() {
-        engine = engine(store.ledger());
+        engine = engine(storage);
         Instant start = clock.instant().truncatedTo(ChronoUnit.HOURS).plus(Duration.ofDays(1));
         engine.schedule(tenant, new SlotSpec(slot, CoachId.of("c"), RoomId.of("r"),
                 TimeRange.of(start, Duration.ofHours(1)), 10));
     }
 
-    private BookingEngine engine(SeatLedger ledger) {
-        return BookingEngine.builder().store(StepwiseStore.of(ledger, store.conflicts(), clock)).reservation(gate)
+    private BookingEngine engine(RuleStorage over) {
+        return BookingEngine.builder().store(RulesStore.over(over, clock)).reservation(gate)
                 .clock(clock).holdPolicy(HoldPolicy.ofDefaults()).build();
     }
 
@@ -80,7 +80,7 @@ class EngineGateFaultTest {
     private void assertNoOversellAndAllHeldStored(List<HoldResult> results) {
         List<BookingId> answered = results.stream().filter(r -> r instanceof Held)
                 .map(r -> ((Held) r).booking().bookingId()).toList();
-        var live = store.stepwise(clock).liveSlot(tenant, slot, clock.instant()).orElseThrow().live();
+        var live = store.liveSlot(tenant, slot, clock.instant()).orElseThrow().live();
         assertThat(live.size()).as("live bookings in the ledger").isLessThanOrEqualTo(10);
         assertThat(live).extracting(b -> b.bookingId()).containsExactlyInAnyOrderElementsOf(answered);
     }
@@ -110,7 +110,7 @@ class EngineGateFaultTest {
         BookingEngine[] engines = new BookingEngine[1];
         StudentId late = StudentId.of("committed-late");
         StudentId other = StudentId.of("asks-after-the-loss");
-        org.slotbook.core.tck.ForwardingStore slowCommit = new org.slotbook.core.tck.ForwardingStore(store.stepwise(clock)) {
+        org.slotbook.core.tck.ForwardingStore slowCommit = new org.slotbook.core.tck.ForwardingStore(store) {
             @Override
             public org.slotbook.core.spi.StoreOutcome<HoldResult> hold(TenantId t, org.slotbook.core.spi.HoldCommand c) {
                 if (c.request().studentId().equals(late)) {
@@ -130,7 +130,7 @@ class EngineGateFaultTest {
         assertThat(gate.inspect(tenant, slot).orElseThrow().holders()).extracting(GateHolder::studentId)
                 .containsExactlyInAnyOrder(late, other);
         assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(8);
-        assertThat(store.stepwise(clock).liveSlot(tenant, slot, clock.instant()).orElseThrow().live()).hasSize(2);
+        assertThat(store.liveSlot(tenant, slot, clock.instant()).orElseThrow().live()).hasSize(2);
     }
 
     @Test
@@ -140,7 +140,7 @@ class EngineGateFaultTest {
         }
         // the last seat is sold while the gate is not asked (a node configured without it, or one that
         // found it down): the gate still counts a free seat
-        BookingEngine ungated = BookingEngine.builder().store(StepwiseStore.of(store.ledger(), store.conflicts(), clock))
+        BookingEngine ungated = BookingEngine.builder().store(store)
                 .clock(clock).holdPolicy(HoldPolicy.ofDefaults()).build();
         ungated.book(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("b9")));
         assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isEqualTo(1);
@@ -155,7 +155,7 @@ class EngineGateFaultTest {
 
     @Test
     void ledgerFailureAfterTheGateHoldGivesTheGateSeatBack() {
-        SeatLedger failing = new FailingLedger(store.ledger());
+        RuleStorage failing = new FailingStorage(storage);
         BookingEngine broken = engine(failing);
         assertThatThrownBy(() -> broken.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("x"))))
                 .isInstanceOf(BookingStoreException.class);
@@ -211,7 +211,7 @@ class EngineGateFaultTest {
         for (int i = 0; i < 10; i++) {
             engine.book(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("b" + i)));
         }
-        SeatLedger counting = new FailingLedger(store.ledger());
+        RuleStorage counting = new FailingStorage(storage);
         BookingEngine gated = engine(counting);
         for (int i = 0; i < 100; i++) {
             assertThat(gated.hold(tenant, HoldRequest.of(RequestId.random(), slot, StudentId.of("late" + i))))
@@ -223,7 +223,7 @@ class EngineGateFaultTest {
     @Test
     void aConfirmRepeatedAfterALostAcknowledgementPinsTheGateHold() {
         boolean[] loseNext = {true};
-        org.slotbook.core.tck.ForwardingStore lossy = new org.slotbook.core.tck.ForwardingStore(store.stepwise(clock)) {
+        org.slotbook.core.tck.ForwardingStore lossy = new org.slotbook.core.tck.ForwardingStore(store) {
             @Override
             public org.slotbook.core.spi.StoreOutcome<org.slotbook.core.ConfirmResult> confirm(TenantId t,
                     BookingId b, StudentId s, Instant now, org.slotbook.core.spi.Terms terms) {
@@ -262,7 +262,7 @@ class EngineGateFaultTest {
                 return GateDecision.UNAVAILABLE;
             }
         };
-        org.slotbook.core.tck.ForwardingStore refusing = new org.slotbook.core.tck.ForwardingStore(store.stepwise(clock)) {
+        org.slotbook.core.tck.ForwardingStore refusing = new org.slotbook.core.tck.ForwardingStore(store) {
             @Override
             public org.slotbook.core.spi.StoreOutcome<HoldResult> hold(TenantId t, org.slotbook.core.spi.HoldCommand c) {
                 throw new BookingStoreException("no connection", null, true, false);
@@ -282,18 +282,19 @@ class EngineGateFaultTest {
         assertThat(gate.inspect(tenant, slot).orElseThrow().remaining()).isZero();
     }
 
-    /** A ledger whose every transaction fails after the work ran, as if the commit was lost. */
-    private static final class FailingLedger extends ForwardingLedger {
-        FailingLedger(SeatLedger delegate) {
-            super(delegate);
-        }
-
+    /** A storage whose every transaction fails after the work ran, as if the commit was lost. */
+    private record FailingStorage(RuleStorage delegate) implements RuleStorage {
         @Override
-        public <T> T inTransaction(TenantId tenantId, Function<StoreTransaction, T> work) {
+        public <T> T inTransaction(TenantId tenantId, Function<RuleTx, T> work) {
             return delegate.inTransaction(tenantId, tx -> {
                 work.apply(tx);
                 throw new BookingStoreException("connection lost before commit");
             });
+        }
+
+        @Override
+        public List<TenantId> tenants(TenantId after, int limit) {
+            return delegate.tenants(after, limit);
         }
     }
 }

@@ -6,30 +6,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.slotbook.core.BookingId;
-import org.slotbook.core.BookingStatus;
 import org.slotbook.core.RequestId;
-import org.slotbook.core.ResourceRef;
 import org.slotbook.core.Slot;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.SlotStatus;
 import org.slotbook.core.StudentId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.TimeRange;
+import org.slotbook.core.rules.StoredSlot;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateHolder;
 import org.slotbook.core.spi.GateSync;
-import org.slotbook.core.spi.NewBooking;
-import org.slotbook.core.spi.Occupation;
 import org.slotbook.core.spi.SeatReservation;
-import org.slotbook.core.spi.StoreTransaction;
-import org.slotbook.core.tck.Concurrent;
 import org.slotbook.core.tck.Fixtures;
 import org.slotbook.core.tck.MutableClock;
 
-/** What the in-memory backends do beyond the contracts: transaction misuse, fault hooks, slot expiry. */
+/** What the in-memory backends do beyond the contracts: transactions undone, fault hooks, slot expiry. */
 class InMemoryBackendsTest {
     private final MutableClock clock = new MutableClock();
     private final Instant now = clock.instant();
@@ -38,83 +33,45 @@ class InMemoryBackendsTest {
     private final StudentId student = Fixtures.student();
 
     @Test
-    void aTransactionCannotBeUsedAfterItEnded() {
-        InMemoryPrimitives store = InMemoryPrimitives.create();
-        StoreTransaction ended = store.ledger().inTransaction(tenant, t -> t);
+    void aTransactionThatThrowsLeavesNothingWritten() {
+        MemoryStorage storage = new MemoryStorage();
+        StoredSlot stored = stored();
 
-        assertThatThrownBy(() -> store.ledger().findSlot(ended, slot)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("ended");
-        assertThatThrownBy(() -> store.conflicts().releaseSlot(ended, slot)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> storage.inTransaction(tenant, tx -> {
+            tx.insertSlot(stored);
+            tx.takeSeat(slot, 1, BookingId.random());
+            throw new IllegalStateException("boom");
+        })).hasMessage("boom");
+
+        Optional<StoredSlot> left = storage.inTransaction(tenant, tx -> tx.slot(slot, false));
+        assertThat(left).isEmpty();
+        assertThat(storage.tenants(null, 10)).isEmpty();
     }
 
     @Test
-    void aTransactionCannotBeUsedFromAnotherThread() {
-        InMemoryPrimitives store = InMemoryPrimitives.create();
-        AtomicReference<Throwable> seen = new AtomicReference<>();
+    void aRollbackUndoesTheWritesSoFarAndTheTransactionGoesOn() {
+        MemoryStorage storage = new MemoryStorage();
+        StoredSlot stored = stored();
 
-        store.ledger().inTransaction(tenant, t -> {
-            Concurrent.runAll(1, i -> {
-                try {
-                    store.ledger().findSlot(t, slot);
-                } catch (Throwable e) {
-                    seen.set(e);
-                }
-            });
+        storage.inTransaction(tenant, tx -> {
+            tx.insertSlot(stored);
+            tx.takeSeat(slot, 1, BookingId.random());
+            tx.rollback();
+            assertThat(tx.slot(slot, false)).isEmpty();
+            assertThat(tx.insertSlot(stored)).isTrue();
             return null;
         });
 
-        assertThat(seen.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("another thread");
+        int free = storage.inTransaction(tenant, tx -> tx.freeSeat(slot).getAsInt());
+        assertThat(free).isEqualTo(1);
+        assertThat(storage.tenants(null, 10)).containsExactly(tenant);
+        assertThat(InMemoryStore.create()).hasToString("InMemoryStore[tenants=0]");
     }
 
-    @Test
-    void aTransactionOfAnotherStoreIsRefusedByTheLedger() {
-        InMemoryPrimitives store = InMemoryPrimitives.create();
-        InMemoryPrimitives other = InMemoryPrimitives.create();
-
-        other.ledger().inTransaction(tenant, t -> {
-            assertThatThrownBy(() -> store.ledger().findSlot(t, slot)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("tx must be a transaction of this in-memory store");
-            assertThatThrownBy(() -> store.conflicts().lock(t, List.of(ResourceRef.of(student))))
-                    .isInstanceOf(IllegalArgumentException.class);
-            return null;
-        });
-    }
-
-    @Test
-    void aSlotOfAnotherTenantIsRefused() {
-        InMemoryPrimitives store = InMemoryPrimitives.create();
-        Slot foreign = new Slot(Fixtures.tenant(), slot, Fixtures.coach(), Fixtures.room(),
-                TimeRange.of(now, Duration.ofHours(1)), 3, SlotStatus.OPEN);
-
-        assertThatThrownBy(() -> store.ledger().inTransaction(tenant, t -> store.ledger().insertSlot(t, foreign)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slot.tenantId");
-    }
-
-    @Test
-    void anOccupationLongerThanTheLongestSessionIsRefused() {
-        InMemoryPrimitives store = InMemoryPrimitives.create();
-        Occupation tooLong = new Occupation(List.of(ResourceRef.of(student)), TimeRange.of(now, Duration.ofHours(5)),
-                slot, BookingId.random());
-
-        assertThatThrownBy(() -> store.ledger().inTransaction(tenant,
-                t -> store.conflicts().occupy(t, tooLong, Duration.ofHours(4))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longestSession");
-    }
-
-    @Test
-    void aCancelledSlotHasNoSeatToGive() {
-        InMemoryPrimitives store = InMemoryPrimitives.create();
+    private StoredSlot stored() {
         Slot open = new Slot(tenant, slot, Fixtures.coach(), Fixtures.room(), TimeRange.of(now, Duration.ofHours(1)),
                 3, SlotStatus.OPEN);
-        NewBooking nb = new NewBooking(BookingId.random(), RequestId.random(), slot, student, BookingStatus.HELD,
-                now.plus(Duration.ofMinutes(10)));
-
-        store.ledger().inTransaction(tenant, t -> {
-            assertThat(store.ledger().insertSlot(t, open)).isTrue();
-            assertThat(store.ledger().cancelSlot(t, slot, now)).isEmpty();
-            assertThat(store.ledger().claimSeat(t, nb, now)).isEmpty();
-            return null;
-        });
+        return new StoredSlot(open, now.minus(Duration.ofDays(1)), now.plus(Duration.ofDays(6)));
     }
 
     @Test
@@ -178,21 +135,6 @@ class InMemoryBackendsTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
         assertThatThrownBy(() -> gate.tryHold(null, slot, student, RequestId.random(), Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tenantId");
-    }
-
-    @Test
-    void theStepwiseStoreRefusesPaidSlotsAndSeriesAndSchedulesNothing() {
-        org.slotbook.core.spi.StepwiseStore stepwise = InMemoryPrimitives.create().stepwise(clock);
-        org.slotbook.core.Slot paid = new org.slotbook.core.Slot(tenant, slot, org.slotbook.core.CoachId.of("c"),
-                org.slotbook.core.RoomId.of("r"), org.slotbook.core.TimeRange.of(now.plusSeconds(3600),
-                java.time.Duration.ofHours(1)), 5, org.slotbook.core.SlotStatus.OPEN, null, null,
-                java.time.Duration.ZERO, null, false, null, 1, null);
-        assertThatThrownBy(() -> stepwise.schedule(tenant, paid, java.time.Duration.ofDays(1), java.time.ZoneOffset.UTC))
-                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("lesson packages");
-        assertThatThrownBy(() -> stepwise.grantPackage(tenant, org.slotbook.core.PackageGrant.of(
-                org.slotbook.core.PackageId.of("p"), student, 1, now, now.plusSeconds(60)), now))
-                .isInstanceOf(UnsupportedOperationException.class);
-        assertThat(stepwise.availability(tenant, slot, now)).isEmpty();
     }
 
     @Test

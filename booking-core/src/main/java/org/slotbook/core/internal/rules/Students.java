@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingRules;
 import org.slotbook.core.LimitReached;
@@ -100,8 +101,7 @@ final class Students {
     }
 
     /** {@return the waiter as it is after {@code status}} */
-    static Waiter marked(Waiter w, WaitlistEntry.Status status, WaitlistEntry.@org.jspecify.annotations.Nullable
-            SkipReason reason) {
+    static Waiter marked(Waiter w, WaitlistEntry.Status status, WaitlistEntry.@Nullable SkipReason reason) {
         return new Waiter(w.seq(), w.slotId(), w.requestId(), w.studentId(), w.bookingId(), w.joinedAt(), status,
                 reason);
     }

@@ -1,0 +1,527 @@
+package org.slotbook.core.memory;
+
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slotbook.core.Attendance;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.BookingStatus;
+import org.slotbook.core.CreditEntry;
+import org.slotbook.core.LessonPackage;
+import org.slotbook.core.PackageId;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.ResourceRef;
+import org.slotbook.core.SeriesId;
+import org.slotbook.core.Slot;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.WaitlistEntry;
+import org.slotbook.core.rules.Occupancy;
+import org.slotbook.core.rules.RuleTx;
+import org.slotbook.core.rules.StoredSlot;
+import org.slotbook.core.rules.Waiter;
+
+/**
+ * Everything one tenant has in memory, and its transaction: guarded by {@link #lock}, held for the
+ * whole transaction (so {@link #lock(List)} and {@code forUpdate} need nothing more). Every write
+ * records how to undo it; {@link #commit} forgets them, {@link #rollback} runs them, latest first.
+ */
+final class MemoryTenant implements RuleTx {
+    final TenantId id;
+    final ReentrantLock lock = new ReentrantLock();
+    /** The slots by id, in order (pages of slots), and by hash (every other read). */
+    private final TreeMap<SlotId, SlotRow> slots = new TreeMap<>();
+    private final HashMap<SlotId, SlotRow> slotsById = new HashMap<>();
+    private final HashMap<BookingId, Booking> bookings = new HashMap<>();
+    private final HashMap<RequestId, BookingId> requests = new HashMap<>();
+    private final HashMap<StudentId, List<BookingId>> bookingsOf = new HashMap<>();
+    /** HELD bookings by deadline: what {@code expireDue} expires. */
+    private final TreeSet<Booking> heldByDeadline = new TreeSet<>(
+            Comparator.comparing(Booking::heldUntil).thenComparing(Booking::bookingId));
+    /** CONFIRMED bookings with attendance NONE: what {@code expireDue} may mark as no-shows. */
+    private final TreeSet<Unattended> unattended = new TreeSet<>();
+    /** The active occupations of each coach, room and student, in the order they were taken. */
+    private final HashMap<ResourceRef, List<Occupancy>> occupied = new HashMap<>();
+    private final HashMap<RequestId, Waiter> waiters = new HashMap<>();
+    private long waiterSeq;
+    private final HashMap<PackageId, LessonPackage> packages = new HashMap<>();
+    private final HashMap<StudentId, List<PackageId>> packagesOf = new HashMap<>();
+    /** Each package's journal in the order it was written. */
+    private final HashMap<PackageId, List<CreditEntry>> journals = new HashMap<>();
+    private final HashSet<Movement> moved = new HashSet<>();
+    private long journalSeq;
+    /** How to undo the writes of the transaction in progress, the latest first. */
+    private final ArrayDeque<Runnable> undo = new ArrayDeque<>();
+
+    MemoryTenant(TenantId id) {
+        this.id = id;
+    }
+
+    private static final class SlotRow {
+        StoredSlot stored;
+        final BookingId[] seats;
+        final TreeSet<Integer> free = new TreeSet<>();
+        /** The request ids of the slot's waiters, in the order they joined. */
+        final List<RequestId> waiters = new ArrayList<>();
+
+        SlotRow(StoredSlot stored) {
+            this.stored = stored;
+            this.seats = new BookingId[stored.slot().capacity()];
+            for (int seat = 1; seat <= seats.length; seat++) {
+                free.add(seat);
+            }
+        }
+    }
+
+    /** A CONFIRMED booking not checked in, by the end of its session: a no-show once its check-in closes. */
+    private record Unattended(Instant end, BookingId bookingId) implements Comparable<Unattended> {
+        @Override
+        public int compareTo(Unattended other) {
+            int byEnd = end.compareTo(other.end);
+            return byEnd != 0 ? byEnd : bookingId.compareTo(other.bookingId);
+        }
+    }
+
+    /** The unique key of the journal entries that move a booking's credits: one entry per reason. */
+    private record Movement(BookingId bookingId, CreditEntry.Reason reason) {
+    }
+
+    void commit() {
+        undo.clear();
+    }
+
+    @Override
+    public void rollback() {
+        while (!undo.isEmpty()) {
+            undo.pop().run();
+        }
+    }
+
+    @Override
+    public TenantId tenantId() {
+        return id;
+    }
+
+    @Override
+    public void lock(List<ResourceRef> resources) {
+        // the tenant's lock is held for the whole transaction
+    }
+
+    // ---- slots and seats
+
+    private SlotRow row(SlotId slotId) {
+        SlotRow row = slotsById.get(slotId);
+        if (row == null) {
+            throw new IllegalStateException("slot '" + slotId + "' is missing");
+        }
+        return row;
+    }
+
+    @Override
+    public Optional<StoredSlot> slot(SlotId slotId, boolean forUpdate) {
+        SlotRow row = slotsById.get(slotId);
+        return row == null ? Optional.empty() : Optional.of(row.stored);
+    }
+
+    @Override
+    public boolean insertSlot(StoredSlot slot) {
+        SlotId slotId = slot.slot().slotId();
+        if (slotsById.containsKey(slotId)) {
+            return false;
+        }
+        SlotRow row = new SlotRow(slot);
+        slots.put(slotId, row);
+        slotsById.put(slotId, row);
+        undo.push(() -> {
+            slotsById.remove(slotId);
+            slots.remove(slotId);
+        });
+        return true;
+    }
+
+    @Override
+    public void updateSlot(Slot slot) {
+        SlotRow row = row(slot.slotId());
+        StoredSlot before = row.stored;
+        row.stored = new StoredSlot(slot, before.weekStart(), before.weekEnd());
+        undo.push(() -> row.stored = before);
+    }
+
+    @Override
+    public List<Slot> slots(@Nullable SlotId after, int limit) {
+        return (after == null ? slots : slots.tailMap(after, false)).values().stream()
+                .limit(limit).map(r -> r.stored.slot()).toList();
+    }
+
+    @Override
+    public List<Slot> seriesSlots(SeriesId seriesId) {
+        List<Slot> list = new ArrayList<>();
+        for (SlotRow row : slots.values()) {
+            if (seriesId.equals(row.stored.slot().seriesId())) {
+                list.add(row.stored.slot());
+            }
+        }
+        return list;
+    }
+
+    @Override
+    public OptionalInt freeSeat(SlotId slotId) {
+        SlotRow row = slotsById.get(slotId);
+        return row == null || row.free.isEmpty() ? OptionalInt.empty() : OptionalInt.of(row.free.first());
+    }
+
+    @Override
+    public void takeSeat(SlotId slotId, int seat, BookingId bookingId) {
+        SlotRow row = row(slotId);
+        row.free.remove(seat);
+        row.seats[seat - 1] = bookingId;
+        undo.push(() -> {
+            row.seats[seat - 1] = null;
+            row.free.add(seat);
+        });
+    }
+
+    @Override
+    public void freeSeat(SlotId slotId, int seat) {
+        SlotRow row = row(slotId);
+        BookingId before = row.seats[seat - 1];
+        row.seats[seat - 1] = null;
+        boolean freed = row.free.add(seat);
+        undo.push(() -> {
+            if (freed) {
+                row.free.remove(seat);
+            }
+            row.seats[seat - 1] = before;
+        });
+    }
+
+    @Override
+    public void closeSeats(SlotId slotId) {
+        SlotRow row = row(slotId);
+        List<Integer> before = List.copyOf(row.free);
+        row.free.clear();
+        undo.push(() -> row.free.addAll(before));
+    }
+
+    @Override
+    public List<Booking> seated(SlotId slotId) {
+        SlotRow row = slotsById.get(slotId);
+        if (row == null) {
+            return List.of();
+        }
+        List<Booking> list = new ArrayList<>();
+        for (BookingId bookingId : row.seats) {
+            if (bookingId != null) {
+                list.add(bookings.get(bookingId));
+            }
+        }
+        return list;
+    }
+
+    // ---- bookings
+
+    @Override
+    public Optional<Booking> booking(BookingId bookingId, boolean forUpdate) {
+        return Optional.ofNullable(bookings.get(bookingId));
+    }
+
+    @Override
+    public Optional<Booking> bookingOfRequest(RequestId requestId) {
+        BookingId bookingId = requests.get(requestId);
+        return bookingId == null ? Optional.empty() : Optional.of(bookings.get(bookingId));
+    }
+
+    @Override
+    public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
+        SlotRow row = slotsById.get(slotId);
+        if (row != null) {
+            for (BookingId bookingId : row.seats) {
+                if (bookingId != null) {
+                    Booking b = bookings.get(bookingId);
+                    if (b.studentId().equals(studentId)) {
+                        return Optional.of(b);
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public Optional<Booking> oldestDeadHold(SlotId slotId, Instant now) {
+        Booking oldest = null;
+        for (BookingId bookingId : row(slotId).seats) {
+            if (bookingId != null) {
+                Booking b = bookings.get(bookingId);
+                if (b.status() == BookingStatus.HELD && !b.isLive(now)
+                        && (oldest == null || b.heldUntil().isBefore(oldest.heldUntil()))) {
+                    oldest = b;
+                }
+            }
+        }
+        return Optional.ofNullable(oldest);
+    }
+
+    @Override
+    public void insertBooking(Booking booking) {
+        BookingId bookingId = booking.bookingId();
+        bookings.put(bookingId, booking);
+        index(booking);
+        requests.put(booking.requestId(), bookingId);
+        List<BookingId> own = bookingsOf.computeIfAbsent(booking.studentId(), s -> new ArrayList<>());
+        own.add(bookingId);
+        undo.push(() -> {
+            own.remove(own.size() - 1);
+            requests.remove(booking.requestId());
+            unindex(booking);
+            bookings.remove(bookingId);
+        });
+    }
+
+    @Override
+    public void updateBooking(Booking booking) {
+        Booking before = bookings.put(booking.bookingId(), booking);
+        if (before == null) {
+            bookings.remove(booking.bookingId());
+            throw new IllegalStateException("booking '" + booking.bookingId() + "' is missing");
+        }
+        unindex(before);
+        index(booking);
+        undo.push(() -> {
+            unindex(booking);
+            bookings.put(before.bookingId(), before);
+            index(before);
+        });
+    }
+
+    private void index(Booking b) {
+        if (b.status() == BookingStatus.HELD) {
+            heldByDeadline.add(b);
+        } else if (b.status() == BookingStatus.CONFIRMED && b.attendance() == Attendance.NONE) {
+            unattended.add(new Unattended(row(b.slotId()).stored.slot().time().end(), b.bookingId()));
+        }
+    }
+
+    private void unindex(Booking b) {
+        if (b.status() == BookingStatus.HELD) {
+            heldByDeadline.remove(b);
+        } else if (b.status() == BookingStatus.CONFIRMED && b.attendance() == Attendance.NONE) {
+            unattended.remove(new Unattended(row(b.slotId()).stored.slot().time().end(), b.bookingId()));
+        }
+    }
+
+    @Override
+    public List<Booking> dueHolds(Instant now, int limit) {
+        List<Booking> due = new ArrayList<>();
+        for (Booking b : heldByDeadline) {
+            if (due.size() == limit || b.heldUntil().isAfter(now)) {
+                break;
+            }
+            due.add(b);
+        }
+        return due;
+    }
+
+    @Override
+    public List<Booking> unattended(Instant endedBy, int limit) {
+        List<Booking> list = new ArrayList<>();
+        for (Unattended u : unattended) {
+            if (list.size() == limit || u.end().isAfter(endedBy)) {
+                break;
+            }
+            list.add(bookings.get(u.bookingId()));
+        }
+        return list;
+    }
+
+    @Override
+    public List<Booking> bookingsOf(StudentId studentId) {
+        List<Booking> list = new ArrayList<>();
+        for (BookingId bookingId : bookingsOf.getOrDefault(studentId, List.of())) {
+            list.add(bookings.get(bookingId));
+        }
+        return list;
+    }
+
+    // ---- occupations
+
+    @Override
+    public List<Occupancy> occupations(ResourceRef resource, Instant from, Instant to) {
+        List<Occupancy> list = new ArrayList<>();
+        for (Occupancy o : occupied.getOrDefault(resource, List.of())) {
+            if (o.time().start().isBefore(to) && o.time().end().isAfter(from)) {
+                list.add(o);
+            }
+        }
+        list.sort(Comparator.comparing((Occupancy o) -> o.time().start()));
+        return list;
+    }
+
+    @Override
+    public void occupy(Occupancy occupancy) {
+        List<Occupancy> list = occupied.computeIfAbsent(occupancy.resource(), r -> new ArrayList<>());
+        list.add(occupancy);
+        undo.push(() -> list.remove(list.size() - 1));
+    }
+
+    @Override
+    public void vacate(SlotId slotId, @Nullable BookingId bookingId) {
+        if (bookingId != null) {
+            Booking b = bookings.get(bookingId);
+            if (b != null) {
+                vacate(ResourceRef.of(b.studentId()), slotId, bookingId);
+            }
+            return;
+        }
+        Slot slot = row(slotId).stored.slot();
+        vacate(ResourceRef.of(slot.coachId()), slotId, null);
+        vacate(ResourceRef.of(slot.roomId()), slotId, null);
+    }
+
+    private void vacate(ResourceRef resource, SlotId slotId, @Nullable BookingId bookingId) {
+        List<Occupancy> list = occupied.get(resource);
+        if (list == null) {
+            return;
+        }
+        for (int at = list.size() - 1; at >= 0; at--) {
+            Occupancy o = list.get(at);
+            if (o.slotId().equals(slotId) && java.util.Objects.equals(o.bookingId(), bookingId)) {
+                list.remove(at);
+                int was = at;
+                undo.push(() -> list.add(was, o));
+            }
+        }
+    }
+
+    // ---- waitlists
+
+    @Override
+    public Optional<Waiter> waiter(RequestId requestId) {
+        return Optional.ofNullable(waiters.get(requestId));
+    }
+
+    @Override
+    public List<Waiter> waiting(SlotId slotId) {
+        SlotRow row = slotsById.get(slotId);
+        if (row == null) {
+            return List.of();
+        }
+        List<Waiter> list = new ArrayList<>();
+        for (RequestId requestId : row.waiters) {
+            Waiter w = waiters.get(requestId);
+            if (w.status() == WaitlistEntry.Status.WAITING) {
+                list.add(w);
+            }
+        }
+        return list;
+    }
+
+    @Override
+    public Waiter join(SlotId slotId, RequestId requestId, StudentId studentId, BookingId bookingId, Instant now) {
+        SlotRow row = row(slotId);
+        Waiter w = new Waiter(++waiterSeq, slotId, requestId, studentId, bookingId, now,
+                WaitlistEntry.Status.WAITING, null);
+        waiters.put(requestId, w);
+        row.waiters.add(requestId);
+        undo.push(() -> {
+            row.waiters.remove(row.waiters.size() - 1);
+            waiters.remove(requestId);
+            waiterSeq--;
+        });
+        return w;
+    }
+
+    @Override
+    public void markWaiter(RequestId requestId, WaitlistEntry.Status status, WaitlistEntry.@Nullable SkipReason reason,
+                           Instant now) {
+        Waiter before = waiters.get(requestId);
+        waiters.put(requestId, new Waiter(before.seq(), before.slotId(), before.requestId(), before.studentId(),
+                before.bookingId(), before.joinedAt(), status, reason));
+        undo.push(() -> waiters.put(requestId, before));
+    }
+
+    // ---- packages and credits
+
+    @Override
+    public Optional<LessonPackage> lessonPackage(PackageId packageId, boolean forUpdate) {
+        return Optional.ofNullable(packages.get(packageId));
+    }
+
+    @Override
+    public List<LessonPackage> packagesOf(StudentId studentId) {
+        List<LessonPackage> list = new ArrayList<>();
+        for (PackageId packageId : packagesOf.getOrDefault(studentId, List.of())) {
+            list.add(packages.get(packageId));
+        }
+        return list;
+    }
+
+    @Override
+    public void insertPackage(LessonPackage empty) {
+        PackageId packageId = empty.packageId();
+        packages.put(packageId, empty);
+        List<PackageId> own = packagesOf.computeIfAbsent(empty.studentId(), s -> new ArrayList<>());
+        own.add(packageId);
+        journals.put(packageId, new ArrayList<>());
+        undo.push(() -> {
+            journals.remove(packageId);
+            own.remove(own.size() - 1);
+            packages.remove(packageId);
+        });
+    }
+
+    @Override
+    public void appendCredit(PackageId packageId, CreditEntry.Reason reason, int delta, @Nullable Booking booking,
+                             Instant now) {
+        LessonPackage before = packages.get(packageId);
+        int remaining = before.remaining() + delta;
+        if (remaining < 0 || remaining > before.credits()) {
+            throw new IllegalStateException("package '" + packageId + "' would hold " + remaining + " of its "
+                    + before.credits() + " credits after " + reason + " " + delta);
+        }
+        Movement key = booking == null ? null : new Movement(booking.bookingId(), reason);
+        if (key != null && moved.contains(key)) {
+            throw new IllegalStateException("booking '" + booking.bookingId() + "' already has a " + reason
+                    + " entry");
+        }
+        CreditEntry entry = new CreditEntry(id, packageId, ++journalSeq, reason, delta,
+                booking == null ? null : booking.bookingId(), booking == null ? null : booking.requestId(), now);
+        List<CreditEntry> journal = journals.get(packageId);
+        journal.add(entry);
+        packages.put(packageId, new LessonPackage(id, packageId, before.studentId(), before.credits(), remaining,
+                before.validFrom(), before.validUntil(), before.classTypes(), before.grantedAt()));
+        if (key != null) {
+            moved.add(key);
+        }
+        undo.push(() -> {
+            if (key != null) {
+                moved.remove(key);
+            }
+            packages.put(packageId, before);
+            journal.remove(journal.size() - 1);
+            journalSeq--;
+        });
+    }
+
+    @Override
+    public List<CreditEntry> journal(PackageId packageId, int offset, int limit) {
+        return journals.getOrDefault(packageId, List.of()).stream().skip(offset).limit(limit).toList();
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryTenant[" + id + "]";
+    }
+}
