@@ -780,20 +780,20 @@ class H2Test {
                 Map.entry("updateSlot", "PRIMARY_KEY"),
                 Map.entry("slots", "PRIMARY_KEY"),
                 Map.entry("seriesSlots", "SLOT_SERIES_IX"),
-                Map.entry("freeCandidates", "SLOT_SEAT_CLAIM_IX"),
+                Map.entry("freeSeat", "SLOT_SEAT_CLAIM_IX"),
                 Map.entry("takeFreeSeat", "PRIMARY_KEY"),
-                Map.entry("confirmSeat", "PRIMARY_KEY"),
-                Map.entry("freeSeatOfActive", "PRIMARY_KEY"),
+                Map.entry("syncSeat", "PRIMARY_KEY"),
+                Map.entry("releaseSeat", "PRIMARY_KEY"),
                 Map.entry("closeSeats", "PRIMARY_KEY"),
-                Map.entry("activeBookingsOfSlot", "BOOKING_SLOT_IX"),
+                Map.entry("seated", "BOOKING_SLOT_IX"),
                 Map.entry("findBooking", "PRIMARY_KEY"),
                 Map.entry("lockBooking", "PRIMARY_KEY"),
                 Map.entry("bookingOfRequest", "BOOKING_REQUEST_UK"),
                 Map.entry("findActive", "BOOKING_SLOT_IX"),
                 Map.entry("holdProbe", "SLOT_SEAT_CLAIM_IX"),
-                Map.entry("expiredCandidates", "SLOT_SEAT_HELD_IX"),
+                Map.entry("oldestDeadHold", "SLOT_SEAT_HELD_IX"),
                 Map.entry("updateBooking", "PRIMARY_KEY"),
-                Map.entry("cancelBooking", "PRIMARY_KEY"),
+                Map.entry("lateCancel", "PRIMARY_KEY"),
                 Map.entry("dueHolds", "BOOKING_HELD_IX"),
                 Map.entry("unattended", "BOOKING_UNATTENDED_IX"),
                 Map.entry("bookingsOf", "OCCUPANCY_OVERLAP_IX"),
@@ -805,8 +805,8 @@ class H2Test {
                 Map.entry("setWaiter", "PRIMARY_KEY"),
                 Map.entry("findPackage", "PRIMARY_KEY"),
                 Map.entry("lockPackage", "PRIMARY_KEY"),
-                Map.entry("payerCandidates", "LESSON_PACKAGE_STUDENT_IX"),
-                Map.entry("drawPackage", "PRIMARY_KEY"),
+                Map.entry("packagesOf", "LESSON_PACKAGE_STUDENT_IX"),
+                Map.entry("movePackage", "PRIMARY_KEY"),
                 Map.entry("journal", "CREDIT_ENTRY_PACKAGE_IX"));
 
         private static final Pattern FIRST_INDEX = Pattern.compile("/\\* PUBLIC\\.(\\S+):");
@@ -837,7 +837,7 @@ class H2Test {
                         "BOOKING_REQUEST_UK", "BOOKING_SLOT_IX");
                 assertThat(request).containsPattern("_WAITER\"\\s*/\\* PUBLIC\\.PRIMARY_KEY");
                 // the oldest dead hold: its seat by the held-seat index, its booking by key
-                assertThat(explain(c, statements.get("expiredCandidates"))).contains("SLOT_SEAT_HELD_IX", "PRIMARY_KEY");
+                assertThat(explain(c, statements.get("oldestDeadHold"))).contains("SLOT_SEAT_HELD_IX", "PRIMARY_KEY");
             }
         }
 

@@ -2,14 +2,17 @@ package org.slotbook.jdbc.internal;
 
 import java.sql.ResultSet;
 import java.sql.Types;
+import java.time.OffsetDateTime;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.AlreadyBooked;
 import org.slotbook.core.AlreadyCancelled;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingClosed;
+import org.slotbook.core.CancellationPolicy;
 import org.slotbook.core.Cancelled;
 import org.slotbook.core.CheckInClosed;
 import org.slotbook.core.CheckInNotOpen;
@@ -103,10 +106,10 @@ final class H2Answers {
         }
     }
 
-    private Object[] add(String tag) {
-        Object[] row = new Object[20];
-        row[0] = tag;
-        (tag.startsWith("EV_") ? events : answer).add(row);
+    /** A row: the tag, then the columns after it in order (those left out are NULL). */
+    private Object[] add(Object... columns) {
+        Object[] row = Arrays.copyOf(columns, 20);
+        (((String) row[0]).startsWith("EV_") ? events : answer).add(row);
         return row;
     }
 
@@ -146,21 +149,15 @@ final class H2Answers {
         } else if (result instanceof Waitlisted w) {
             waiter(w.replayed() ? "WAITLISTED_REPLAY" : "WAITLISTED", w.entry());
         } else if (result instanceof LimitReached l) {
-            Object[] row = add("LIMIT");
-            row[5] = l.max();
-            row[10] = l.limit().name();
+            add("LIMIT", null, null, null, null, l.max(), null, null, null, null, l.limit().name());
         } else if (result instanceof NotOpenYet n) {
-            add("NOT_OPEN_YET")[7] = H2Sql.at(n.opensAt());
+            add("NOT_OPEN_YET", null, null, null, null, null, null, at(n.opensAt()));
         } else if (result instanceof BookingClosed b) {
-            add("BOOKING_CLOSED")[7] = H2Sql.at(b.closesAt());
+            add("BOOKING_CLOSED", null, null, null, null, null, null, at(b.closesAt()));
         } else if (result instanceof SlotNotOpen n) {
-            Object[] row = add("NOT_OPEN");
-            row[3] = n.slotId().value();
-            row[6] = n.status().name();
+            add("NOT_OPEN", null, null, n.slotId().value(), null, null, n.status().name());
         } else if (result instanceof InsufficientCredits i) {
-            Object[] row = add("INSUFFICIENT_CREDITS");
-            row[3] = i.slotId().value();
-            row[5] = i.cost();
+            add("INSUFFICIENT_CREDITS", null, null, i.slotId().value(), null, i.cost());
         } else if (result instanceof Confirmed c) {
             booking("CONFIRMED", c.booking());
         } else if (result instanceof HoldExpired h) {
@@ -174,7 +171,7 @@ final class H2Answers {
                 booking("ALREADY_CANCELLED", subject);
             }
         } else if (result instanceof TooLateToCancel t) {
-            add("TOO_LATE")[7] = H2Sql.at(t.cutoff());
+            add("TOO_LATE", null, null, null, null, null, null, at(t.cutoff()));
         } else if (result instanceof SlotCancelled s) {
             slot("SLOT_CANCELLED", s.slot());
         } else if (result instanceof CheckedIn c) {
@@ -182,9 +179,9 @@ final class H2Answers {
         } else if (result instanceof NotConfirmed n) {
             booking("NOT_CONFIRMED", n.booking());
         } else if (result instanceof CheckInNotOpen n) {
-            checkInWindow("CHECK_IN_NOT_OPEN", n.bookingId().value(), n.opensAt());
+            add("CHECK_IN_NOT_OPEN", n.bookingId().value(), null, null, null, null, null, at(n.opensAt()));
         } else if (result instanceof CheckInClosed c) {
-            checkInWindow("CHECK_IN_CLOSED", c.bookingId().value(), c.closedAt());
+            add("CHECK_IN_CLOSED", c.bookingId().value(), null, null, null, null, null, at(c.closedAt()));
         } else if (result instanceof LeftWaitlist l) {
             waiter("LEFT", l.entry());
         } else if (result instanceof NotWaiting n) {
@@ -200,33 +197,18 @@ final class H2Answers {
 
     /** A booking: ref_id = its package, amount = its credits, note = its attendance. */
     Object[] booking(String tag, Booking b) {
-        Object[] row = add(tag);
-        row[1] = b.bookingId().value();
-        row[2] = b.requestId().value();
-        row[3] = b.slotId().value();
-        row[4] = b.studentId().value();
-        row[5] = b.seat();
-        row[6] = b.status().name();
-        row[7] = H2Sql.at(b.heldUntil());
-        row[8] = H2Sql.at(b.createdAt());
-        row[9] = H2Sql.at(b.updatedAt());
-        row[17] = b.packageId() == null ? null : b.packageId().value();
-        row[18] = b.credits();
-        row[19] = b.attendance().name();
-        return row;
+        return add(tag, b.bookingId().value(), b.requestId().value(), b.slotId().value(), b.studentId().value(),
+                b.seat(), b.status().name(), at(b.heldUntil()), at(b.createdAt()), at(b.updatedAt()), null, null, null,
+                null, null, null, null, b.packageId() == null ? null : b.packageId().value(), b.credits(),
+                b.attendance().name());
     }
 
     /** Occupations in the way; {@code occurrence}: the series occurrence they block (request_id). */
     void conflicts(List<ResourceConflict> conflicts, @Nullable String occurrence) {
         for (ResourceConflict c : conflicts) {
-            Object[] row = add("CONFLICT");
-            row[1] = c.bookingId().map(id -> id.value()).orElse(null);
-            row[2] = occurrence;
-            row[3] = c.slotId().value();
-            row[10] = c.resource().kind().name();
-            row[11] = c.resource().id();
-            row[12] = H2Sql.at(c.time().start());
-            row[13] = H2Sql.at(c.time().end());
+            add("CONFLICT", c.bookingId().map(id -> id.value()).orElse(null), occurrence, c.slotId().value(), null,
+                    null, null, null, null, null, c.resource().kind().name(), c.resource().id(), at(c.time().start()),
+                    at(c.time().end()));
         }
     }
 
@@ -236,37 +218,19 @@ final class H2Answers {
      * students; ref_id = class type, amount = cost, note = series id.
      */
     void slot(String tag, Slot s) {
-        Object[] row = add(tag);
-        row[3] = s.slotId().value();
-        row[4] = s.bufferStudents() ? "STUDENTS" : null;
-        row[5] = (int) s.buffer().toSeconds();
-        row[6] = s.status().name();
-        row[7] = H2Sql.at(s.opensAt());
-        row[8] = H2Sql.at(s.closesAt());
-        row[10] = Facts.policyName(s.cancellation());
-        row[11] = s.cancellation() == null || s.cancellation().cutoff() == null ? null
-                : Long.toString(s.cancellation().cutoff().toSeconds());
-        row[12] = H2Sql.at(s.time().start());
-        row[13] = H2Sql.at(s.time().end());
-        row[14] = s.coachId().value();
-        row[15] = s.roomId().value();
-        row[16] = s.capacity();
-        row[17] = s.classType();
-        row[18] = s.cost();
-        row[19] = s.seriesId() == null ? null : s.seriesId().value();
+        CancellationPolicy policy = s.cancellation();
+        add(tag, null, null, s.slotId().value(), s.bufferStudents() ? "STUDENTS" : null, (int) s.buffer().toSeconds(),
+                s.status().name(), at(s.opensAt()), at(s.closesAt()), null, Facts.policyName(policy),
+                policy == null || policy.cutoff() == null ? null : Long.toString(policy.cutoff().toSeconds()),
+                at(s.time().start()), at(s.time().end()), s.coachId().value(), s.roomId().value(), s.capacity(),
+                s.classType(), s.cost(), s.seriesId() == null ? null : s.seriesId().value());
     }
 
     /** A waitlist entry: seat = its position (0 when not waiting), created_at = joined at, res_kind = reason. */
     void waiter(String tag, WaitlistEntry w) {
-        Object[] row = add(tag);
-        row[1] = w.bookingId().value();
-        row[2] = w.requestId().value();
-        row[3] = w.slotId().value();
-        row[4] = w.studentId().value();
-        row[5] = w.status() == WaitlistEntry.Status.WAITING ? w.position() : 0;
-        row[6] = w.status().name();
-        row[8] = H2Sql.at(w.joinedAt());
-        row[10] = w.reason() == null ? null : w.reason().name();
+        add(tag, w.bookingId().value(), w.requestId().value(), w.slotId().value(), w.studentId().value(),
+                w.status() == WaitlistEntry.Status.WAITING ? w.position() : 0, w.status().name(), null,
+                at(w.joinedAt()), null, w.reason() == null ? null : w.reason().name());
     }
 
     /**
@@ -274,20 +238,12 @@ final class H2Answers {
      * validity, res_id = class types, created_at = granted at.
      */
     void lessonPackage(String tag, LessonPackage p) {
-        Object[] row = add(tag);
-        row[4] = p.studentId().value();
-        row[8] = H2Sql.at(p.grantedAt());
-        row[11] = Facts.classTypes(p.classTypes());
-        row[12] = H2Sql.at(p.validFrom());
-        row[13] = H2Sql.at(p.validUntil());
-        row[16] = p.credits();
-        row[17] = p.packageId().value();
-        row[18] = p.remaining();
+        add(tag, null, null, null, p.studentId().value(), null, null, null, at(p.grantedAt()), null, null,
+                Facts.classTypes(p.classTypes()), at(p.validFrom()), at(p.validUntil()), null, null, p.credits(),
+                p.packageId().value(), p.remaining());
     }
 
-    private void checkInWindow(String tag, String bookingId, Instant at) {
-        Object[] row = add(tag);
-        row[1] = bookingId;
-        row[7] = H2Sql.at(at);
+    private static @Nullable OffsetDateTime at(@Nullable Instant instant) {
+        return H2Sql.at(instant);
     }
 }

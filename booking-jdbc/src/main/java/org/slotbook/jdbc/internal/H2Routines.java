@@ -345,7 +345,7 @@ public final class H2Routines {
             body.run(tx, out);
         } catch (SQLException | RuntimeException | Error e) {
             tx.abort(e);
-            if (e instanceof H2Tx.Failure failure) {
+            if (e instanceof H2Sql.Failure failure) {
                 throw failure.sql();
             }
             if (e instanceof IllegalArgumentException) {

@@ -56,49 +56,6 @@ final class H2Sql {
     /** The statements by name. */
     final Map<String, String> byName;
 
-    final String fenceState;
-    final String lockResource;
-    final String createResource;
-    final String findSlot;
-    final String lockSlot;
-    final String insertSlot;
-    final String insertSeats;
-    final String updateSlot;
-    final String slots;
-    final String seriesSlots;
-    final String freeSeat;
-    final String takeFreeSeat;
-    final String syncSeat;
-    final String releaseSeat;
-    final String closeSeats;
-    final String seated;
-    final String findBooking;
-    final String lockBooking;
-    final String bookingOfRequest;
-    final String findActive;
-    final String holdProbe;
-    final String oldestDeadHold;
-    final String insertBooking;
-    final String updateBooking;
-    final String lateCancel;
-    final String dueHolds;
-    final String unattended;
-    final String bookingsOf;
-    final String overlaps;
-    final String insertOccupation;
-    final String releaseBooking;
-    final String releaseSlot;
-    final String findWaiter;
-    final String waitingOfSlot;
-    final String insertWaiter;
-    final String setWaiter;
-    final String findPackage;
-    final String lockPackage;
-    final String packagesOf;
-    final String insertPackage;
-    final String movePackage;
-    final String insertEntry;
-    final String journal;
 
     private H2Sql(Tables t) {
         String slot = t.slot();
@@ -110,98 +67,98 @@ final class H2Sql {
         String seatKey = " WHERE tenant_id = ? AND slot_id = ? AND seq = ?";
         String owner = "status = ?, booking_id = ?, student_id = ?, held_until = ?";
         Map<String, String> s = new LinkedHashMap<>();
-        fenceState = put(s, "fenceState", "SELECT state, epoch FROM " + t.tenantFence() + " WHERE tenant_id = ?");
-        lockResource = put(s, "lockResource", "SELECT resource_id FROM " + t.lock()
+        put(s, "fenceState", "SELECT state, epoch FROM " + t.tenantFence() + " WHERE tenant_id = ?");
+        put(s, "lockResource", "SELECT resource_id FROM " + t.lock()
                 + " WHERE tenant_id = ? AND resource_kind = ? AND resource_id = ? FOR UPDATE");
-        createResource = put(s, "createResource", "INSERT INTO " + t.lock()
+        put(s, "createResource", "INSERT INTO " + t.lock()
                 + " (tenant_id, resource_kind, resource_id) VALUES (?, ?, ?)");
-        findSlot = put(s, "findSlot", "SELECT " + SLOT_COLUMNS + " FROM " + slot
+        put(s, "findSlot", "SELECT " + SLOT_COLUMNS + " FROM " + slot
                 + " WHERE tenant_id = ? AND slot_id = ?");
-        lockSlot = put(s, "lockSlot", findSlot + " FOR UPDATE");
-        insertSlot = put(s, "insertSlot", "INSERT INTO " + slot + " (tenant_id, " + SLOT_COLUMNS
+        put(s, "lockSlot", s.get("findSlot") + " FOR UPDATE");
+        put(s, "insertSlot", "INSERT INTO " + slot + " (tenant_id, " + SLOT_COLUMNS
                 + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        insertSeats = put(s, "insertSeats", "INSERT INTO " + seat + " (tenant_id, slot_id, seq, status)"
+        put(s, "insertSeats", "INSERT INTO " + seat + " (tenant_id, slot_id, seq, status)"
                 + " SELECT CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(64)), CAST(X AS INTEGER), 'FREE'"
                 + " FROM SYSTEM_RANGE(1, CAST(? AS INTEGER))");
-        updateSlot = put(s, "updateSlot", "UPDATE " + slot + " SET status = ? WHERE tenant_id = ? AND slot_id = ?");
-        slots = put(s, "slots", "SELECT " + SLOT_COLUMNS + " FROM " + slot
+        put(s, "updateSlot", "UPDATE " + slot + " SET status = ? WHERE tenant_id = ? AND slot_id = ?");
+        put(s, "slots", "SELECT " + SLOT_COLUMNS + " FROM " + slot
                 + " WHERE tenant_id = ? AND slot_id > ? ORDER BY tenant_id, slot_id LIMIT ?");
-        seriesSlots = put(s, "seriesSlots", "SELECT " + SLOT_COLUMNS + " FROM " + slot
+        put(s, "seriesSlots", "SELECT " + SLOT_COLUMNS + " FROM " + slot
                 + " WHERE tenant_id = ? AND series_id = ?");
         // every index column in ORDER BY: H2 reads the index in order and stops at the LIMIT
-        freeSeat = put(s, "freeCandidates", "SELECT seq FROM " + seat
+        put(s, "freeSeat", "SELECT seq FROM " + seat
                 + " WHERE tenant_id = ? AND slot_id = ? AND status = 'FREE' ORDER BY tenant_id, slot_id, status, seq"
                 + " LIMIT 1");
-        takeFreeSeat = put(s, "takeFreeSeat", "UPDATE " + seat + " SET " + owner + seatKey + " AND status = 'FREE'");
-        syncSeat = put(s, "confirmSeat", "UPDATE " + seat + " SET status = ?" + seatKey
+        put(s, "takeFreeSeat", "UPDATE " + seat + " SET " + owner + seatKey + " AND status = 'FREE'");
+        put(s, "syncSeat", "UPDATE " + seat + " SET status = ?" + seatKey
                 + " AND booking_id = ? AND status IN ('HELD', 'CONFIRMED') AND status <> ?");
-        releaseSeat = put(s, "freeSeatOfActive", "UPDATE " + seat
+        put(s, "releaseSeat", "UPDATE " + seat
                 + " SET status = 'FREE', booking_id = NULL, student_id = NULL, held_until = NULL" + seatKey
                 + " AND status <> 'CLOSED'");
-        closeSeats = put(s, "closeSeats", "UPDATE " + seat + " SET status = 'CLOSED', booking_id = NULL,"
+        put(s, "closeSeats", "UPDATE " + seat + " SET status = 'CLOSED', booking_id = NULL,"
                 + " student_id = NULL, held_until = NULL WHERE tenant_id = ? AND slot_id = ? AND status <> 'CLOSED'");
-        seated = put(s, "activeBookingsOfSlot", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
+        put(s, "seated", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND slot_id = ? AND status IN ('HELD', 'CONFIRMED') ORDER BY seat");
-        findBooking = put(s, "findBooking", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
+        put(s, "findBooking", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND booking_id = ?");
-        lockBooking = put(s, "lockBooking", findBooking + " FOR UPDATE");
-        bookingOfRequest = put(s, "bookingOfRequest", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
+        put(s, "lockBooking", s.get("findBooking") + " FOR UPDATE");
+        put(s, "bookingOfRequest", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND request_id = ?");
-        findActive = put(s, "findActive", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
+        put(s, "findActive", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ? AND status IN ('HELD', 'CONFIRMED')");
-        oldestDeadHold = put(s, "expiredCandidates", "SELECT b." + BOOKING_COLUMNS.replace(", ", ", b.") + " FROM "
+        put(s, "oldestDeadHold", "SELECT b." + BOOKING_COLUMNS.replace(", ", ", b.") + " FROM "
                 + seat + " h JOIN " + booking + " b ON b.tenant_id = h.tenant_id AND b.booking_id = h.booking_id"
                 + " WHERE h.tenant_id = ? AND h.slot_id = ? AND h.status = 'HELD' AND h.held_until <= ?"
                 + " ORDER BY h.tenant_id, h.slot_id, h.status, h.held_until LIMIT 1");
-        insertBooking = put(s, "insertBooking", "INSERT INTO " + booking + " (tenant_id, " + BOOKING_COLUMNS
+        put(s, "insertBooking", "INSERT INTO " + booking + " (tenant_id, " + BOOKING_COLUMNS
                 + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        updateBooking = put(s, "updateBooking", "UPDATE " + booking + " SET status = ?, updated_at = ?,"
+        put(s, "updateBooking", "UPDATE " + booking + " SET status = ?, updated_at = ?,"
                 + " package_id = ?, credits = ?, attendance = ? WHERE tenant_id = ? AND booking_id = ?");
-        lateCancel = put(s, "cancelBooking", "UPDATE " + booking + " SET late_cancel = TRUE"
+        put(s, "lateCancel", "UPDATE " + booking + " SET late_cancel = TRUE"
                 + " WHERE tenant_id = ? AND booking_id = ?");
-        dueHolds = put(s, "dueHolds", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
+        put(s, "dueHolds", "SELECT " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND status = 'HELD' AND held_until <= ?"
                 + " ORDER BY tenant_id, status, held_until LIMIT ?");
         // the CONFIRMED bookings not checked in whose slot ended by then
-        unattended = put(s, "unattended", "SELECT b." + BOOKING_COLUMNS.replace(", ", ", b.") + " FROM " + booking
+        put(s, "unattended", "SELECT b." + BOOKING_COLUMNS.replace(", ", ", b.") + " FROM " + booking
                 + " b JOIN " + slot + " s ON s.tenant_id = b.tenant_id AND s.slot_id = b.slot_id"
                 + " WHERE b.tenant_id = ? AND b.status = 'CONFIRMED' AND b.attendance = 'NONE' AND s.ends_at <= ?"
                 + " ORDER BY s.ends_at, CAST(b.booking_id AS VARBINARY) LIMIT ?");
         // every booking made an occupation of its student: through the student's occupations, each booking by key
-        bookingsOf = put(s, "bookingsOf", "SELECT b." + BOOKING_COLUMNS.replace(", ", ", b.") + " FROM " + occupancy
+        put(s, "bookingsOf", "SELECT b." + BOOKING_COLUMNS.replace(", ", ", b.") + " FROM " + occupancy
                 + " o JOIN " + booking + " b ON b.tenant_id = o.tenant_id AND b.booking_id = o.booking_id"
                 + " WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ?"
                 + " ORDER BY o.tenant_id, o.resource_kind, o.resource_id, o.active, o.starts_at");
-        overlaps = put(s, "overlaps", "SELECT o.resource_kind, o.resource_id, o.starts_at, o.ends_at, o.slot_id,"
+        put(s, "overlaps", "SELECT o.resource_kind, o.resource_id, o.starts_at, o.ends_at, o.slot_id,"
                 + " o.booking_id FROM " + occupancy + " o WHERE o.tenant_id = ? AND o.resource_kind = ?"
                 + " AND o.resource_id = ? AND o.active = TRUE AND o.starts_at < ? AND o.ends_at > ? AND o.starts_at > ?"
                 + " ORDER BY o.starts_at");
-        insertOccupation = put(s, "insertOccupation", "INSERT INTO " + occupancy + " (tenant_id, resource_kind,"
+        put(s, "insertOccupation", "INSERT INTO " + occupancy + " (tenant_id, resource_kind,"
                 + " resource_id, starts_at, ends_at, slot_id, booking_id, active) VALUES (?, ?, ?, ?, ?, ?, ?, TRUE)");
-        releaseBooking = put(s, "releaseBooking", "UPDATE " + occupancy + " SET active = FALSE"
+        put(s, "releaseBooking", "UPDATE " + occupancy + " SET active = FALSE"
                 + " WHERE tenant_id = ? AND booking_id = ? AND active = TRUE");
-        releaseSlot = put(s, "releaseSlot", "UPDATE " + occupancy + " SET active = FALSE"
+        put(s, "releaseSlot", "UPDATE " + occupancy + " SET active = FALSE"
                 + " WHERE tenant_id = ? AND slot_id = ? AND resource_kind <> 'STUDENT' AND active = TRUE");
-        findWaiter = put(s, "findWaiter", "SELECT " + WAITER_COLUMNS + " FROM " + waiter
+        put(s, "findWaiter", "SELECT " + WAITER_COLUMNS + " FROM " + waiter
                 + " WHERE tenant_id = ? AND request_id = ?");
-        waitingOfSlot = put(s, "waitingOfSlot", "SELECT " + WAITER_COLUMNS + " FROM " + waiter
+        put(s, "waitingOfSlot", "SELECT " + WAITER_COLUMNS + " FROM " + waiter
                 + " WHERE tenant_id = ? AND slot_id = ? AND status = 'WAITING' ORDER BY tenant_id, slot_id, status, seq");
-        insertWaiter = put(s, "insertWaiter", "INSERT INTO " + waiter + " (tenant_id, request_id, slot_id, student_id,"
+        put(s, "insertWaiter", "INSERT INTO " + waiter + " (tenant_id, request_id, slot_id, student_id,"
                 + " booking_id, status, joined_at, updated_at) VALUES (?, ?, ?, ?, ?, 'WAITING', ?, ?)");
-        setWaiter = put(s, "setWaiter", "UPDATE " + waiter + " SET status = ?, reason = ?, updated_at = ?"
+        put(s, "setWaiter", "UPDATE " + waiter + " SET status = ?, reason = ?, updated_at = ?"
                 + " WHERE tenant_id = ? AND request_id = ?");
-        findPackage = put(s, "findPackage", "SELECT " + PACKAGE_COLUMNS + " FROM " + lessonPackage
+        put(s, "findPackage", "SELECT " + PACKAGE_COLUMNS + " FROM " + lessonPackage
                 + " WHERE tenant_id = ? AND package_id = ?");
-        lockPackage = put(s, "lockPackage", findPackage + " FOR UPDATE");
-        packagesOf = put(s, "payerCandidates", "SELECT " + PACKAGE_COLUMNS + " FROM " + lessonPackage
+        put(s, "lockPackage", s.get("findPackage") + " FOR UPDATE");
+        put(s, "packagesOf", "SELECT " + PACKAGE_COLUMNS + " FROM " + lessonPackage
                 + " WHERE tenant_id = ? AND student_id = ? ORDER BY tenant_id, student_id, valid_until, package_id");
-        insertPackage = put(s, "insertPackage", "INSERT INTO " + lessonPackage + " (tenant_id, " + PACKAGE_COLUMNS
+        put(s, "insertPackage", "INSERT INTO " + lessonPackage + " (tenant_id, " + PACKAGE_COLUMNS
                 + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        movePackage = put(s, "drawPackage", "UPDATE " + lessonPackage + " SET remaining = remaining + ?"
+        put(s, "movePackage", "UPDATE " + lessonPackage + " SET remaining = remaining + ?"
                 + " WHERE tenant_id = ? AND package_id = ? AND remaining + ? BETWEEN 0 AND credits");
-        insertEntry = put(s, "insertEntry", "INSERT INTO " + t.creditEntry() + " (tenant_id, package_id, reason,"
+        put(s, "insertEntry", "INSERT INTO " + t.creditEntry() + " (tenant_id, package_id, reason,"
                 + " delta, booking_id, request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)");
-        journal = put(s, "journal", "SELECT seq, reason, delta, booking_id, request_id, at FROM " + t.creditEntry()
+        put(s, "journal", "SELECT seq, reason, delta, booking_id, request_id, at FROM " + t.creditEntry()
                 + " WHERE tenant_id = ? AND package_id = ? ORDER BY tenant_id, package_id, seq LIMIT ? OFFSET ?");
         // a hold's reads before its locks, in one view of the committed rows: the slot with its lowest free seat
         // and its oldest dead hold (each by its own index), the request's booking and waitlist entry, and the
@@ -209,7 +166,7 @@ final class H2Sql {
         String noSlot = nulls(20);
         String noBooking = nulls(12);
         String noWaiter = nulls(8);
-        holdProbe = put(s, "holdProbe", "SELECT 0, s." + SLOT_COLUMNS.replace(", ", ", s.")
+        put(s, "holdProbe", "SELECT 0, s." + SLOT_COLUMNS.replace(", ", ", s.")
                 + ", (SELECT f.seq FROM " + seat + " f WHERE f.tenant_id = s.tenant_id AND f.slot_id = s.slot_id"
                 + " AND f.status = 'FREE' ORDER BY f.tenant_id, f.slot_id, f.status, f.seq LIMIT 1)"
                 + ", (SELECT h.booking_id FROM " + seat + " h WHERE h.tenant_id = s.tenant_id AND h.slot_id = s.slot_id"
@@ -222,6 +179,19 @@ final class H2Sql {
                 + " UNION ALL SELECT 3, " + noSlot + ", " + BOOKING_COLUMNS + ", " + noWaiter + " FROM " + booking
                 + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ? AND status IN ('HELD', 'CONFIRMED')");
         byName = Collections.unmodifiableMap(s);
+    }
+
+    /** A failed statement, carried unchecked through the rules. */
+    static final class Failure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Failure(SQLException cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
+
+        SQLException sql() {
+            return (SQLException) getCause();
+        }
     }
 
     // ---------------------------------------------------------------- rows
@@ -286,9 +256,17 @@ final class H2Sql {
         return String.join(", ", Collections.nCopies(n, "NULL"));
     }
 
-    private static String put(Map<String, String> statements, String name, String sql) {
+    /** {@return the statement of that name} */
+    String get(String name) {
+        String statement = byName.get(name);
+        if (statement == null) {
+            throw new IllegalArgumentException("no statement named " + name);
+        }
+        return statement;
+    }
+
+    private static void put(Map<String, String> statements, String name, String sql) {
         statements.put(name, sql);
-        return sql;
     }
 
     /** The statements of {@code prefix}, built once. */

@@ -40,6 +40,7 @@ import org.slotbook.core.rules.Occupancy;
 import org.slotbook.core.rules.RuleTx;
 import org.slotbook.core.rules.StoredSlot;
 import org.slotbook.core.rules.Waiter;
+import org.slotbook.jdbc.internal.H2Sql.Failure;
 
 /**
  * The rules' transaction over H2's tables, on the nested connection H2 passes a routine (the caller's
@@ -54,19 +55,6 @@ final class H2Tx implements RuleTx {
     private static final OffsetDateTime EARLIEST = OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
     /** The longest buffer a slot may have (SlotSpec.MAX_BUFFER). */
     private static final Duration MAX_BUFFER = Duration.ofHours(24);
-
-    /** A failed statement, carried unchecked through the rules. */
-    static final class Failure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Failure(SQLException cause) {
-            super(cause.getMessage(), cause, false, false);
-        }
-
-        SQLException sql() {
-            return (SQLException) getCause();
-        }
-    }
 
     private final Connection connection;
     private final H2Sql sql;
@@ -182,7 +170,7 @@ final class H2Tx implements RuleTx {
         Optional<Booking> ofRequest = Optional.empty();
         Optional<Waiter> waiter = Optional.empty();
         Optional<Booking> mine = Optional.empty();
-        try (ResultSet rs = bind(sql.holdProbe, at(expectedAt), tenant, r.slotId().value(), tenant,
+        try (ResultSet rs = bind("holdProbe", at(expectedAt), tenant, r.slotId().value(), tenant,
                 r.requestId().value(), tenant, r.requestId().value(), tenant, r.slotId().value(),
                 r.studentId().value()).executeQuery()) {
             while (rs.next()) {
@@ -206,7 +194,7 @@ final class H2Tx implements RuleTx {
 
     /** Refuses a tenant this database does not serve: its tenant_fence row is FENCED or MOVED. */
     void fenceCheck() throws SQLException {
-        List<String> fence = query(sql.fenceState, rs -> rs.getString(1) + " on this database (fence epoch "
+        List<String> fence = query("fenceState", rs -> rs.getString(1) + " on this database (fence epoch "
                 + rs.getLong(2) + ")", tenant);
         if (!fence.isEmpty() && !fence.get(0).startsWith("OWNED ")) {
             throw new SQLException("tenant " + tenant + " is " + fence.get(0) + ": call its current shard",
@@ -226,13 +214,13 @@ final class H2Tx implements RuleTx {
         locks++;
         for (ResourceRef r : resources) {
             String kind = r.kind().name();
-            if (!query(sql.lockResource, rs -> 1, tenant, kind, r.id()).isEmpty()) {
+            if (!query("lockResource", rs -> 1, tenant, kind, r.id()).isEmpty()) {
                 continue;
             }
             try {
                 Savepoint before = connection.setSavepoint();
                 try {
-                    update(sql.createResource, tenant, kind, r.id());
+                    update("createResource", tenant, kind, r.id());
                     if (beforeNewLock == null) {
                         beforeNewLock = before;
                     }
@@ -247,7 +235,7 @@ final class H2Tx implements RuleTx {
             } catch (SQLException e) {
                 throw new Failure(e);
             }
-            if (query(sql.lockResource, rs -> 1, tenant, kind, r.id()).isEmpty()) {
+            if (query("lockResource", rs -> 1, tenant, kind, r.id()).isEmpty()) {
                 throw new IllegalStateException("resource_lock row " + kind + " '" + r.id() + "' could not be created");
             }
         }
@@ -275,21 +263,21 @@ final class H2Tx implements RuleTx {
         if (expected != null && expected.slotId().equals(slotId) && (forUpdate || locks + writes == 0)) {
             if (forUpdate) {
                 // under the slot's lock (and the student's) what the probe reads stays as read until this call writes
-                query(sql.lockSlot, rs -> 1, tenant, slotId.value());
+                query("lockSlot", rs -> 1, tenant, slotId.value());
                 locks++;
             }
             probe = runProbe(expected);
             return probe.slot();
         }
         locks += forUpdate ? 1 : 0;
-        return first(query(forUpdate ? sql.lockSlot : sql.findSlot, rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant, slotId.value()));
+        return first(query(forUpdate ? "lockSlot" : "findSlot", rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant, slotId.value()));
     }
 
     @Override
     public boolean insertSlot(StoredSlot stored) {
         Slot s = stored.slot();
         try {
-            write(sql.insertSlot, tenant, s.slotId().value(), s.coachId().value(), s.roomId().value(),
+            write("insertSlot", tenant, s.slotId().value(), s.coachId().value(), s.roomId().value(),
                     at(s.time().start()), at(s.time().end()), s.capacity(), s.status().name(), at(s.opensAt()),
                     at(s.closesAt()), (int) s.buffer().toSeconds(), Facts.policyName(s.cancellation()),
                     s.cancellation() == null || s.cancellation().cutoff() == null ? null
@@ -302,23 +290,23 @@ final class H2Tx implements RuleTx {
             }
             throw e;
         }
-        write(sql.insertSeats, tenant, s.slotId().value(), s.capacity());
+        write("insertSeats", tenant, s.slotId().value(), s.capacity());
         return true;
     }
 
     @Override
     public void updateSlot(Slot slot) {
-        write(sql.updateSlot, slot.status().name(), tenant, slot.slotId().value());
+        write("updateSlot", slot.status().name(), tenant, slot.slotId().value());
     }
 
     @Override
     public List<Slot> slots(@Nullable SlotId after, int limit) {
-        return query(sql.slots, rs -> H2Sql.slot(tenantId, rs, 0), tenant, after == null ? "" : after.value(), limit);
+        return query("slots", rs -> H2Sql.slot(tenantId, rs, 0), tenant, after == null ? "" : after.value(), limit);
     }
 
     @Override
     public List<Slot> seriesSlots(SeriesId seriesId) {
-        return query(sql.seriesSlots, rs -> H2Sql.slot(tenantId, rs, 0), tenant, seriesId.value());
+        return query("seriesSlots", rs -> H2Sql.slot(tenantId, rs, 0), tenant, seriesId.value());
     }
 
     @Override
@@ -327,7 +315,7 @@ final class H2Tx implements RuleTx {
         if (p != null) {
             return p.free();
         }
-        List<Integer> free = query(sql.freeSeat, rs -> rs.getInt(1), tenant, slotId.value());
+        List<Integer> free = query("freeSeat", rs -> rs.getInt(1), tenant, slotId.value());
         return free.isEmpty() ? OptionalInt.empty() : OptionalInt.of(free.get(0));
     }
 
@@ -343,7 +331,7 @@ final class H2Tx implements RuleTx {
 
     /** Writes the seat row of a booking: its status, student and deadline. */
     private void seatTo(Booking b, int seat) {
-        if (write(sql.takeFreeSeat, b.status().name(), b.bookingId().value(), b.studentId().value(),
+        if (write("takeFreeSeat", b.status().name(), b.bookingId().value(), b.studentId().value(),
                 at(b.heldUntil()), tenant, b.slotId().value(), seat) != 1) {
             throw new IllegalStateException("seat " + seat + " of slot '" + b.slotId() + "' is not free");
         }
@@ -351,17 +339,17 @@ final class H2Tx implements RuleTx {
 
     @Override
     public void freeSeat(SlotId slotId, int seat) {
-        write(sql.releaseSeat, tenant, slotId.value(), seat);
+        write("releaseSeat", tenant, slotId.value(), seat);
     }
 
     @Override
     public void closeSeats(SlotId slotId) {
-        write(sql.closeSeats, tenant, slotId.value());
+        write("closeSeats", tenant, slotId.value());
     }
 
     @Override
     public List<Booking> seated(SlotId slotId) {
-        return query(sql.seated, bookingRow, tenant, slotId.value());
+        return query("seated", bookingRow, tenant, slotId.value());
     }
 
     // ---------------------------------------------------------------- bookings
@@ -369,7 +357,7 @@ final class H2Tx implements RuleTx {
     @Override
     public Optional<Booking> booking(BookingId bookingId, boolean forUpdate) {
         locks += forUpdate ? 1 : 0;
-        return first(query(forUpdate ? sql.lockBooking : sql.findBooking, bookingRow, tenant, bookingId.value()));
+        return first(query(forUpdate ? "lockBooking" : "findBooking", bookingRow, tenant, bookingId.value()));
     }
 
     @Override
@@ -378,7 +366,7 @@ final class H2Tx implements RuleTx {
         if (p != null && expected.requestId().equals(requestId)) {
             return p.ofRequest();
         }
-        return first(query(sql.bookingOfRequest, bookingRow, tenant, requestId.value()));
+        return first(query("bookingOfRequest", bookingRow, tenant, requestId.value()));
     }
 
     @Override
@@ -387,7 +375,7 @@ final class H2Tx implements RuleTx {
         if (p != null && expected.studentId().equals(studentId)) {
             return p.mine();
         }
-        return first(query(sql.findActive, bookingRow, tenant, slotId.value(), studentId.value()));
+        return first(query("findActive", bookingRow, tenant, slotId.value(), studentId.value()));
     }
 
     @Override
@@ -396,12 +384,12 @@ final class H2Tx implements RuleTx {
         if (p != null && now.equals(expectedAt)) {
             return p.dead() == null ? Optional.empty() : booking(BookingId.of(p.dead()), false);
         }
-        return first(query(sql.oldestDeadHold, bookingRow, tenant, slotId.value(), at(now)));
+        return first(query("oldestDeadHold", bookingRow, tenant, slotId.value(), at(now)));
     }
 
     @Override
     public void insertBooking(Booking b) {
-        write(sql.insertBooking, tenant, b.bookingId().value(), b.requestId().value(), b.slotId().value(),
+        write("insertBooking", tenant, b.bookingId().value(), b.requestId().value(), b.slotId().value(),
                 b.studentId().value(), b.seat(), b.status().name(), at(b.heldUntil()), at(b.createdAt()),
                 at(b.updatedAt()), b.packageId() == null ? null : b.packageId().value(), b.credits(),
                 b.attendance().name());
@@ -414,35 +402,35 @@ final class H2Tx implements RuleTx {
 
     @Override
     public void updateBooking(Booking b) {
-        if (write(sql.updateBooking, b.status().name(), at(b.updatedAt()),
+        if (write("updateBooking", b.status().name(), at(b.updatedAt()),
                 b.packageId() == null ? null : b.packageId().value(), b.credits(), b.attendance().name(), tenant,
                 b.bookingId().value()) != 1) {
             throw new IllegalStateException("booking '" + b.bookingId() + "' is missing");
         }
         if (b.status() == BookingStatus.CONFIRMED) {
-            write(sql.syncSeat, b.status().name(), tenant, b.slotId().value(), b.seat(), b.bookingId().value(),
+            write("syncSeat", b.status().name(), tenant, b.slotId().value(), b.seat(), b.bookingId().value(),
                     b.status().name());
         }
     }
 
     /** Marks a cancelled booking late (a column the rules' booking does not carry). */
     void markLate(BookingId bookingId) {
-        write(sql.lateCancel, tenant, bookingId.value());
+        write("lateCancel", tenant, bookingId.value());
     }
 
     @Override
     public List<Booking> dueHolds(Instant now, int limit) {
-        return query(sql.dueHolds, bookingRow, tenant, at(now), limit);
+        return query("dueHolds", bookingRow, tenant, at(now), limit);
     }
 
     @Override
     public List<Booking> unattended(Instant endedBy, int limit) {
-        return query(sql.unattended, bookingRow, tenant, at(endedBy), limit);
+        return query("unattended", bookingRow, tenant, at(endedBy), limit);
     }
 
     @Override
     public List<Booking> bookingsOf(StudentId studentId) {
-        return query(sql.bookingsOf, bookingRow, tenant, studentId.value());
+        return query("bookingsOf", bookingRow, tenant, studentId.value());
     }
 
     // ---------------------------------------------------------------- occupations
@@ -456,7 +444,7 @@ final class H2Tx implements RuleTx {
         }
         OffsetDateTime lowest = longest == null ? EARLIEST : at(from).minus(longest);
         lastOverlapsOf = key;
-        return lastOverlaps = query(sql.overlaps, rs -> {
+        return lastOverlaps = query("overlaps", rs -> {
             String bookingId = rs.getString(6);
             return new Occupancy(new ResourceRef(ResourceKind.valueOf(rs.getString(1)), rs.getString(2)),
                     TimeRange.of(instant(rs, 3), instant(rs, 4)), SlotId.of(rs.getString(5)),
@@ -466,16 +454,16 @@ final class H2Tx implements RuleTx {
 
     @Override
     public void occupy(Occupancy o) {
-        write(sql.insertOccupation, tenant, o.resource().kind().name(), o.resource().id(), at(o.time().start()),
+        write("insertOccupation", tenant, o.resource().kind().name(), o.resource().id(), at(o.time().start()),
                 at(o.time().end()), o.slotId().value(), o.bookingId() == null ? null : o.bookingId().value());
     }
 
     @Override
     public void vacate(SlotId slotId, @Nullable BookingId bookingId) {
         if (bookingId == null) {
-            write(sql.releaseSlot, tenant, slotId.value());
+            write("releaseSlot", tenant, slotId.value());
         } else {
-            write(sql.releaseBooking, tenant, bookingId.value());
+            write("releaseBooking", tenant, bookingId.value());
         }
     }
 
@@ -487,17 +475,17 @@ final class H2Tx implements RuleTx {
         if (p != null && expected.requestId().equals(requestId)) {
             return p.waiter();
         }
-        return first(query(sql.findWaiter, rs -> H2Sql.waiter(rs, 0), tenant, requestId.value()));
+        return first(query("findWaiter", rs -> H2Sql.waiter(rs, 0), tenant, requestId.value()));
     }
 
     @Override
     public List<Waiter> waiting(SlotId slotId) {
-        return query(sql.waitingOfSlot, rs -> H2Sql.waiter(rs, 0), tenant, slotId.value());
+        return query("waitingOfSlot", rs -> H2Sql.waiter(rs, 0), tenant, slotId.value());
     }
 
     @Override
     public Waiter join(SlotId slotId, RequestId requestId, StudentId studentId, BookingId bookingId, Instant now) {
-        write(sql.insertWaiter, tenant, requestId.value(), slotId.value(), studentId.value(), bookingId.value(), at(now),
+        write("insertWaiter", tenant, requestId.value(), slotId.value(), studentId.value(), bookingId.value(), at(now),
                 at(now));
         return waiter(requestId).orElseThrow(() -> new IllegalStateException(
                 "the waitlist entry of request '" + requestId + "' is missing after its insert"));
@@ -506,36 +494,36 @@ final class H2Tx implements RuleTx {
     @Override
     public void markWaiter(RequestId requestId, WaitlistEntry.Status status, WaitlistEntry.@Nullable SkipReason reason,
                            Instant now) {
-        write(sql.setWaiter, status.name(), reason == null ? null : reason.name(), at(now), tenant, requestId.value());
+        write("setWaiter", status.name(), reason == null ? null : reason.name(), at(now), tenant, requestId.value());
     }
 
     // ---------------------------------------------------------------- packages and credits
 
     @Override
     public Optional<LessonPackage> lessonPackage(PackageId packageId, boolean forUpdate) {
-        return first(query(forUpdate ? sql.lockPackage : sql.findPackage, rs -> H2Sql.lessonPackage(tenantId, rs), tenant,
+        return first(query(forUpdate ? "lockPackage" : "findPackage", rs -> H2Sql.lessonPackage(tenantId, rs), tenant,
                 packageId.value()));
     }
 
     @Override
     public List<LessonPackage> packagesOf(StudentId studentId) {
-        return query(sql.packagesOf, rs -> H2Sql.lessonPackage(tenantId, rs), tenant, studentId.value());
+        return query("packagesOf", rs -> H2Sql.lessonPackage(tenantId, rs), tenant, studentId.value());
     }
 
     @Override
     public void insertPackage(LessonPackage p) {
-        write(sql.insertPackage, tenant, p.packageId().value(), p.studentId().value(), p.credits(), p.remaining(),
+        write("insertPackage", tenant, p.packageId().value(), p.studentId().value(), p.credits(), p.remaining(),
                 at(p.validFrom()), at(p.validUntil()), Facts.classTypes(p.classTypes()), at(p.grantedAt()));
     }
 
     @Override
     public void appendCredit(PackageId packageId, CreditEntry.Reason reason, int delta, @Nullable Booking booking,
                              Instant now) {
-        if (write(sql.movePackage, delta, tenant, packageId.value(), delta) != 1) {
+        if (write("movePackage", delta, tenant, packageId.value(), delta) != 1) {
             throw new IllegalStateException("package '" + packageId + "' cannot move by " + delta + " credits");
         }
         try {
-            write(sql.insertEntry, tenant, packageId.value(), reason.name(), delta,
+            write("insertEntry", tenant, packageId.value(), reason.name(), delta,
                     booking == null ? null : booking.bookingId().value(),
                     booking == null ? null : booking.requestId().value(), at(now));
         } catch (Failure e) {
@@ -549,7 +537,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public List<CreditEntry> journal(PackageId packageId, int offset, int limit) {
-        return query(sql.journal, rs -> {
+        return query("journal", rs -> {
             String bookingId = rs.getString(4);
             String requestId = rs.getString(5);
             return new CreditEntry(tenantId, packageId, rs.getLong(1), CreditEntry.Reason.valueOf(rs.getString(2)),
@@ -595,9 +583,9 @@ final class H2Tx implements RuleTx {
         }
     }
 
-    /** The session's prepared statement, every parameter bound (each call binds them all). */
+    /** The session's prepared statement of that name, every parameter bound (each call binds them all). */
     private PreparedStatement bind(String statement, Object... args) throws SQLException {
-        PreparedStatement ps = prepared.get(connection, statement);
+        PreparedStatement ps = prepared.get(connection, sql.get(statement));
         for (int i = 0; i < args.length; i++) {
             ps.setObject(i + 1, args[i]);
         }
