@@ -171,7 +171,8 @@ final class H2Sql {
                 + " AND f.status = 'FREE' ORDER BY f.tenant_id, f.slot_id, f.status, f.seq LIMIT 1)"
                 + ", (SELECT h.booking_id FROM " + seat + " h WHERE h.tenant_id = s.tenant_id AND h.slot_id = s.slot_id"
                 + " AND h.status = 'HELD' AND h.held_until <= ? ORDER BY h.tenant_id, h.slot_id, h.status, h.held_until"
-                + " LIMIT 1), " + noBooking + ", " + noWaiter + " FROM " + slot + " s WHERE s.tenant_id = ? AND s.slot_id = ?"
+                + " LIMIT 1), " + noBooking + ", " + noWaiter + " FROM " + slot
+                + " s WHERE s.tenant_id = ? AND s.slot_id = ?"
                 + " UNION ALL SELECT 1, " + noSlot + ", " + BOOKING_COLUMNS + ", " + noWaiter + " FROM " + booking
                 + " WHERE tenant_id = ? AND request_id = ?"
                 + " UNION ALL SELECT 2, " + noSlot + ", " + noBooking + ", " + WAITER_COLUMNS + " FROM " + waiter
@@ -215,7 +216,8 @@ final class H2Sql {
                 RoomId.of(rs.getString(o + 3)), TimeRange.of(instant(rs, o + 4), instant(rs, o + 5)), rs.getInt(o + 6),
                 SlotStatus.valueOf(rs.getString(o + 7)), instant(rs, o + 8), instant(rs, o + 9),
                 Duration.ofSeconds(rs.getInt(o + 10)), Facts.cancellation(rs.getString(o + 11), cutoffSeconds),
-                rs.getBoolean(o + 15), rs.getString(o + 16), rs.getInt(o + 17), series == null ? null : SeriesId.of(series));
+                rs.getBoolean(o + 15), rs.getString(o + 16), rs.getInt(o + 17),
+                series == null ? null : SeriesId.of(series));
     }
 
     /** {@link #BOOKING_COLUMNS} from column {@code o + 1} on. */

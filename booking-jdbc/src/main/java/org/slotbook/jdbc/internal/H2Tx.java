@@ -270,7 +270,8 @@ final class H2Tx implements RuleTx {
             return probe.slot();
         }
         locks += forUpdate ? 1 : 0;
-        return first(query(forUpdate ? "lockSlot" : "findSlot", rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant, slotId.value()));
+        return first(query(forUpdate ? "lockSlot" : "findSlot", rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant,
+                slotId.value()));
     }
 
     @Override
