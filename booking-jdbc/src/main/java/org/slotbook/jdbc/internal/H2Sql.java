@@ -262,7 +262,7 @@ final class H2Sql {
     String get(String name) {
         String statement = byName.get(name);
         if (statement == null) {
-            throw new IllegalArgumentException("no statement named " + name);
+            throw new IllegalStateException("no statement named " + name);
         }
         return statement;
     }
