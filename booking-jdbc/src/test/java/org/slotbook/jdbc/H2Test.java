@@ -773,54 +773,41 @@ class H2Test {
 
         /** The index each statement must use (its first index in the plan); inserts have none. */
         private static final Map<String, String> INTENDED_INDEX = Map.ofEntries(
-                Map.entry("findSlot", "PRIMARY_KEY"),
                 Map.entry("fenceState", "PRIMARY_KEY"),
                 Map.entry("lockResource", "PRIMARY_KEY"),
-                Map.entry("overlaps", "OCCUPANCY_OVERLAP_IX"),
-                Map.entry("studentOverlaps", "OCCUPANCY_OVERLAP_IX"),
-                Map.entry("findSlotWithSeat", "SLOT_SEAT_"),
-                Map.entry("findBooking", "PRIMARY_KEY"),
-                Map.entry("findRequest", "BOOKING_REQUEST_UK"),
-                Map.entry("findActive", "BOOKING_SLOT_IX"),
-                Map.entry("lockSeat", "PRIMARY_KEY"),
-                Map.entry("freeCandidates", "SLOT_SEAT_CLAIM_IX"),
-                Map.entry("expiredCandidates", "SLOT_SEAT_HELD_IX"),
-                Map.entry("lockCandidateSkipLocked", "PRIMARY_KEY"),
-                Map.entry("lockCandidateWaiting", "PRIMARY_KEY"),
+                Map.entry("findSlot", "PRIMARY_KEY"),
+                Map.entry("lockSlot", "PRIMARY_KEY"),
+                Map.entry("updateSlot", "PRIMARY_KEY"),
+                Map.entry("slots", "PRIMARY_KEY"),
+                Map.entry("seriesSlots", "SLOT_SERIES_IX"),
+                Map.entry("freeSeat", "SLOT_SEAT_CLAIM_IX"),
                 Map.entry("takeFreeSeat", "PRIMARY_KEY"),
-                Map.entry("takeExpiredSeat", "PRIMARY_KEY"),
-                Map.entry("confirmSeat", "PRIMARY_KEY"),
-                Map.entry("freeSeatOfActive", "PRIMARY_KEY"),
-                Map.entry("freeDeadSeat", "PRIMARY_KEY"),
-                Map.entry("confirmBooking", "PRIMARY_KEY"),
-                Map.entry("cancelBooking", "PRIMARY_KEY"),
-                Map.entry("expireBooking", "PRIMARY_KEY"),
+                Map.entry("syncSeat", "PRIMARY_KEY"),
+                Map.entry("releaseSeat", "PRIMARY_KEY"),
+                Map.entry("closeSeats", "PRIMARY_KEY"),
+                Map.entry("seated", "BOOKING_SLOT_IX"),
+                Map.entry("findBooking", "PRIMARY_KEY"),
+                Map.entry("lockBooking", "PRIMARY_KEY"),
+                Map.entry("bookingOfRequest", "BOOKING_REQUEST_UK"),
+                Map.entry("findActive", "BOOKING_SLOT_IX"),
+                Map.entry("holdProbe", "SLOT_SEAT_CLAIM_IX"),
+                Map.entry("oldestDeadHold", "SLOT_SEAT_HELD_IX"),
+                Map.entry("updateBooking", "PRIMARY_KEY"),
+                Map.entry("lateCancel", "PRIMARY_KEY"),
+                Map.entry("dueHolds", "BOOKING_HELD_IX"),
+                Map.entry("unattended", "BOOKING_UNATTENDED_IX"),
+                Map.entry("bookingsOf", "OCCUPANCY_OVERLAP_IX"),
+                Map.entry("overlaps", "OCCUPANCY_OVERLAP_IX"),
                 Map.entry("releaseBooking", "OCCUPANCY_BOOKING_IX"),
                 Map.entry("releaseSlot", "OCCUPANCY_SLOT_IX"),
-                Map.entry("cancelSlot", "PRIMARY_KEY"),
-                Map.entry("closeSeats", "PRIMARY_KEY"),
-                Map.entry("activeBookingsOfSlot", "BOOKING_SLOT_IX"),
-                Map.entry("cancelBookingsOfSlot", "BOOKING_SLOT_IX"),
-                Map.entry("dueHolds", "BOOKING_HELD_IX"),
-                Map.entry("lockSlot", "PRIMARY_KEY"),
-                Map.entry("liveCounts", "OCCUPANCY_OVERLAP_IX"),
                 Map.entry("findWaiter", "PRIMARY_KEY"),
-                Map.entry("lockWaiter", "PRIMARY_KEY"),
-                Map.entry("waitingOfStudent", "WAITER_STUDENT_IX"),
                 Map.entry("waitingOfSlot", "WAITER_SLOT_IX"),
-                Map.entry("firstWaiting", "WAITER_SLOT_IX"),
-                Map.entry("waiterPosition", "WAITER_SLOT_IX"),
                 Map.entry("setWaiter", "PRIMARY_KEY"),
-                Map.entry("unattended", "BOOKING_UNATTENDED_IX"),
-                Map.entry("setAttendance", "PRIMARY_KEY"),
-                Map.entry("openSeriesSlots", "SLOT_SERIES_IX"),
                 Map.entry("findPackage", "PRIMARY_KEY"),
-                Map.entry("payerCandidates", "LESSON_PACKAGE_STUDENT_IX"),
                 Map.entry("lockPackage", "PRIMARY_KEY"),
-                Map.entry("drawPackage", "PRIMARY_KEY"),
-                Map.entry("refundPackage", "PRIMARY_KEY"),
-                Map.entry("setBookingCredits", "PRIMARY_KEY"),
-                Map.entry("deadPaidHolds", "OCCUPANCY_OVERLAP_IX"));
+                Map.entry("packagesOf", "LESSON_PACKAGE_STUDENT_IX"),
+                Map.entry("movePackage", "PRIMARY_KEY"),
+                Map.entry("journal", "CREDIT_ENTRY_PACKAGE_IX"));
 
         private static final Pattern FIRST_INDEX = Pattern.compile("/\\* PUBLIC\\.(\\S+):");
 
@@ -843,13 +830,14 @@ class H2Test {
                     assertThat(first.group(1)).as(statement.getKey() + ": " + plan).startsWith(expected);
                     assertThat(plan).as(statement.getKey()).doesNotContainIgnoringCase("tableScan");
                 }
-                // the slot read with the free-seat probe: the slot by its key, both EXISTS by their own index
-                assertThat(explain(c, statements.get("findSlotWithSeat")))
-                        .contains("PRIMARY_KEY", "SLOT_SEAT_CLAIM_IX", "SLOT_SEAT_HELD_IX");
-                // a request's booking, its waitlist entry and the student's booking of the slot, each by its index
-                String request = explain(c, statements.get("findRequest"));
-                assertThat(request).contains("BOOKING_REQUEST_UK", "BOOKING_SLOT_IX");
+                // a hold's probe: the slot by its key, its free seat and its dead hold by their own index, the
+                // request's booking, its waitlist entry and the student's booking of the slot, each by its index
+                String request = explain(c, statements.get("holdProbe"));
+                assertThat(request).contains("PRIMARY_KEY", "SLOT_SEAT_CLAIM_IX", "SLOT_SEAT_HELD_IX",
+                        "BOOKING_REQUEST_UK", "BOOKING_SLOT_IX");
                 assertThat(request).containsPattern("_WAITER\"\\s*/\\* PUBLIC\\.PRIMARY_KEY");
+                // the oldest dead hold: its seat by the held-seat index, its booking by key
+                assertThat(explain(c, statements.get("oldestDeadHold"))).contains("SLOT_SEAT_HELD_IX", "PRIMARY_KEY");
             }
         }
 

@@ -30,7 +30,7 @@ import org.slotbook.jdbc.JdbcDialect;
 /**
  * The outbox of a {@code JdbcStore}, in plain SQL (the relay's and the pull's work is not a decision:
  * a few statements in one transaction). The decision routines write the events (event_rows on
- * PostgreSQL, outbox_write on MariaDB, {@link OutboxWrites} on H2); this class gives them positions
+ * PostgreSQL, outbox_write on MariaDB, {@code H2Tx.recordEvents} on H2); this class gives them positions
  * and records their delivery.
  *
  * <p>Positions: events get their {@code event_id} from the identity at insert, and transactions do not

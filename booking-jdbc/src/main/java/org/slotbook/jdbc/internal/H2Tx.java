@@ -1,0 +1,600 @@
+package org.slotbook.jdbc.internal;
+
+import static org.slotbook.jdbc.internal.H2Sql.at;
+import static org.slotbook.jdbc.internal.H2Sql.instant;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.BookingStatus;
+import org.slotbook.core.CreditEntry;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.LessonPackage;
+import org.slotbook.core.PackageId;
+import org.slotbook.core.RequestId;
+import org.slotbook.core.ResourceKind;
+import org.slotbook.core.ResourceRef;
+import org.slotbook.core.SeriesId;
+import org.slotbook.core.Slot;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.StudentId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.WaitlistEntry;
+import org.slotbook.core.rules.Occupancy;
+import org.slotbook.core.rules.RuleTx;
+import org.slotbook.core.rules.StoredSlot;
+import org.slotbook.core.rules.Waiter;
+import org.slotbook.core.spi.BookingEvent;
+import org.slotbook.jdbc.internal.H2Sql.Failure;
+
+/**
+ * The rules' transaction over H2's tables, on the nested connection H2 passes a routine (the caller's
+ * session and transaction). Locks: a coach, room or student is its {@code resource_lock} row, created on
+ * first use; a slot, booking or package read {@code forUpdate} is {@code SELECT ... FOR UPDATE}. A seat
+ * row mirrors the booking that holds it (status, owner, deadline). {@link #rollback} goes back to the
+ * savepoint taken when the routine started. A failed statement throws {@link Failure}, which carries
+ * the {@link SQLException} out of the rules unchanged.
+ */
+final class H2Tx implements RuleTx {
+    /** The earliest instant H2 stores: no lower bound on an occupation's start. */
+    private static final OffsetDateTime EARLIEST = OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+    /** The longest buffer a slot may have (SlotSpec.MAX_BUFFER). */
+    private static final Duration MAX_BUFFER = Duration.ofHours(24);
+
+    private final Connection connection;
+    private final H2Sql sql;
+    private final H2Sql.Prepared prepared;
+    private final TenantId tenantId;
+    private final String tenant;
+    private final RowReader<Booking> bookingRow;
+    private final Savepoint start;
+    /** No stored occupation is longer than this (session and buffer): how far back an overlap is looked for. */
+    private @Nullable Duration longest;
+    /** Taken before this call created its first resource_lock row; null when it created none. */
+    private @Nullable Savepoint beforeNewLock;
+    /** How many writes (but of resource_lock rows) and how many locks this call made so far. */
+    private int writes;
+    private int locks;
+    /** The hold this call decides ({@link #expect}), and its time; null for other calls. */
+    private @Nullable HoldRequest expected;
+    private @Nullable Instant expectedAt;
+    /** What the probe of the expected hold read; good until this call locks or writes. */
+    private @Nullable Probe probe;
+    /** The last overlap search: its resource, range and the locks and writes before it; and what it found. */
+    private @Nullable List<Object> lastOverlapsOf;
+    private List<Occupancy> lastOverlaps = List.of();
+    /** Seats given to a booking not inserted yet: the seat row is written with the booking. */
+    private final Map<String, Integer> pendingSeats = new HashMap<>(2);
+    /** The bookings this call inserted, by id (a seat given after the insert). */
+    private final Map<String, Booking> inserted = new HashMap<>(2);
+
+    H2Tx(Connection connection, H2Sql sql, TenantId tenantId) throws SQLException {
+        this.connection = connection;
+        this.sql = sql;
+        this.prepared = H2Sql.Prepared.of(connection);
+        this.tenantId = tenantId;
+        this.tenant = tenantId.value();
+        this.bookingRow = rs -> H2Sql.booking(tenantId, rs, 0);
+        this.start = connection.setSavepoint();
+    }
+
+    /** Bounds the overlap searches: no stored session is longer than {@code longestSession}. */
+    H2Tx longest(@Nullable Duration longestSession) {
+        this.longest = longestSession == null ? null : longestSession.plus(MAX_BUFFER);
+        return this;
+    }
+
+    /** The end of a routine that did not fail: its savepoint is released. */
+    void finish() throws SQLException {
+        try {
+            connection.releaseSavepoint(start);
+        } finally {
+            prepared.release();
+        }
+    }
+
+    /**
+     * Takes back the resource_lock rows this call created when it wrote nothing else: a replay writes nothing,
+     * not even the lock row of a student new to the tenant (the request id may be another student's).
+     */
+    void undoNewLocks() {
+        if (writes == 0 && beforeNewLock != null) {
+            try {
+                connection.rollback(beforeNewLock);
+            } catch (SQLException e) {
+                throw new Failure(e);
+            }
+            beforeNewLock = null;
+        }
+    }
+
+    /** The end of a routine that failed: every write of the call is undone. */
+    void abort(Throwable failure) {
+        try {
+            connection.rollback(start);
+        } catch (SQLException | RuntimeException undo) {
+            failure.addSuppressed(undo);
+        } finally {
+            prepared.release();
+        }
+    }
+
+    /** {@return whether this call wrote anything but resource_lock rows} */
+    boolean wrote() {
+        return writes > 0;
+    }
+
+    /**
+     * The hold this call decides: its reads of the slot, the request's booking and waitlist entry, the
+     * student's booking of the slot, a free seat and a dead hold are answered by one statement when it
+     * reads the slot, before its first lock (so they see one view of the committed rows: separate reads
+     * could see a concurrent hold commit between them) and again once it locked the slot, until it
+     * locks or writes anything else.
+     */
+    void expect(HoldRequest request, Instant now) {
+        expected = request;
+        expectedAt = now;
+    }
+
+    /** What one statement read of the expected hold, after {@code locks} locks and {@code writes} writes. */
+    private record Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dead, Optional<Booking> ofRequest,
+                         Optional<Waiter> waiter, Optional<Booking> mine, int locks, int writes) {
+    }
+
+    /** The probe, while it holds (nothing locked or written since), when it read {@code slotId}. */
+    private @Nullable Probe probe(SlotId slotId) {
+        return probe != null && probe.locks() == locks && probe.writes() == writes && expected.slotId().equals(slotId)
+                ? probe : null;
+    }
+
+    private Probe runProbe(HoldRequest r) {
+        Optional<StoredSlot> slot = Optional.empty();
+        OptionalInt free = OptionalInt.empty();
+        String dead = null;
+        Optional<Booking> ofRequest = Optional.empty();
+        Optional<Waiter> waiter = Optional.empty();
+        Optional<Booking> mine = Optional.empty();
+        try (ResultSet rs = bind("holdProbe", at(expectedAt), tenant, r.slotId().value(), tenant,
+                r.requestId().value(), tenant, r.requestId().value(), tenant, r.slotId().value(),
+                r.studentId().value()).executeQuery()) {
+            while (rs.next()) {
+                switch (rs.getInt(1)) {
+                    case 0 -> {
+                        slot = Optional.of(H2Sql.storedSlot(tenantId, rs, 1));
+                        int seat = rs.getInt(20);
+                        free = rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(seat);
+                        dead = rs.getString(21);
+                    }
+                    case 1 -> ofRequest = Optional.of(H2Sql.booking(tenantId, rs, 21));
+                    case 2 -> waiter = Optional.of(H2Sql.waiter(rs, 33));
+                    default -> mine = Optional.of(H2Sql.booking(tenantId, rs, 21));
+                }
+            }
+        } catch (SQLException e) {
+            throw new Failure(e);
+        }
+        return new Probe(slot, free, dead, ofRequest, waiter, mine, locks, writes);
+    }
+
+    /** Refuses a tenant this database does not serve: its tenant_fence row is FENCED or MOVED. */
+    void fenceCheck() throws SQLException {
+        List<String> fence = query("fenceState", rs -> rs.getString(1) + " on this database (fence epoch "
+                + rs.getLong(2) + ")", tenant);
+        if (!fence.isEmpty() && !fence.get(0).startsWith("OWNED ")) {
+            throw new SQLException("tenant " + tenant + " is " + fence.get(0) + ": call its current shard",
+                    SqlErrors.FENCED);
+        }
+    }
+
+    @Override
+    public TenantId tenantId() {
+        return tenantId;
+    }
+
+    // ---------------------------------------------------------------- locks and the transaction
+
+    @Override
+    public void lock(List<ResourceRef> resources) {
+        locks++;
+        for (ResourceRef r : resources) {
+            String kind = r.kind().name();
+            if (!query("lockResource", rs -> 1, tenant, kind, r.id()).isEmpty()) {
+                continue;
+            }
+            try {
+                Savepoint before = connection.setSavepoint();
+                try {
+                    update("createResource", tenant, kind, r.id());
+                    if (beforeNewLock == null) {
+                        beforeNewLock = before;
+                    }
+                    continue;
+                } catch (Failure e) {
+                    // two first uses at once: the other one created the row, which is all we need
+                    if (!"23505".equals(e.sql().getSQLState())) {
+                        throw e;
+                    }
+                    connection.rollback(before);
+                }
+            } catch (SQLException e) {
+                throw new Failure(e);
+            }
+            if (query("lockResource", rs -> 1, tenant, kind, r.id()).isEmpty()) {
+                throw new IllegalStateException("resource_lock row " + kind + " '" + r.id() + "' could not be created");
+            }
+        }
+    }
+
+    @Override
+    public void rollback() {
+        try {
+            connection.rollback(start);
+        } catch (SQLException e) {
+            throw new Failure(e);
+        }
+        beforeNewLock = null;
+        writes = 0;
+        probe = null;
+        lastOverlapsOf = null;
+        pendingSeats.clear();
+        inserted.clear();
+    }
+
+    // ---------------------------------------------------------------- slots and seats
+
+    @Override
+    public Optional<StoredSlot> slot(SlotId slotId, boolean forUpdate) {
+        if (expected != null && expected.slotId().equals(slotId) && (forUpdate || locks + writes == 0)) {
+            if (forUpdate) {
+                // under the slot's lock (and the student's) what the probe reads stays as read until this call writes
+                query("lockSlot", rs -> 1, tenant, slotId.value());
+                locks++;
+            }
+            probe = runProbe(expected);
+            return probe.slot();
+        }
+        locks += forUpdate ? 1 : 0;
+        return first(query(forUpdate ? "lockSlot" : "findSlot", rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant,
+                slotId.value()));
+    }
+
+    @Override
+    public boolean insertSlot(StoredSlot stored) {
+        Slot s = stored.slot();
+        try {
+            write("insertSlot", tenant, s.slotId().value(), s.coachId().value(), s.roomId().value(),
+                    at(s.time().start()), at(s.time().end()), s.capacity(), s.status().name(), at(s.opensAt()),
+                    at(s.closesAt()), (int) s.buffer().toSeconds(), Facts.policyName(s.cancellation()),
+                    s.cancellation() == null || s.cancellation().cutoff() == null ? null
+                            : (int) s.cancellation().cutoff().toSeconds(), at(stored.weekStart()),
+                    at(stored.weekEnd()), s.bufferStudents(), s.classType(), s.cost(),
+                    s.seriesId() == null ? null : s.seriesId().value());
+        } catch (Failure e) {
+            if ("23505".equals(e.sql().getSQLState())) {
+                return false;
+            }
+            throw e;
+        }
+        write("insertSeats", tenant, s.slotId().value(), s.capacity());
+        return true;
+    }
+
+    @Override
+    public void updateSlot(Slot slot) {
+        write("updateSlot", slot.status().name(), tenant, slot.slotId().value());
+    }
+
+    @Override
+    public List<Slot> slots(@Nullable SlotId after, int limit) {
+        return query("slots", rs -> H2Sql.slot(tenantId, rs, 0), tenant, after == null ? "" : after.value(), limit);
+    }
+
+    @Override
+    public List<Slot> seriesSlots(SeriesId seriesId) {
+        return query("seriesSlots", rs -> H2Sql.slot(tenantId, rs, 0), tenant, seriesId.value());
+    }
+
+    @Override
+    public OptionalInt freeSeat(SlotId slotId) {
+        Probe p = probe(slotId);
+        if (p != null) {
+            return p.free();
+        }
+        List<Integer> free = query("freeSeat", rs -> rs.getInt(1), tenant, slotId.value());
+        return free.isEmpty() ? OptionalInt.empty() : OptionalInt.of(free.get(0));
+    }
+
+    @Override
+    public void takeSeat(SlotId slotId, int seat, BookingId bookingId) {
+        Booking booking = inserted.get(bookingId.value());
+        if (booking != null) {
+            seatTo(booking, seat);
+        } else {
+            pendingSeats.put(bookingId.value(), seat);
+        }
+    }
+
+    /** Writes the seat row of a booking: its status, student and deadline. */
+    private void seatTo(Booking b, int seat) {
+        if (write("takeFreeSeat", b.status().name(), b.bookingId().value(), b.studentId().value(),
+                at(b.heldUntil()), tenant, b.slotId().value(), seat) != 1) {
+            throw new IllegalStateException("seat " + seat + " of slot '" + b.slotId() + "' is not free");
+        }
+    }
+
+    @Override
+    public void freeSeat(SlotId slotId, int seat) {
+        write("releaseSeat", tenant, slotId.value(), seat);
+    }
+
+    @Override
+    public void closeSeats(SlotId slotId) {
+        write("closeSeats", tenant, slotId.value());
+    }
+
+    @Override
+    public List<Booking> seated(SlotId slotId) {
+        return query("seated", bookingRow, tenant, slotId.value());
+    }
+
+    // ---------------------------------------------------------------- bookings
+
+    @Override
+    public Optional<Booking> booking(BookingId bookingId, boolean forUpdate) {
+        locks += forUpdate ? 1 : 0;
+        return first(query(forUpdate ? "lockBooking" : "findBooking", bookingRow, tenant, bookingId.value()));
+    }
+
+    @Override
+    public Optional<Booking> bookingOfRequest(RequestId requestId) {
+        Probe p = expected == null ? null : probe(expected.slotId());
+        if (p != null && expected.requestId().equals(requestId)) {
+            return p.ofRequest();
+        }
+        return first(query("bookingOfRequest", bookingRow, tenant, requestId.value()));
+    }
+
+    @Override
+    public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
+        Probe p = probe(slotId);
+        if (p != null && expected.studentId().equals(studentId)) {
+            return p.mine();
+        }
+        return first(query("findActive", bookingRow, tenant, slotId.value(), studentId.value()));
+    }
+
+    @Override
+    public Optional<Booking> oldestDeadHold(SlotId slotId, Instant now) {
+        Probe p = probe(slotId);
+        if (p != null && now.equals(expectedAt)) {
+            return p.dead() == null ? Optional.empty() : booking(BookingId.of(p.dead()), false);
+        }
+        return first(query("oldestDeadHold", bookingRow, tenant, slotId.value(), at(now)));
+    }
+
+    @Override
+    public void recordEvents(List<BookingEvent> events) {
+        events.forEach(e -> write("insertEvent", H2Sql.eventRow(tenant, e)));
+    }
+
+    @Override
+    public void insertBooking(Booking b) {
+        write("insertBooking", tenant, b.bookingId().value(), b.requestId().value(), b.slotId().value(),
+                b.studentId().value(), b.seat(), b.status().name(), at(b.heldUntil()), at(b.createdAt()),
+                at(b.updatedAt()), b.packageId() == null ? null : b.packageId().value(), b.credits(),
+                b.attendance().name());
+        inserted.put(b.bookingId().value(), b);
+        Integer seat = pendingSeats.remove(b.bookingId().value());
+        if (seat != null) {
+            seatTo(b, seat);
+        }
+    }
+
+    @Override
+    public void updateBooking(Booking b) {
+        if (write("updateBooking", b.status().name(), at(b.updatedAt()),
+                b.packageId() == null ? null : b.packageId().value(), b.credits(), b.attendance().name(), tenant,
+                b.bookingId().value()) != 1) {
+            throw new IllegalStateException("booking '" + b.bookingId() + "' is missing");
+        }
+        if (b.status() == BookingStatus.CONFIRMED) {
+            write("syncSeat", b.status().name(), tenant, b.slotId().value(), b.seat(), b.bookingId().value(),
+                    b.status().name());
+        }
+    }
+
+    /** Marks a cancelled booking late (a column the rules' booking does not carry). */
+    void markLate(BookingId bookingId) {
+        write("lateCancel", tenant, bookingId.value());
+    }
+
+    @Override
+    public List<Booking> dueHolds(Instant now, int limit) {
+        return query("dueHolds", bookingRow, tenant, at(now), limit);
+    }
+
+    @Override
+    public List<Booking> unattended(Instant endedBy, int limit) {
+        return query("unattended", bookingRow, tenant, at(endedBy), limit);
+    }
+
+    @Override
+    public List<Booking> bookingsOf(StudentId studentId) {
+        return query("bookingsOf", bookingRow, tenant, studentId.value());
+    }
+
+    // ---------------------------------------------------------------- occupations
+
+    @Override
+    public List<Occupancy> occupations(ResourceRef resource, Instant from, Instant to) {
+        // asked twice in a row by a hold (its clashes, then its dead holds): read once while nothing changed
+        List<Object> key = List.of(resource, from, to, locks, writes);
+        if (key.equals(lastOverlapsOf)) {
+            return lastOverlaps;
+        }
+        OffsetDateTime lowest = longest == null ? EARLIEST : at(from).minus(longest);
+        lastOverlapsOf = key;
+        return lastOverlaps = query("overlaps", rs -> {
+            String bookingId = rs.getString(6);
+            return new Occupancy(new ResourceRef(ResourceKind.valueOf(rs.getString(1)), rs.getString(2)),
+                    TimeRange.of(instant(rs, 3), instant(rs, 4)), SlotId.of(rs.getString(5)),
+                    bookingId == null ? null : BookingId.of(bookingId));
+        }, tenant, resource.kind().name(), resource.id(), at(to), at(from), lowest);
+    }
+
+    @Override
+    public void occupy(Occupancy o) {
+        write("insertOccupation", tenant, o.resource().kind().name(), o.resource().id(), at(o.time().start()),
+                at(o.time().end()), o.slotId().value(), o.bookingId() == null ? null : o.bookingId().value());
+    }
+
+    @Override
+    public void vacate(SlotId slotId, @Nullable BookingId bookingId) {
+        if (bookingId == null) {
+            write("releaseSlot", tenant, slotId.value());
+        } else {
+            write("releaseBooking", tenant, bookingId.value());
+        }
+    }
+
+    // ---------------------------------------------------------------- waitlists
+
+    @Override
+    public Optional<Waiter> waiter(RequestId requestId) {
+        Probe p = expected == null ? null : probe(expected.slotId());
+        if (p != null && expected.requestId().equals(requestId)) {
+            return p.waiter();
+        }
+        return first(query("findWaiter", rs -> H2Sql.waiter(rs, 0), tenant, requestId.value()));
+    }
+
+    @Override
+    public List<Waiter> waiting(SlotId slotId) {
+        return query("waitingOfSlot", rs -> H2Sql.waiter(rs, 0), tenant, slotId.value());
+    }
+
+    @Override
+    public Waiter join(SlotId slotId, RequestId requestId, StudentId studentId, BookingId bookingId, Instant now) {
+        write("insertWaiter", tenant, requestId.value(), slotId.value(), studentId.value(), bookingId.value(), at(now),
+                at(now));
+        return waiter(requestId).orElseThrow(() -> new IllegalStateException(
+                "the waitlist entry of request '" + requestId + "' is missing after its insert"));
+    }
+
+    @Override
+    public void markWaiter(RequestId requestId, WaitlistEntry.Status status, WaitlistEntry.@Nullable SkipReason reason,
+                           Instant now) {
+        write("setWaiter", status.name(), reason == null ? null : reason.name(), at(now), tenant, requestId.value());
+    }
+
+    // ---------------------------------------------------------------- packages and credits
+
+    @Override
+    public Optional<LessonPackage> lessonPackage(PackageId packageId, boolean forUpdate) {
+        return first(query(forUpdate ? "lockPackage" : "findPackage", rs -> H2Sql.lessonPackage(tenantId, rs), tenant,
+                packageId.value()));
+    }
+
+    @Override
+    public List<LessonPackage> packagesOf(StudentId studentId) {
+        return query("packagesOf", rs -> H2Sql.lessonPackage(tenantId, rs), tenant, studentId.value());
+    }
+
+    @Override
+    public void insertPackage(LessonPackage p) {
+        write("insertPackage", tenant, p.packageId().value(), p.studentId().value(), p.credits(), p.remaining(),
+                at(p.validFrom()), at(p.validUntil()), Facts.classTypes(p.classTypes()), at(p.grantedAt()));
+    }
+
+    @Override
+    public void appendCredit(PackageId packageId, CreditEntry.Reason reason, int delta, @Nullable Booking booking,
+                             Instant now) {
+        if (write("movePackage", delta, tenant, packageId.value(), delta) != 1) {
+            throw new IllegalStateException("package '" + packageId + "' cannot move by " + delta + " credits");
+        }
+        try {
+            write("insertEntry", tenant, packageId.value(), reason.name(), delta,
+                    booking == null ? null : booking.bookingId().value(),
+                    booking == null ? null : booking.requestId().value(), at(now));
+        } catch (Failure e) {
+            if ("23505".equals(e.sql().getSQLState())) {
+                throw new IllegalStateException("booking '" + booking.bookingId() + "' has a " + reason
+                        + " entry already", e.sql());
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public List<CreditEntry> journal(PackageId packageId, int offset, int limit) {
+        return query("journal", rs -> {
+            String bookingId = rs.getString(4);
+            String requestId = rs.getString(5);
+            return new CreditEntry(tenantId, packageId, rs.getLong(1), CreditEntry.Reason.valueOf(rs.getString(2)),
+                    rs.getInt(3), bookingId == null ? null : BookingId.of(bookingId),
+                    requestId == null ? null : RequestId.of(requestId), instant(rs, 6));
+        }, tenant, packageId.value(), limit, offset);
+    }
+
+    private static <T> Optional<T> first(List<T> rows) {
+        return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
+    }
+
+    // ---------------------------------------------------------------- statements
+
+    @FunctionalInterface
+    private interface RowReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /** A write of the rules' (not a resource_lock row): the call is no longer one that changed nothing. */
+    private int write(String statement, Object... args) {
+        writes++;
+        return update(statement, args);
+    }
+
+    private int update(String statement, Object... args) {
+        try {
+            return bind(statement, args).executeUpdate();
+        } catch (SQLException e) {
+            throw new Failure(e);
+        }
+    }
+
+    private <T> List<T> query(String statement, RowReader<T> reader, Object... args) {
+        try (ResultSet rs = bind(statement, args).executeQuery()) {
+            List<T> rows = new ArrayList<>(2);
+            while (rs.next()) {
+                rows.add(reader.read(rs));
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new Failure(e);
+        }
+    }
+
+    /** The session's prepared statement of that name, every parameter bound (each call binds them all). */
+    private PreparedStatement bind(String statement, Object... args) throws SQLException {
+        PreparedStatement ps = prepared.get(connection, sql.get(statement));
+        for (int i = 0; i < args.length; i++) {
+            ps.setObject(i + 1, args[i]);
+        }
+        return ps;
+    }
+}
