@@ -240,8 +240,10 @@ public final class OutboxSql implements OutboxStore {
         core.transaction(tenantId, "record outbox events delivered", c -> {
             Instant at = now(c, now);
             if (!ids.isEmpty()) {
+                // "not DELIVERED" rather than "PENDING": a claimed event is PENDING, and the partial index of the
+                // pending events then never looks like a way to find a position (a scan of the whole backlog)
                 try (PreparedStatement ps = c.prepareStatement("UPDATE " + event + " SET state = 'DELIVERED',"
-                        + " delivered_at = ?, delivered_by = ? WHERE tenant_id = ? AND pos = ? AND state = 'PENDING'")) {
+                        + " delivered_at = ?, delivered_by = ? WHERE tenant_id = ? AND pos = ? AND state <> 'DELIVERED'")) {
                     for (Long id : ids) {
                         sql.bindInstant(ps, 1, at);
                         ps.setString(2, by);
