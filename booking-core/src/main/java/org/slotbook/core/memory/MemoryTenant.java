@@ -3,10 +3,13 @@ package org.slotbook.core.memory;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
@@ -52,7 +55,8 @@ final class MemoryTenant implements RuleTx {
     private final TreeSet<Booking> heldByDeadline = new TreeSet<>(
             Comparator.comparing(Booking::heldUntil).thenComparing(Booking::bookingId));
     /** CONFIRMED bookings with attendance NONE: what {@code expireDue} may mark as no-shows. */
-    private final TreeSet<Unattended> unattended = new TreeSet<>();
+    private final TreeSet<Unattended> unattended = new TreeSet<>(
+            Comparator.comparing(Unattended::end).thenComparing(Unattended::bookingId));
     /** The active occupations of each coach, room and student, in the order they were taken. */
     private final HashMap<ResourceRef, List<Occupancy>> occupied = new HashMap<>();
     private final HashMap<RequestId, Waiter> waiters = new HashMap<>();
@@ -87,12 +91,7 @@ final class MemoryTenant implements RuleTx {
     }
 
     /** A CONFIRMED booking not checked in, by the end of its session: a no-show once its check-in closes. */
-    private record Unattended(Instant end, BookingId bookingId) implements Comparable<Unattended> {
-        @Override
-        public int compareTo(Unattended other) {
-            int byEnd = end.compareTo(other.end);
-            return byEnd != 0 ? byEnd : bookingId.compareTo(other.bookingId);
-        }
+    private record Unattended(Instant end, BookingId bookingId) {
     }
 
     /** The events the transaction in progress recorded, for the outbox at its commit. */
@@ -134,6 +133,30 @@ final class MemoryTenant implements RuleTx {
     @Override
     public void lock(List<ResourceRef> resources) {
         // the tenant's lock is held for the whole transaction
+    }
+
+    /** Appends {@code item} to {@code list}, to be taken off again on rollback. */
+    private <T> void append(List<T> list, T item) {
+        list.add(item);
+        undo.push(() -> list.remove(list.size() - 1));
+    }
+
+    /** Puts {@code value} in {@code map}, the entry it replaced (or none) restored on rollback; answers that entry. */
+    private <K, V> @Nullable V put(Map<K, V> map, K key, V value) {
+        V before = map.put(key, value);
+        undo.push(() -> {
+            if (before == null) {
+                map.remove(key);
+            } else {
+                map.put(key, before);
+            }
+        });
+        return before;
+    }
+
+    /** {@return the values of {@code ids} in {@code map}, in order} */
+    private static <K, V> List<V> all(@Nullable List<K> ids, Map<K, V> map) {
+        return ids == null ? List.of() : ids.stream().map(map::get).toList();
     }
 
     // ---- slots and seats
@@ -235,16 +258,8 @@ final class MemoryTenant implements RuleTx {
     @Override
     public List<Booking> seated(SlotId slotId) {
         SlotRow row = slotsById.get(slotId);
-        if (row == null) {
-            return List.of();
-        }
-        List<Booking> list = new ArrayList<>();
-        for (BookingId bookingId : row.seats) {
-            if (bookingId != null) {
-                list.add(bookings.get(bookingId));
-            }
-        }
-        return list;
+        return row == null ? List.of()
+                : Arrays.stream(row.seats).filter(Objects::nonNull).map(bookings::get).toList();
     }
 
     // ---- bookings
@@ -262,33 +277,14 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
-        SlotRow row = slotsById.get(slotId);
-        if (row != null) {
-            for (BookingId bookingId : row.seats) {
-                if (bookingId != null) {
-                    Booking b = bookings.get(bookingId);
-                    if (b.studentId().equals(studentId)) {
-                        return Optional.of(b);
-                    }
-                }
-            }
-        }
-        return Optional.empty();
+        return seated(slotId).stream().filter(b -> b.studentId().equals(studentId)).findFirst();
     }
 
     @Override
     public Optional<Booking> oldestDeadHold(SlotId slotId, Instant now) {
-        Booking oldest = null;
-        for (BookingId bookingId : row(slotId).seats) {
-            if (bookingId != null) {
-                Booking b = bookings.get(bookingId);
-                if (b.status() == BookingStatus.HELD && !b.isLive(now)
-                        && (oldest == null || b.heldUntil().isBefore(oldest.heldUntil()))) {
-                    oldest = b;
-                }
-            }
-        }
-        return Optional.ofNullable(oldest);
+        row(slotId); // a missing slot is an error here
+        return seated(slotId).stream().filter(b -> b.status() == BookingStatus.HELD && !b.isLive(now))
+                .min(Comparator.comparing(Booking::heldUntil));
     }
 
     @Override
@@ -297,14 +293,12 @@ final class MemoryTenant implements RuleTx {
         bookings.put(bookingId, booking);
         index(booking);
         requests.put(booking.requestId(), bookingId);
-        List<BookingId> own = bookingsOf.computeIfAbsent(booking.studentId(), s -> new ArrayList<>());
-        own.add(bookingId);
         undo.push(() -> {
-            own.remove(own.size() - 1);
             requests.remove(booking.requestId());
             unindex(booking);
             bookings.remove(bookingId);
         });
+        append(bookingsOf.computeIfAbsent(booking.studentId(), s -> new ArrayList<>()), bookingId);
     }
 
     @Override
@@ -365,11 +359,7 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<Booking> bookingsOf(StudentId studentId) {
-        List<Booking> list = new ArrayList<>();
-        for (BookingId bookingId : bookingsOf.getOrDefault(studentId, List.of())) {
-            list.add(bookings.get(bookingId));
-        }
-        return list;
+        return all(bookingsOf.get(studentId), bookings);
     }
 
     // ---- occupations
@@ -388,9 +378,7 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public void occupy(Occupancy occupancy) {
-        List<Occupancy> list = occupied.computeIfAbsent(occupancy.resource(), r -> new ArrayList<>());
-        list.add(occupancy);
-        undo.push(() -> list.remove(list.size() - 1));
+        append(occupied.computeIfAbsent(occupancy.resource(), r -> new ArrayList<>()), occupancy);
     }
 
     @Override
@@ -414,7 +402,7 @@ final class MemoryTenant implements RuleTx {
         }
         for (int at = list.size() - 1; at >= 0; at--) {
             Occupancy o = list.get(at);
-            if (o.slotId().equals(slotId) && java.util.Objects.equals(o.bookingId(), bookingId)) {
+            if (o.slotId().equals(slotId) && Objects.equals(o.bookingId(), bookingId)) {
                 list.remove(at);
                 int was = at;
                 undo.push(() -> list.add(was, o));
@@ -432,17 +420,8 @@ final class MemoryTenant implements RuleTx {
     @Override
     public List<Waiter> waiting(SlotId slotId) {
         SlotRow row = slotsById.get(slotId);
-        if (row == null) {
-            return List.of();
-        }
-        List<Waiter> list = new ArrayList<>();
-        for (RequestId requestId : row.waiters) {
-            Waiter w = waiters.get(requestId);
-            if (w.status() == WaitlistEntry.Status.WAITING) {
-                list.add(w);
-            }
-        }
-        return list;
+        return row == null ? List.of() : all(row.waiters, waiters).stream()
+                .filter(w -> w.status() == WaitlistEntry.Status.WAITING).toList();
     }
 
     @Override
@@ -450,13 +429,9 @@ final class MemoryTenant implements RuleTx {
         SlotRow row = row(slotId);
         Waiter w = new Waiter(++waiterSeq, slotId, requestId, studentId, bookingId, now,
                 WaitlistEntry.Status.WAITING, null);
-        waiters.put(requestId, w);
-        row.waiters.add(requestId);
-        undo.push(() -> {
-            row.waiters.remove(row.waiters.size() - 1);
-            waiters.remove(requestId);
-            waiterSeq--;
-        });
+        undo.push(() -> waiterSeq--);
+        put(waiters, requestId, w);
+        append(row.waiters, requestId);
         return w;
     }
 
@@ -464,9 +439,8 @@ final class MemoryTenant implements RuleTx {
     public void markWaiter(RequestId requestId, WaitlistEntry.Status status, WaitlistEntry.@Nullable SkipReason reason,
                            Instant now) {
         Waiter before = waiters.get(requestId);
-        waiters.put(requestId, new Waiter(before.seq(), before.slotId(), before.requestId(), before.studentId(),
+        put(waiters, requestId, new Waiter(before.seq(), before.slotId(), before.requestId(), before.studentId(),
                 before.bookingId(), before.joinedAt(), status, reason));
-        undo.push(() -> waiters.put(requestId, before));
     }
 
     // ---- packages and credits
@@ -478,25 +452,14 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<LessonPackage> packagesOf(StudentId studentId) {
-        List<LessonPackage> list = new ArrayList<>();
-        for (PackageId packageId : packagesOf.getOrDefault(studentId, List.of())) {
-            list.add(packages.get(packageId));
-        }
-        return list;
+        return all(packagesOf.get(studentId), packages);
     }
 
     @Override
     public void insertPackage(LessonPackage empty) {
-        PackageId packageId = empty.packageId();
-        packages.put(packageId, empty);
-        List<PackageId> own = packagesOf.computeIfAbsent(empty.studentId(), s -> new ArrayList<>());
-        own.add(packageId);
-        journals.put(packageId, new ArrayList<>());
-        undo.push(() -> {
-            journals.remove(packageId);
-            own.remove(own.size() - 1);
-            packages.remove(packageId);
-        });
+        put(packages, empty.packageId(), empty);
+        append(packagesOf.computeIfAbsent(empty.studentId(), s -> new ArrayList<>()), empty.packageId());
+        put(journals, empty.packageId(), new ArrayList<>());
     }
 
     @Override
