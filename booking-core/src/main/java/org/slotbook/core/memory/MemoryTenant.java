@@ -207,13 +207,8 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<Slot> seriesSlots(SeriesId seriesId) {
-        List<Slot> list = new ArrayList<>();
-        for (SlotRow row : slots.values()) {
-            if (seriesId.equals(row.stored.slot().seriesId())) {
-                list.add(row.stored.slot());
-            }
-        }
-        return list;
+        return slots.values().stream().map(row -> row.stored.slot())
+                .filter(slot -> seriesId.equals(slot.seriesId())).toList();
     }
 
     @Override
@@ -289,16 +284,11 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public void insertBooking(Booking booking) {
-        BookingId bookingId = booking.bookingId();
-        bookings.put(bookingId, booking);
+        put(bookings, booking.bookingId(), booking);
         index(booking);
-        requests.put(booking.requestId(), bookingId);
-        undo.push(() -> {
-            requests.remove(booking.requestId());
-            unindex(booking);
-            bookings.remove(bookingId);
-        });
-        append(bookingsOf.computeIfAbsent(booking.studentId(), s -> new ArrayList<>()), bookingId);
+        undo.push(() -> unindex(booking));
+        put(requests, booking.requestId(), booking.bookingId());
+        append(bookingsOf.computeIfAbsent(booking.studentId(), s -> new ArrayList<>()), booking.bookingId());
     }
 
     @Override
@@ -335,26 +325,13 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<Booking> dueHolds(Instant now, int limit) {
-        List<Booking> due = new ArrayList<>();
-        for (Booking b : heldByDeadline) {
-            if (due.size() == limit || b.heldUntil().isAfter(now)) {
-                break;
-            }
-            due.add(b);
-        }
-        return due;
+        return heldByDeadline.stream().takeWhile(b -> !b.heldUntil().isAfter(now)).limit(limit).toList();
     }
 
     @Override
     public List<Booking> unattended(Instant endedBy, int limit) {
-        List<Booking> list = new ArrayList<>();
-        for (Unattended u : unattended) {
-            if (list.size() == limit || u.end().isAfter(endedBy)) {
-                break;
-            }
-            list.add(bookings.get(u.bookingId()));
-        }
-        return list;
+        return unattended.stream().takeWhile(u -> !u.end().isAfter(endedBy)).limit(limit)
+                .map(u -> bookings.get(u.bookingId())).toList();
     }
 
     @Override
@@ -366,14 +343,9 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<Occupancy> occupations(ResourceRef resource, Instant from, Instant to) {
-        List<Occupancy> list = new ArrayList<>();
-        for (Occupancy o : occupied.getOrDefault(resource, List.of())) {
-            if (o.time().start().isBefore(to) && o.time().end().isAfter(from)) {
-                list.add(o);
-            }
-        }
-        list.sort(Comparator.comparing((Occupancy o) -> o.time().start()));
-        return list;
+        return occupied.getOrDefault(resource, List.of()).stream()
+                .filter(o -> o.time().start().isBefore(to) && o.time().end().isAfter(from))
+                .sorted(Comparator.comparing((Occupancy o) -> o.time().start())).toList();
     }
 
     @Override
@@ -478,21 +450,14 @@ final class MemoryTenant implements RuleTx {
         }
         CreditEntry entry = new CreditEntry(id, packageId, ++journalSeq, reason, delta,
                 booking == null ? null : booking.bookingId(), booking == null ? null : booking.requestId(), now);
-        List<CreditEntry> journal = journals.get(packageId);
-        journal.add(entry);
-        packages.put(packageId, new LessonPackage(id, packageId, before.studentId(), before.credits(), remaining,
+        undo.push(() -> journalSeq--);
+        append(journals.get(packageId), entry);
+        put(packages, packageId, new LessonPackage(id, packageId, before.studentId(), before.credits(), remaining,
                 before.validFrom(), before.validUntil(), before.classTypes(), before.grantedAt()));
         if (key != null) {
             moved.add(key);
+            undo.push(() -> moved.remove(key));
         }
-        undo.push(() -> {
-            if (key != null) {
-                moved.remove(key);
-            }
-            packages.put(packageId, before);
-            journal.remove(journal.size() - 1);
-            journalSeq--;
-        });
     }
 
     @Override
