@@ -15,6 +15,7 @@ import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Attendance;
 import org.slotbook.core.Booking;
@@ -84,9 +85,7 @@ final class MemoryTenant implements RuleTx {
         SlotRow(StoredSlot stored) {
             this.stored = stored;
             this.seats = new BookingId[stored.slot().capacity()];
-            for (int seat = 1; seat <= seats.length; seat++) {
-                free.add(seat);
-            }
+            IntStream.rangeClosed(1, seats.length).forEach(free::add);
         }
     }
 
@@ -293,16 +292,14 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public void updateBooking(Booking booking) {
-        Booking before = bookings.put(booking.bookingId(), booking);
-        if (before == null) {
-            bookings.remove(booking.bookingId());
+        if (!bookings.containsKey(booking.bookingId())) {
             throw new IllegalStateException("booking '" + booking.bookingId() + "' is missing");
         }
+        Booking before = put(bookings, booking.bookingId(), booking);
         unindex(before);
         index(booking);
         undo.push(() -> {
             unindex(booking);
-            bookings.put(before.bookingId(), before);
             index(before);
         });
     }
@@ -368,10 +365,7 @@ final class MemoryTenant implements RuleTx {
     }
 
     private void vacate(ResourceRef resource, SlotId slotId, @Nullable BookingId bookingId) {
-        List<Occupancy> list = occupied.get(resource);
-        if (list == null) {
-            return;
-        }
+        List<Occupancy> list = occupied.getOrDefault(resource, List.of());
         for (int at = list.size() - 1; at >= 0; at--) {
             Occupancy o = list.get(at);
             if (o.slotId().equals(slotId) && Objects.equals(o.bookingId(), bookingId)) {

@@ -12,8 +12,6 @@ import org.slotbook.core.BookingClosed;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.Conflict;
-import org.slotbook.core.CreditEntry;
-import org.slotbook.core.CreditPolicy;
 import org.slotbook.core.Full;
 import org.slotbook.core.Held;
 import org.slotbook.core.HoldRequest;
@@ -119,12 +117,9 @@ final class Holds {
             }
             return s.answer(new Full(slot.slotId()));
         }
-        Booking booking = new Booking(tx.tenantId(), cmd.bookingId(), request.requestId(), slot.slotId(),
-                request.studentId(), seat, cmd.status(), now.plus(cmd.holdTtl()), now, now);
-        Seating.seat(s, slot, booking);
-        if (payer != null && cmd.rules().credits() == CreditPolicy.AT_BOOKING) {
-            booking = Credits.charge(tx, booking, payer, slot.cost(), CreditEntry.Reason.DRAW, now);
-        }
+        Booking booking = Seating.seat(s, slot, new Booking(tx.tenantId(), cmd.bookingId(), request.requestId(),
+                slot.slotId(), request.studentId(), seat, cmd.status(), now.plus(cmd.holdTtl()), now, now), payer,
+                cmd.rules());
         s.event(cmd.status() == BookingStatus.CONFIRMED ? Kind.CONFIRMED : Kind.HELD, booking);
         return s.answer(new Held(booking, false));
     }

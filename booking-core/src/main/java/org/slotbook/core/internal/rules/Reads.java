@@ -3,10 +3,8 @@ package org.slotbook.core.internal.rules;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import org.slotbook.core.Availability;
 import org.slotbook.core.BookedSession;
 import org.slotbook.core.Booking;
@@ -70,18 +68,10 @@ final class Reads {
 
     /** The open slots of a coach or room (every one occupies it) whose session overlaps the range. */
     static List<Slot> timetable(RuleTx tx, ResourceRef resource, TimeRange range, int offset, int limit) {
-        Set<SlotId> ids = new LinkedHashSet<>();
-        for (Occupancy o : tx.occupations(resource, range.start(), range.end())) {
-            ids.add(o.slotId());
-        }
-        List<Slot> slots = new ArrayList<>();
-        for (SlotId id : ids) {
-            tx.slot(id, false).map(StoredSlot::slot)
-                    .filter(s -> s.status() == SlotStatus.OPEN && s.time().overlaps(range))
-                    .ifPresent(slots::add);
-        }
-        slots.sort(BY_START);
-        return slots.stream().skip(offset).limit(limit).toList();
+        return tx.occupations(resource, range.start(), range.end()).stream().map(Occupancy::slotId).distinct()
+                .flatMap(id -> tx.slot(id, false).stream()).map(StoredSlot::slot)
+                .filter(s -> s.status() == SlotStatus.OPEN && s.time().overlaps(range))
+                .sorted(BY_START).skip(offset).limit(limit).toList();
     }
 
     static Optional<Availability> availability(RuleTx tx, SlotId slotId, Instant now) {
