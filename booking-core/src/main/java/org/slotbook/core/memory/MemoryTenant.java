@@ -170,8 +170,7 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public Optional<StoredSlot> slot(SlotId slotId, boolean forUpdate) {
-        SlotRow row = slotsById.get(slotId);
-        return row == null ? Optional.empty() : Optional.of(row.stored);
+        return Optional.ofNullable(slotsById.get(slotId)).map(row -> row.stored);
     }
 
     @Override
@@ -181,12 +180,8 @@ final class MemoryTenant implements RuleTx {
             return false;
         }
         SlotRow row = new SlotRow(slot);
-        slots.put(slotId, row);
-        slotsById.put(slotId, row);
-        undo.push(() -> {
-            slotsById.remove(slotId);
-            slots.remove(slotId);
-        });
+        put(slots, slotId, row);
+        put(slotsById, slotId, row);
         return true;
     }
 
@@ -265,8 +260,7 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public Optional<Booking> bookingOfRequest(RequestId requestId) {
-        BookingId bookingId = requests.get(requestId);
-        return bookingId == null ? Optional.empty() : Optional.of(bookings.get(bookingId));
+        return Optional.ofNullable(requests.get(requestId)).map(bookings::get);
     }
 
     @Override

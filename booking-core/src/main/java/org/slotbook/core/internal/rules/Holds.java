@@ -90,12 +90,9 @@ final class Holds {
             }
         }
         // a seat of a slot with a cost, and a place on its waitlist, need a package that can pay it
-        LessonPackage payer = null;
-        if (slot.cost() > 0) {
-            payer = Credits.payer(tx, request.studentId(), slot, now);
-            if (payer == null) {
-                return s.answer(new InsufficientCredits(slot.slotId(), slot.cost()));
-            }
+        LessonPackage payer = slot.cost() > 0 ? Credits.payer(tx, request.studentId(), slot, now) : null;
+        if (slot.cost() > 0 && payer == null) {
+            return s.answer(new InsufficientCredits(slot.slotId(), slot.cost()));
         }
         Integer seat = seat(tx, slot);
         if (seat == null && tx.waiting(slot.slotId()).isEmpty()) {
@@ -107,13 +104,11 @@ final class Holds {
         }
         if (seat == null) {
             if (request.waitlist() && now.isBefore(Students.promotionCutoff(slot, cmd.rules()))) {
-                for (Waiter w : tx.waiting(slot.slotId())) {
-                    if (w.studentId().equals(request.studentId())) {
-                        return s.answer(new Waitlisted(Students.entry(tx, w), true));
-                    }
-                }
-                Waiter w = tx.join(slot.slotId(), request.requestId(), request.studentId(), cmd.bookingId(), now);
-                return s.answer(new Waitlisted(Students.entry(tx, w), false));
+                Optional<Waiter> already = tx.waiting(slot.slotId()).stream()
+                        .filter(w -> w.studentId().equals(request.studentId())).findFirst();
+                Waiter w = already.orElseGet(() -> tx.join(slot.slotId(), request.requestId(), request.studentId(),
+                        cmd.bookingId(), now));
+                return s.answer(new Waitlisted(Students.entry(tx, w), already.isPresent()));
             }
             return s.answer(new Full(slot.slotId()));
         }
@@ -162,11 +157,8 @@ final class Holds {
 
     /** {@return the answer given to the request already: its booking, else its place on a waitlist} */
     static Optional<HoldResult> replay(RuleTx tx, RequestId requestId) {
-        Optional<Booking> booking = tx.bookingOfRequest(requestId);
-        if (booking.isPresent()) {
-            return Optional.of(new Held(booking.get(), true));
-        }
-        return tx.waiter(requestId).map(w -> new Waitlisted(Students.entry(tx, w), true));
+        return tx.bookingOfRequest(requestId).<HoldResult>map(b -> new Held(b, true))
+                .or(() -> tx.waiter(requestId).map(w -> new Waitlisted(Students.entry(tx, w), true)));
     }
 
     static StoreOutcome<List<HoldResult>> holdAll(RuleTx tx, List<HoldCommand> commands, SeriesMode mode,

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Availability;
 import org.slotbook.core.BookedSession;
@@ -138,11 +139,7 @@ public final class Rules {
     /** Answers a page of the slot's WAITING entries, in order. */
     public static List<WaitlistEntry> waitlist(RuleTx tx, SlotId slotId, int offset, int limit) {
         List<Waiter> page = tx.waiting(slotId).stream().skip(offset).limit(limit).toList();
-        List<WaitlistEntry> entries = new ArrayList<>(page.size());
-        for (int i = 0; i < page.size(); i++) {
-            entries.add(Students.entry(tx, page.get(i), offset + i + 1));
-        }
-        return entries;
+        return IntStream.range(0, page.size()).mapToObj(i -> Students.entry(tx, page.get(i), offset + i + 1)).toList();
     }
 
     /** Answers a page of the slot's live bookings, by seat. */
@@ -185,15 +182,9 @@ public final class Rules {
         if (slot.status() == SlotStatus.CANCELLED) {
             return Optional.of(new Availability(slotId, SlotStatus.CANCELLED, slot.capacity(), 0, 0, 0));
         }
-        int held = 0;
-        int confirmed = 0;
-        for (Booking b : tx.seated(slotId)) {
-            if (b.status() == BookingStatus.CONFIRMED) {
-                confirmed++;
-            } else if (b.isLive(now)) {
-                held++;
-            }
-        }
+        List<Booking> seated = tx.seated(slotId);
+        int confirmed = (int) seated.stream().filter(b -> b.status() == BookingStatus.CONFIRMED).count();
+        int held = (int) seated.stream().filter(b -> b.status() != BookingStatus.CONFIRMED && b.isLive(now)).count();
         return Optional.of(new Availability(slotId, slot.status(), slot.capacity(), held, confirmed,
                 Math.max(0, slot.capacity() - held - confirmed)));
     }

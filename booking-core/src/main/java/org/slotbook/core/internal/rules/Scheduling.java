@@ -56,13 +56,10 @@ final class Scheduling {
 
     static SeriesResult scheduleSeries(RuleTx tx, SeriesId seriesId, SeriesMode mode, List<StoredSlot> occurrences) {
         List<ScheduleResult> results = new ArrayList<>();
-        boolean conflict = false;
         for (StoredSlot slot : occurrences) {
-            ScheduleResult r = schedule(tx, slot);
-            results.add(r);
-            conflict |= r instanceof Conflict;
+            results.add(schedule(tx, slot));
         }
-        boolean rolledBack = conflict && mode == SeriesMode.ALL_OR_NOTHING;
+        boolean rolledBack = mode == SeriesMode.ALL_OR_NOTHING && results.stream().anyMatch(r -> r instanceof Conflict);
         if (rolledBack) {
             tx.rollback();
         }

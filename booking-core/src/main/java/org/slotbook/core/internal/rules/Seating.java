@@ -50,9 +50,11 @@ final class Seating {
         return ended;
     }
 
-    /** Expires a dead hold (EXPIRED event, credits refunded) without promoting anyone: the caller takes the seat. */
-    static void expire(Step s, Booking dead) {
-        s.event(Kind.EXPIRED, end(s, dead, BookingStatus.EXPIRED, true));
+    /** Expires a dead hold (EXPIRED event, credits refunded) without promoting anyone; answers it expired. */
+    static Booking expire(Step s, Booking dead) {
+        Booking expired = end(s, dead, BookingStatus.EXPIRED, true);
+        s.event(Kind.EXPIRED, expired);
+        return expired;
     }
 
     /**
@@ -62,8 +64,7 @@ final class Seating {
      */
     static Booking retire(Step s, Booking dead, Terms terms, @Nullable StudentId holding) {
         StoredSlot slot = s.tx.slot(dead.slotId(), true).orElseThrow(() -> missing(dead));
-        Booking expired = end(s, dead, BookingStatus.EXPIRED, true);
-        s.event(Kind.EXPIRED, expired);
+        Booking expired = expire(s, dead);
         promote(s, slot, terms, holding);
         return expired;
     }
