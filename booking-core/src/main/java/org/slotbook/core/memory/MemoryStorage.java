@@ -1,7 +1,6 @@
 package org.slotbook.core.memory;
 
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -55,23 +54,9 @@ final class MemoryStorage implements RuleStorage {
 
     @Override
     public List<TenantId> tenants(@Nullable TenantId after, int limit) {
-        List<TenantId> candidates = new ArrayList<>();
-        for (TenantId id : tenants.keySet()) {
-            if (after == null || id.compareTo(after) > 0) {
-                candidates.add(id);
-            }
-        }
-        candidates.sort(null);
-        List<TenantId> page = new ArrayList<>();
-        for (TenantId id : candidates) {
-            if (page.size() == limit) {
-                break;
-            }
-            if (inTransaction(id, tx -> !tx.slots(null, 1).isEmpty())) {
-                page.add(id);
-            }
-        }
-        return page;
+        // sorted first; then each tenant is asked (in order) whether it has a slot, until the page is full
+        return tenants.keySet().stream().filter(id -> after == null || id.compareTo(after) > 0).sorted()
+                .filter(id -> inTransaction(id, tx -> !tx.slots(null, 1).isEmpty())).limit(limit).toList();
     }
 
     @Override

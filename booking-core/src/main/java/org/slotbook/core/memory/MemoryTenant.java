@@ -3,15 +3,19 @@ package org.slotbook.core.memory;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Attendance;
 import org.slotbook.core.Booking;
@@ -52,7 +56,8 @@ final class MemoryTenant implements RuleTx {
     private final TreeSet<Booking> heldByDeadline = new TreeSet<>(
             Comparator.comparing(Booking::heldUntil).thenComparing(Booking::bookingId));
     /** CONFIRMED bookings with attendance NONE: what {@code expireDue} may mark as no-shows. */
-    private final TreeSet<Unattended> unattended = new TreeSet<>();
+    private final TreeSet<Unattended> unattended = new TreeSet<>(
+            Comparator.comparing(Unattended::end).thenComparing(Unattended::bookingId));
     /** The active occupations of each coach, room and student, in the order they were taken. */
     private final HashMap<ResourceRef, List<Occupancy>> occupied = new HashMap<>();
     private final HashMap<RequestId, Waiter> waiters = new HashMap<>();
@@ -80,19 +85,12 @@ final class MemoryTenant implements RuleTx {
         SlotRow(StoredSlot stored) {
             this.stored = stored;
             this.seats = new BookingId[stored.slot().capacity()];
-            for (int seat = 1; seat <= seats.length; seat++) {
-                free.add(seat);
-            }
+            IntStream.rangeClosed(1, seats.length).forEach(free::add);
         }
     }
 
     /** A CONFIRMED booking not checked in, by the end of its session: a no-show once its check-in closes. */
-    private record Unattended(Instant end, BookingId bookingId) implements Comparable<Unattended> {
-        @Override
-        public int compareTo(Unattended other) {
-            int byEnd = end.compareTo(other.end);
-            return byEnd != 0 ? byEnd : bookingId.compareTo(other.bookingId);
-        }
+    private record Unattended(Instant end, BookingId bookingId) {
     }
 
     /** The events the transaction in progress recorded, for the outbox at its commit. */
@@ -136,6 +134,30 @@ final class MemoryTenant implements RuleTx {
         // the tenant's lock is held for the whole transaction
     }
 
+    /** Appends {@code item} to {@code list}, to be taken off again on rollback. */
+    private <T> void append(List<T> list, T item) {
+        list.add(item);
+        undo.push(() -> list.remove(list.size() - 1));
+    }
+
+    /** Puts {@code value} in {@code map}, the entry it replaced (or none) restored on rollback; answers that entry. */
+    private <K, V> @Nullable V put(Map<K, V> map, K key, V value) {
+        V before = map.put(key, value);
+        undo.push(() -> {
+            if (before == null) {
+                map.remove(key);
+            } else {
+                map.put(key, before);
+            }
+        });
+        return before;
+    }
+
+    /** {@return the values of {@code ids} in {@code map}, in order} */
+    private static <K, V> List<V> all(@Nullable List<K> ids, Map<K, V> map) {
+        return ids == null ? List.of() : ids.stream().map(map::get).toList();
+    }
+
     // ---- slots and seats
 
     private SlotRow row(SlotId slotId) {
@@ -148,8 +170,7 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public Optional<StoredSlot> slot(SlotId slotId, boolean forUpdate) {
-        SlotRow row = slotsById.get(slotId);
-        return row == null ? Optional.empty() : Optional.of(row.stored);
+        return Optional.ofNullable(slotsById.get(slotId)).map(row -> row.stored);
     }
 
     @Override
@@ -159,12 +180,8 @@ final class MemoryTenant implements RuleTx {
             return false;
         }
         SlotRow row = new SlotRow(slot);
-        slots.put(slotId, row);
-        slotsById.put(slotId, row);
-        undo.push(() -> {
-            slotsById.remove(slotId);
-            slots.remove(slotId);
-        });
+        put(slots, slotId, row);
+        put(slotsById, slotId, row);
         return true;
     }
 
@@ -184,13 +201,8 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<Slot> seriesSlots(SeriesId seriesId) {
-        List<Slot> list = new ArrayList<>();
-        for (SlotRow row : slots.values()) {
-            if (seriesId.equals(row.stored.slot().seriesId())) {
-                list.add(row.stored.slot());
-            }
-        }
-        return list;
+        return slots.values().stream().map(row -> row.stored.slot())
+                .filter(slot -> seriesId.equals(slot.seriesId())).toList();
     }
 
     @Override
@@ -235,16 +247,8 @@ final class MemoryTenant implements RuleTx {
     @Override
     public List<Booking> seated(SlotId slotId) {
         SlotRow row = slotsById.get(slotId);
-        if (row == null) {
-            return List.of();
-        }
-        List<Booking> list = new ArrayList<>();
-        for (BookingId bookingId : row.seats) {
-            if (bookingId != null) {
-                list.add(bookings.get(bookingId));
-            }
-        }
-        return list;
+        return row == null ? List.of()
+                : Arrays.stream(row.seats).filter(Objects::nonNull).map(bookings::get).toList();
     }
 
     // ---- bookings
@@ -256,69 +260,40 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public Optional<Booking> bookingOfRequest(RequestId requestId) {
-        BookingId bookingId = requests.get(requestId);
-        return bookingId == null ? Optional.empty() : Optional.of(bookings.get(bookingId));
+        return Optional.ofNullable(requests.get(requestId)).map(bookings::get);
     }
 
     @Override
     public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
-        SlotRow row = slotsById.get(slotId);
-        if (row != null) {
-            for (BookingId bookingId : row.seats) {
-                if (bookingId != null) {
-                    Booking b = bookings.get(bookingId);
-                    if (b.studentId().equals(studentId)) {
-                        return Optional.of(b);
-                    }
-                }
-            }
-        }
-        return Optional.empty();
+        return seated(slotId).stream().filter(b -> b.studentId().equals(studentId)).findFirst();
     }
 
     @Override
     public Optional<Booking> oldestDeadHold(SlotId slotId, Instant now) {
-        Booking oldest = null;
-        for (BookingId bookingId : row(slotId).seats) {
-            if (bookingId != null) {
-                Booking b = bookings.get(bookingId);
-                if (b.status() == BookingStatus.HELD && !b.isLive(now)
-                        && (oldest == null || b.heldUntil().isBefore(oldest.heldUntil()))) {
-                    oldest = b;
-                }
-            }
-        }
-        return Optional.ofNullable(oldest);
+        row(slotId); // a missing slot is an error here
+        return seated(slotId).stream().filter(b -> b.status() == BookingStatus.HELD && !b.isLive(now))
+                .min(Comparator.comparing(Booking::heldUntil));
     }
 
     @Override
     public void insertBooking(Booking booking) {
-        BookingId bookingId = booking.bookingId();
-        bookings.put(bookingId, booking);
+        put(bookings, booking.bookingId(), booking);
         index(booking);
-        requests.put(booking.requestId(), bookingId);
-        List<BookingId> own = bookingsOf.computeIfAbsent(booking.studentId(), s -> new ArrayList<>());
-        own.add(bookingId);
-        undo.push(() -> {
-            own.remove(own.size() - 1);
-            requests.remove(booking.requestId());
-            unindex(booking);
-            bookings.remove(bookingId);
-        });
+        undo.push(() -> unindex(booking));
+        put(requests, booking.requestId(), booking.bookingId());
+        append(bookingsOf.computeIfAbsent(booking.studentId(), s -> new ArrayList<>()), booking.bookingId());
     }
 
     @Override
     public void updateBooking(Booking booking) {
-        Booking before = bookings.put(booking.bookingId(), booking);
-        if (before == null) {
-            bookings.remove(booking.bookingId());
+        if (!bookings.containsKey(booking.bookingId())) {
             throw new IllegalStateException("booking '" + booking.bookingId() + "' is missing");
         }
+        Booking before = put(bookings, booking.bookingId(), booking);
         unindex(before);
         index(booking);
         undo.push(() -> {
             unindex(booking);
-            bookings.put(before.bookingId(), before);
             index(before);
         });
     }
@@ -341,56 +316,32 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<Booking> dueHolds(Instant now, int limit) {
-        List<Booking> due = new ArrayList<>();
-        for (Booking b : heldByDeadline) {
-            if (due.size() == limit || b.heldUntil().isAfter(now)) {
-                break;
-            }
-            due.add(b);
-        }
-        return due;
+        return heldByDeadline.stream().takeWhile(b -> !b.heldUntil().isAfter(now)).limit(limit).toList();
     }
 
     @Override
     public List<Booking> unattended(Instant endedBy, int limit) {
-        List<Booking> list = new ArrayList<>();
-        for (Unattended u : unattended) {
-            if (list.size() == limit || u.end().isAfter(endedBy)) {
-                break;
-            }
-            list.add(bookings.get(u.bookingId()));
-        }
-        return list;
+        return unattended.stream().takeWhile(u -> !u.end().isAfter(endedBy)).limit(limit)
+                .map(u -> bookings.get(u.bookingId())).toList();
     }
 
     @Override
     public List<Booking> bookingsOf(StudentId studentId) {
-        List<Booking> list = new ArrayList<>();
-        for (BookingId bookingId : bookingsOf.getOrDefault(studentId, List.of())) {
-            list.add(bookings.get(bookingId));
-        }
-        return list;
+        return all(bookingsOf.get(studentId), bookings);
     }
 
     // ---- occupations
 
     @Override
     public List<Occupancy> occupations(ResourceRef resource, Instant from, Instant to) {
-        List<Occupancy> list = new ArrayList<>();
-        for (Occupancy o : occupied.getOrDefault(resource, List.of())) {
-            if (o.time().start().isBefore(to) && o.time().end().isAfter(from)) {
-                list.add(o);
-            }
-        }
-        list.sort(Comparator.comparing((Occupancy o) -> o.time().start()));
-        return list;
+        return occupied.getOrDefault(resource, List.of()).stream()
+                .filter(o -> o.time().start().isBefore(to) && o.time().end().isAfter(from))
+                .sorted(Comparator.comparing((Occupancy o) -> o.time().start())).toList();
     }
 
     @Override
     public void occupy(Occupancy occupancy) {
-        List<Occupancy> list = occupied.computeIfAbsent(occupancy.resource(), r -> new ArrayList<>());
-        list.add(occupancy);
-        undo.push(() -> list.remove(list.size() - 1));
+        append(occupied.computeIfAbsent(occupancy.resource(), r -> new ArrayList<>()), occupancy);
     }
 
     @Override
@@ -408,13 +359,10 @@ final class MemoryTenant implements RuleTx {
     }
 
     private void vacate(ResourceRef resource, SlotId slotId, @Nullable BookingId bookingId) {
-        List<Occupancy> list = occupied.get(resource);
-        if (list == null) {
-            return;
-        }
+        List<Occupancy> list = occupied.getOrDefault(resource, List.of());
         for (int at = list.size() - 1; at >= 0; at--) {
             Occupancy o = list.get(at);
-            if (o.slotId().equals(slotId) && java.util.Objects.equals(o.bookingId(), bookingId)) {
+            if (o.slotId().equals(slotId) && Objects.equals(o.bookingId(), bookingId)) {
                 list.remove(at);
                 int was = at;
                 undo.push(() -> list.add(was, o));
@@ -432,17 +380,8 @@ final class MemoryTenant implements RuleTx {
     @Override
     public List<Waiter> waiting(SlotId slotId) {
         SlotRow row = slotsById.get(slotId);
-        if (row == null) {
-            return List.of();
-        }
-        List<Waiter> list = new ArrayList<>();
-        for (RequestId requestId : row.waiters) {
-            Waiter w = waiters.get(requestId);
-            if (w.status() == WaitlistEntry.Status.WAITING) {
-                list.add(w);
-            }
-        }
-        return list;
+        return row == null ? List.of() : all(row.waiters, waiters).stream()
+                .filter(w -> w.status() == WaitlistEntry.Status.WAITING).toList();
     }
 
     @Override
@@ -450,13 +389,9 @@ final class MemoryTenant implements RuleTx {
         SlotRow row = row(slotId);
         Waiter w = new Waiter(++waiterSeq, slotId, requestId, studentId, bookingId, now,
                 WaitlistEntry.Status.WAITING, null);
-        waiters.put(requestId, w);
-        row.waiters.add(requestId);
-        undo.push(() -> {
-            row.waiters.remove(row.waiters.size() - 1);
-            waiters.remove(requestId);
-            waiterSeq--;
-        });
+        undo.push(() -> waiterSeq--);
+        put(waiters, requestId, w);
+        append(row.waiters, requestId);
         return w;
     }
 
@@ -464,9 +399,8 @@ final class MemoryTenant implements RuleTx {
     public void markWaiter(RequestId requestId, WaitlistEntry.Status status, WaitlistEntry.@Nullable SkipReason reason,
                            Instant now) {
         Waiter before = waiters.get(requestId);
-        waiters.put(requestId, new Waiter(before.seq(), before.slotId(), before.requestId(), before.studentId(),
+        put(waiters, requestId, new Waiter(before.seq(), before.slotId(), before.requestId(), before.studentId(),
                 before.bookingId(), before.joinedAt(), status, reason));
-        undo.push(() -> waiters.put(requestId, before));
     }
 
     // ---- packages and credits
@@ -478,25 +412,14 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<LessonPackage> packagesOf(StudentId studentId) {
-        List<LessonPackage> list = new ArrayList<>();
-        for (PackageId packageId : packagesOf.getOrDefault(studentId, List.of())) {
-            list.add(packages.get(packageId));
-        }
-        return list;
+        return all(packagesOf.get(studentId), packages);
     }
 
     @Override
     public void insertPackage(LessonPackage empty) {
-        PackageId packageId = empty.packageId();
-        packages.put(packageId, empty);
-        List<PackageId> own = packagesOf.computeIfAbsent(empty.studentId(), s -> new ArrayList<>());
-        own.add(packageId);
-        journals.put(packageId, new ArrayList<>());
-        undo.push(() -> {
-            journals.remove(packageId);
-            own.remove(own.size() - 1);
-            packages.remove(packageId);
-        });
+        put(packages, empty.packageId(), empty);
+        append(packagesOf.computeIfAbsent(empty.studentId(), s -> new ArrayList<>()), empty.packageId());
+        put(journals, empty.packageId(), new ArrayList<>());
     }
 
     @Override
@@ -515,21 +438,14 @@ final class MemoryTenant implements RuleTx {
         }
         CreditEntry entry = new CreditEntry(id, packageId, ++journalSeq, reason, delta,
                 booking == null ? null : booking.bookingId(), booking == null ? null : booking.requestId(), now);
-        List<CreditEntry> journal = journals.get(packageId);
-        journal.add(entry);
-        packages.put(packageId, new LessonPackage(id, packageId, before.studentId(), before.credits(), remaining,
+        undo.push(() -> journalSeq--);
+        append(journals.get(packageId), entry);
+        put(packages, packageId, new LessonPackage(id, packageId, before.studentId(), before.credits(), remaining,
                 before.validFrom(), before.validUntil(), before.classTypes(), before.grantedAt()));
         if (key != null) {
             moved.add(key);
+            undo.push(() -> moved.remove(key));
         }
-        undo.push(() -> {
-            if (key != null) {
-                moved.remove(key);
-            }
-            packages.put(packageId, before);
-            journal.remove(journal.size() - 1);
-            journalSeq--;
-        });
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.time.temporal.TemporalAdjusters;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Availability;
@@ -104,6 +105,12 @@ public final class RulesStore implements BookingStore {
         return storage.inTransaction(tenantId, work);
     }
 
+    /** Runs {@code work} in a transaction of the tenant at {@code now} (checked first; null: the clock's). */
+    private <T> T in(TenantId tenantId, @Nullable Instant now, BiFunction<RuleTx, Instant, T> work) {
+        Instant at = at(now);
+        return in(tenantId, tx -> work.apply(tx, at));
+    }
+
     private Instant at(@Nullable Instant now) {
         return now != null ? Checks.micros("now", now) : Checks.micros("clock.instant()", clock.instant());
     }
@@ -154,8 +161,7 @@ public final class RulesStore implements BookingStore {
     @Override
     public StoreOutcome<HoldResult> hold(TenantId tenantId, HoldCommand command) {
         Checks.notNull("command", command);
-        Instant now = at(command.now());
-        return in(tenantId, tx -> Rules.hold(tx, command, now));
+        return in(tenantId, command.now(), (tx, now) -> Rules.hold(tx, command, now));
     }
 
     @Override
@@ -170,8 +176,7 @@ public final class RulesStore implements BookingStore {
                         + "] is of '" + cmd.request().studentId() + "', commands[0] of '" + first + "'");
             }
         }
-        Instant now = at(null);
-        return in(tenantId, tx -> Rules.holdAll(tx, commands, mode, now));
+        return in(tenantId, null, (tx, now) -> Rules.holdAll(tx, commands, mode, now));
     }
 
     @Override
@@ -180,8 +185,7 @@ public final class RulesStore implements BookingStore {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("studentId", studentId);
         Checks.notNull("terms", terms);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.confirm(tx, bookingId, studentId, at, terms));
+        return in(tenantId, now, (tx, at) -> Rules.confirm(tx, bookingId, studentId, at, terms));
     }
 
     @Override
@@ -189,15 +193,13 @@ public final class RulesStore implements BookingStore {
                                              @Nullable Instant now, Terms terms) {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("terms", terms);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.cancel(tx, bookingId, studentId, at, terms));
+        return in(tenantId, now, (tx, at) -> Rules.cancel(tx, bookingId, studentId, at, terms));
     }
 
     @Override
     public StoreOutcome<CancelSlotResult> cancelSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         Checks.notNull("slotId", slotId);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.cancelSlot(tx, slotId, at));
+        return in(tenantId, now, (tx, at) -> Rules.cancelSlot(tx, slotId, at));
     }
 
     @Override
@@ -205,16 +207,14 @@ public final class RulesStore implements BookingStore {
                                                       @Nullable Instant now) {
         Checks.notNull("seriesId", seriesId);
         Checks.notNull("from", from);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.cancelSeries(tx, seriesId, from, at));
+        return in(tenantId, now, (tx, at) -> Rules.cancelSeries(tx, seriesId, from, at));
     }
 
     @Override
     public StoreOutcome<Integer> expireDue(TenantId tenantId, @Nullable Instant now, int limit, Terms terms) {
         Checks.positive("limit", limit);
         Checks.notNull("terms", terms);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.expireDue(tx, at, limit, terms));
+        return in(tenantId, now, (tx, at) -> Rules.expireDue(tx, at, limit, terms));
     }
 
     @Override
@@ -222,8 +222,7 @@ public final class RulesStore implements BookingStore {
                                                @Nullable Instant now, Terms terms) {
         Checks.notNull("bookingId", bookingId);
         Checks.notNull("terms", terms);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.checkIn(tx, bookingId, studentId, at, terms));
+        return in(tenantId, now, (tx, at) -> Rules.checkIn(tx, bookingId, studentId, at, terms));
     }
 
     @Override
@@ -238,8 +237,7 @@ public final class RulesStore implements BookingStore {
     @Override
     public LessonPackage grantPackage(TenantId tenantId, PackageGrant grant, @Nullable Instant now) {
         Checks.notNull("grant", grant);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.grantPackage(tx, grant, at));
+        return in(tenantId, now, (tx, at) -> Rules.grantPackage(tx, grant, at));
     }
 
     // ---- reads
@@ -273,16 +271,14 @@ public final class RulesStore implements BookingStore {
     @Override
     public List<Booking> roster(TenantId tenantId, SlotId slotId, @Nullable Instant now, int offset, int limit) {
         Checks.notNull("slotId", slotId);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.roster(tx, slotId, at, offset, limit));
+        return in(tenantId, now, (tx, at) -> Rules.roster(tx, slotId, at, offset, limit));
     }
 
     @Override
     public List<BookedSession> studentBookings(TenantId tenantId, StudentId studentId, @Nullable Instant now,
                                                boolean upcoming, int offset, int limit) {
         Checks.notNull("studentId", studentId);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.studentBookings(tx, studentId, at, upcoming, offset, limit));
+        return in(tenantId, now, (tx, at) -> Rules.studentBookings(tx, studentId, at, upcoming, offset, limit));
     }
 
     @Override
@@ -298,15 +294,13 @@ public final class RulesStore implements BookingStore {
     @Override
     public Optional<Availability> availability(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         Checks.notNull("slotId", slotId);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.availability(tx, slotId, at));
+        return in(tenantId, now, (tx, at) -> Rules.availability(tx, slotId, at));
     }
 
     @Override
     public Optional<LiveSlot> liveSlot(TenantId tenantId, SlotId slotId, @Nullable Instant now) {
         Checks.notNull("slotId", slotId);
-        Instant at = at(now);
-        return in(tenantId, tx -> Rules.liveSlot(tx, slotId, at));
+        return in(tenantId, now, (tx, at) -> Rules.liveSlot(tx, slotId, at));
     }
 
     @Override
@@ -337,8 +331,7 @@ public final class RulesStore implements BookingStore {
     public List<Slot> seriesSlots(TenantId tenantId, SeriesId seriesId, @Nullable Instant after, int limit) {
         Checks.notNull("seriesId", seriesId);
         Checks.positive("limit", limit);
-        Instant from = at(after);
-        return in(tenantId, tx -> Rules.seriesSlots(tx, seriesId, from, limit));
+        return in(tenantId, after, (tx, from) -> Rules.seriesSlots(tx, seriesId, from, limit));
     }
 
     @Override

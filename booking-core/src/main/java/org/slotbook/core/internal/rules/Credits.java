@@ -60,14 +60,8 @@ final class Credits {
 
     /** As {@link #payer(RuleTx, StudentId, Slot, Instant)}, from the packages as they are. */
     private static @Nullable LessonPackage payer(RuleTx tx, StudentId studentId, Slot slot) {
-        LessonPackage best = null;
-        for (LessonPackage p : tx.packagesOf(studentId)) {
-            if (p.covers(slot) && p.remaining() >= slot.cost()
-                    && (best == null || PACKAGE_ORDER.compare(p, best) < 0)) {
-                best = p;
-            }
-        }
-        return best;
+        return tx.packagesOf(studentId).stream().filter(p -> p.covers(slot) && p.remaining() >= slot.cost())
+                .min(PACKAGE_ORDER).orElse(null);
     }
 
     /**

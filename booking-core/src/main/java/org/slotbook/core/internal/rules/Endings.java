@@ -104,8 +104,7 @@ final class Endings {
         }
         Step s = new Step(tx, now);
         if (!b.isLive(now)) {
-            Booking expired = Seating.retire(s, b, terms, null);
-            return s.answer(new AlreadyCancelled(), expired);
+            return s.answer(new AlreadyCancelled(), Seating.retire(s, b, terms, null));
         }
         Slot slot = locked.get().slot().slot();
         if (studentId != null && b.attendance() != Attendance.NONE) {
@@ -194,13 +193,10 @@ final class Endings {
         Step s = new Step(tx, now);
         int done = 0;
         for (Booking due : tx.dueHolds(now, limit)) {
-            Optional<Locked> locked = lockBooking(tx, due.bookingId(), null);
-            if (locked.isEmpty()) {
-                continue;
-            }
-            Booking b = locked.get().booking();
-            if (b.status() == BookingStatus.HELD && !b.heldUntil().isAfter(now)) {
-                Seating.retire(s, b, terms, null);
+            Optional<Booking> b = lockBooking(tx, due.bookingId(), null).map(Locked::booking)
+                    .filter(held -> held.status() == BookingStatus.HELD && !held.heldUntil().isAfter(now));
+            if (b.isPresent()) {
+                Seating.retire(s, b.get(), terms, null);
                 done++;
             }
         }
@@ -208,14 +204,12 @@ final class Endings {
             // check-in closed at end + checkInClosesAfterEnd <= now, that is end <= now - checkInClosesAfterEnd
             Instant endedBy = now.minus(terms.rules().checkInClosesAfterEnd());
             for (Booking absent : tx.unattended(endedBy, limit - done)) {
-                Optional<Locked> locked = lockBooking(tx, absent.bookingId(), null);
+                Optional<Locked> locked = lockBooking(tx, absent.bookingId(), null).filter(l -> l.booking().status()
+                        == BookingStatus.CONFIRMED && l.booking().attendance() == Attendance.NONE);
                 if (locked.isEmpty()) {
                     continue;
                 }
                 Booking b = locked.get().booking();
-                if (b.status() != BookingStatus.CONFIRMED || b.attendance() != Attendance.NONE) {
-                    continue;
-                }
                 Booking paid = Credits.forfeit(tx, b, locked.get().slot().slot(), terms.rules(), now);
                 Booking noShow = paid.with(Attendance.NO_SHOW, now);
                 tx.updateBooking(noShow);

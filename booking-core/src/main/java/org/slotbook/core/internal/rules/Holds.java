@@ -12,8 +12,6 @@ import org.slotbook.core.BookingClosed;
 import org.slotbook.core.BookingId;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.Conflict;
-import org.slotbook.core.CreditEntry;
-import org.slotbook.core.CreditPolicy;
 import org.slotbook.core.Full;
 import org.slotbook.core.Held;
 import org.slotbook.core.HoldRequest;
@@ -92,12 +90,9 @@ final class Holds {
             }
         }
         // a seat of a slot with a cost, and a place on its waitlist, need a package that can pay it
-        LessonPackage payer = null;
-        if (slot.cost() > 0) {
-            payer = Credits.payer(tx, request.studentId(), slot, now);
-            if (payer == null) {
-                return s.answer(new InsufficientCredits(slot.slotId(), slot.cost()));
-            }
+        LessonPackage payer = slot.cost() > 0 ? Credits.payer(tx, request.studentId(), slot, now) : null;
+        if (slot.cost() > 0 && payer == null) {
+            return s.answer(new InsufficientCredits(slot.slotId(), slot.cost()));
         }
         Integer seat = seat(tx, slot);
         if (seat == null && tx.waiting(slot.slotId()).isEmpty()) {
@@ -109,22 +104,17 @@ final class Holds {
         }
         if (seat == null) {
             if (request.waitlist() && now.isBefore(Students.promotionCutoff(slot, cmd.rules()))) {
-                for (Waiter w : tx.waiting(slot.slotId())) {
-                    if (w.studentId().equals(request.studentId())) {
-                        return s.answer(new Waitlisted(Students.entry(tx, w), true));
-                    }
-                }
-                Waiter w = tx.join(slot.slotId(), request.requestId(), request.studentId(), cmd.bookingId(), now);
-                return s.answer(new Waitlisted(Students.entry(tx, w), false));
+                Optional<Waiter> already = tx.waiting(slot.slotId()).stream()
+                        .filter(w -> w.studentId().equals(request.studentId())).findFirst();
+                Waiter w = already.orElseGet(() -> tx.join(slot.slotId(), request.requestId(), request.studentId(),
+                        cmd.bookingId(), now));
+                return s.answer(new Waitlisted(Students.entry(tx, w), already.isPresent()));
             }
             return s.answer(new Full(slot.slotId()));
         }
-        Booking booking = new Booking(tx.tenantId(), cmd.bookingId(), request.requestId(), slot.slotId(),
-                request.studentId(), seat, cmd.status(), now.plus(cmd.holdTtl()), now, now);
-        Seating.seat(s, slot, booking);
-        if (payer != null && cmd.rules().credits() == CreditPolicy.AT_BOOKING) {
-            booking = Credits.charge(tx, booking, payer, slot.cost(), CreditEntry.Reason.DRAW, now);
-        }
+        Booking booking = Seating.seat(s, slot, new Booking(tx.tenantId(), cmd.bookingId(), request.requestId(),
+                slot.slotId(), request.studentId(), seat, cmd.status(), now.plus(cmd.holdTtl()), now, now), payer,
+                cmd.rules());
         s.event(cmd.status() == BookingStatus.CONFIRMED ? Kind.CONFIRMED : Kind.HELD, booking);
         return s.answer(new Held(booking, false));
     }
@@ -167,11 +157,8 @@ final class Holds {
 
     /** {@return the answer given to the request already: its booking, else its place on a waitlist} */
     static Optional<HoldResult> replay(RuleTx tx, RequestId requestId) {
-        Optional<Booking> booking = tx.bookingOfRequest(requestId);
-        if (booking.isPresent()) {
-            return Optional.of(new Held(booking.get(), true));
-        }
-        return tx.waiter(requestId).map(w -> new Waitlisted(Students.entry(tx, w), true));
+        return tx.bookingOfRequest(requestId).<HoldResult>map(b -> new Held(b, true))
+                .or(() -> tx.waiter(requestId).map(w -> new Waitlisted(Students.entry(tx, w), true)));
     }
 
     static StoreOutcome<List<HoldResult>> holdAll(RuleTx tx, List<HoldCommand> commands, SeriesMode mode,

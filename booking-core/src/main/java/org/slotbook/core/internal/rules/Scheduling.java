@@ -11,6 +11,8 @@ import org.slotbook.core.Scheduled;
 import org.slotbook.core.SeriesId;
 import org.slotbook.core.SeriesMode;
 import org.slotbook.core.SeriesResult;
+import org.slotbook.core.SeriesResult.Occurrence;
+import org.slotbook.core.SeriesResult.Occurrence.Status;
 import org.slotbook.core.Slot;
 import org.slotbook.core.SlotStatus;
 import org.slotbook.core.TimeRange;
@@ -54,28 +56,19 @@ final class Scheduling {
 
     static SeriesResult scheduleSeries(RuleTx tx, SeriesId seriesId, SeriesMode mode, List<StoredSlot> occurrences) {
         List<ScheduleResult> results = new ArrayList<>();
-        boolean conflict = false;
         for (StoredSlot slot : occurrences) {
-            ScheduleResult r = schedule(tx, slot);
-            results.add(r);
-            conflict |= r instanceof Conflict;
+            results.add(schedule(tx, slot));
         }
-        boolean rolledBack = conflict && mode == SeriesMode.ALL_OR_NOTHING;
+        boolean rolledBack = mode == SeriesMode.ALL_OR_NOTHING && results.stream().anyMatch(r -> r instanceof Conflict);
         if (rolledBack) {
             tx.rollback();
         }
-        List<SeriesResult.Occurrence> answer = new ArrayList<>();
+        List<Occurrence> answer = new ArrayList<>();
         for (int i = 0; i < results.size(); i++) {
             Slot given = occurrences.get(i).slot();
-            if (results.get(i) instanceof Conflict c) {
-                answer.add(new SeriesResult.Occurrence(given, SeriesResult.Occurrence.Status.CONFLICT,
-                        c.conflicts()));
-            } else if (rolledBack) {
-                answer.add(new SeriesResult.Occurrence(given, SeriesResult.Occurrence.Status.ROLLED_BACK, List.of()));
-            } else {
-                answer.add(new SeriesResult.Occurrence(((Scheduled) results.get(i)).slot(),
-                        SeriesResult.Occurrence.Status.SCHEDULED, List.of()));
-            }
+            answer.add(results.get(i) instanceof Conflict c ? new Occurrence(given, Status.CONFLICT, c.conflicts())
+                    : rolledBack ? new Occurrence(given, Status.ROLLED_BACK, List.of())
+                    : new Occurrence(((Scheduled) results.get(i)).slot(), Status.SCHEDULED, List.of()));
         }
         return new SeriesResult(seriesId, mode, answer);
     }

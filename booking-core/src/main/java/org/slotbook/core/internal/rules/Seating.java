@@ -3,6 +3,7 @@ package org.slotbook.core.internal.rules;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Booking;
+import org.slotbook.core.BookingRules;
 import org.slotbook.core.BookingStatus;
 import org.slotbook.core.CreditEntry;
 import org.slotbook.core.CreditPolicy;
@@ -23,12 +24,17 @@ final class Seating {
     private Seating() {
     }
 
-    /** Gives the new {@code booking} its seat (free) and its student's occupation. */
-    static void seat(Step s, Slot slot, Booking booking) {
+    /**
+     * Gives the new {@code booking} its seat (free) and its student's occupation; under AT_BOOKING, draws the
+     * slot's cost from {@code payer} (when there is one). Answers the booking as stored.
+     */
+    static Booking seat(Step s, Slot slot, Booking booking, @Nullable LessonPackage payer, BookingRules rules) {
         s.tx.takeSeat(slot.slotId(), booking.seat(), booking.bookingId());
         s.tx.insertBooking(booking);
         s.tx.occupy(new Occupancy(ResourceRef.of(booking.studentId()), slot.studentTime(), slot.slotId(),
                 booking.bookingId()));
+        return payer != null && rules.credits() == CreditPolicy.AT_BOOKING
+                ? Credits.charge(s.tx, booking, payer, slot.cost(), CreditEntry.Reason.DRAW, s.now) : booking;
     }
 
     /**
@@ -44,9 +50,11 @@ final class Seating {
         return ended;
     }
 
-    /** Expires a dead hold (EXPIRED event, credits refunded) without promoting anyone: the caller takes the seat. */
-    static void expire(Step s, Booking dead) {
-        s.event(Kind.EXPIRED, end(s, dead, BookingStatus.EXPIRED, true));
+    /** Expires a dead hold (EXPIRED event, credits refunded) without promoting anyone; answers it expired. */
+    static Booking expire(Step s, Booking dead) {
+        Booking expired = end(s, dead, BookingStatus.EXPIRED, true);
+        s.event(Kind.EXPIRED, expired);
+        return expired;
     }
 
     /**
@@ -56,8 +64,7 @@ final class Seating {
      */
     static Booking retire(Step s, Booking dead, Terms terms, @Nullable StudentId holding) {
         StoredSlot slot = s.tx.slot(dead.slotId(), true).orElseThrow(() -> missing(dead));
-        Booking expired = end(s, dead, BookingStatus.EXPIRED, true);
-        s.event(Kind.EXPIRED, expired);
+        Booking expired = expire(s, dead);
         promote(s, slot, terms, holding);
         return expired;
     }
@@ -93,12 +100,9 @@ final class Seating {
                 continue;
             }
             int seat = s.tx.freeSeat(slot.slotId()).getAsInt();
-            Booking booking = new Booking(s.tx.tenantId(), w.bookingId(), w.requestId(), slot.slotId(), w.studentId(),
-                    seat, BookingStatus.HELD, s.now.plus(terms.holdTtl()), s.now, s.now);
-            seat(s, slot, booking);
-            if (payer != null && terms.rules().credits() == CreditPolicy.AT_BOOKING) {
-                booking = Credits.charge(s.tx, booking, payer, slot.cost(), CreditEntry.Reason.DRAW, s.now);
-            }
+            Booking booking = seat(s, slot, new Booking(s.tx.tenantId(), w.bookingId(), w.requestId(), slot.slotId(),
+                    w.studentId(), seat, BookingStatus.HELD, s.now.plus(terms.holdTtl()), s.now, s.now), payer,
+                    terms.rules());
             s.tx.markWaiter(w.requestId(), WaitlistEntry.Status.PROMOTED, null, s.now);
             s.event(Kind.PROMOTED, booking);
             return;

@@ -1,7 +1,6 @@
 package org.slotbook.core.internal.rules;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -33,13 +32,10 @@ final class Students {
     /** The student's occupations overlapping {@code time} whose booking is live; a dead hold blocks nothing. */
     static List<ResourceConflict> clashes(RuleTx tx, StudentId studentId, TimeRange time, Instant now) {
         ResourceRef student = ResourceRef.of(studentId);
-        List<ResourceConflict> clashes = new ArrayList<>();
-        for (Occupancy o : tx.occupations(student, time.start(), time.end())) {
-            if (bookingOf(tx, o).map(b -> b.isLive(now)).orElse(false)) {
-                clashes.add(new ResourceConflict(student, o.slotId(), Optional.ofNullable(o.bookingId()), o.time()));
-            }
-        }
-        return clashes;
+        return tx.occupations(student, time.start(), time.end()).stream()
+                .filter(o -> bookingOf(tx, o).map(b -> b.isLive(now)).orElse(false))
+                .map(o -> new ResourceConflict(student, o.slotId(), Optional.ofNullable(o.bookingId()), o.time()))
+                .toList();
     }
 
     /**
