@@ -368,6 +368,7 @@ END//
 -- FOR UPDATE (it pays now), 0 in share mode (it is only required). The scan locks the candidates in
 -- payer order and checks each under its lock, so a concurrent draw that emptied one is seen. NULL when
 -- none can pay, or the slot costs nothing (the slot columns read never change once scheduled).
+-- Mirrors the rules kernel: Credits.payer (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}find_payer(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -404,6 +405,7 @@ END//
 
 -- Draws p_cost from package p_package (locked by the caller and checked) for booking p_booking:
 -- remaining, the journal entry (p_reason DRAW or FORFEIT), the booking's package and credits.
+-- Mirrors the rules kernel: Credits.charge (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}charge(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -430,6 +432,7 @@ END//
 
 -- Gives back the credits booking p_booking holds, if any (REFUND): the package's remaining, the journal
 -- entry, the booking holding none. Called under the booking's seat row lock.
+-- Mirrors the rules kernel: Credits.refund (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}refund(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -457,6 +460,7 @@ END//
 -- pay: a credit in a hold that ran out is the student's again. o_any: whether there was any such hold
 -- (its credit is back, by this call or the one that was first). His active occupations lead to his
 -- bookings (his index, then each booking by its key).
+-- Mirrors the rules kernel: Credits.refundDeadHolds, through Credits.payer (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}refund_dead_holds(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_student VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -495,6 +499,7 @@ END//
 
 -- What a late cancel by the student and a no-show cost under AT_CHECK_IN: a booking of a slot with a
 -- cost that holds no credits draws them as a FORFEIT when a package can pay (else nothing).
+-- Mirrors the rules kernel: Credits.forfeit (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}forfeit(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -528,6 +533,7 @@ END//
 
 -- Expires HELD booking p_booking whose seat the caller has just freed or handed on (under the seat
 -- row's lock): its credits refunded, the booking EXPIRED (EV_EXPIRED), its occupation inactive.
+-- Mirrors the rules kernel: Seating.expire (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}expire_booking(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -553,6 +559,7 @@ END//
 -- A slot with a cost: a waiter none of whose packages can pay it is SKIPPED (NO_CREDITS, after the other
 -- reasons); under the credit policy AT_BOOKING the promoted booking draws it (its package locked after
 -- the waiter's student lock). p_terms: the call's promotion terms (terms).
+-- Mirrors the rules kernel: Seating.promote (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}promote(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_terms LONGTEXT,
@@ -697,6 +704,7 @@ END//
 -- locks the slot row, then the seat row; the seat becomes FREE, the booking EXPIRED (EV_EXPIRED), its
 -- occupation inactive, its credits refunded, and the seat is offered to the waitlist (p_terms: the
 -- call's promotion terms). o_done = 1 when this call retired it.
+-- Mirrors the rules kernel: Seating.retire (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}retire(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_terms LONGTEXT,
@@ -736,6 +744,7 @@ END//
 -- answers EXISTS (the stored slot, nothing written) or CONFLICT rows (nothing written), else writes the
 -- slot (with its booking rules p_rules, built by slot_rules, and its series), its seats and the coach
 -- and room occupations and answers SCHEDULED; o_rows: the answer's rows as a JSON list.
+-- Mirrors the rules kernel: Scheduling.schedule (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}schedule_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -827,6 +836,7 @@ BEGIN
 END//
 
 -- schedule_do in its own READ COMMITTED transaction.
+-- Mirrors the rules kernel: Rules.schedule (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}schedule(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -875,6 +885,7 @@ END//
 -- rolls back what it wrote (the student's lock row) and asks again with a call of its own. A slot with a
 -- cost needs a package of the student that can pay it, for a seat and for a waitlist place alike (else
 -- INSUFFICIENT_CREDITS, slot_id, seat = cost); under the credit policy AT_BOOKING the new booking draws it.
+-- Mirrors the rules kernel: Holds.hold (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}hold_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_hold_micros BIGINT,
@@ -1322,6 +1333,7 @@ END//
 -- hold_do in its own READ COMMITTED transaction. Answers HELD (plus EV_HELD or EV_CONFIRMED), REPLAY,
 -- WAITLISTED, WAITLISTED_REPLAY, ALREADY, CONFLICT rows, LIMIT, FULL, NOT_OPEN_YET, BOOKING_CLOSED,
 -- NOT_OPEN, NOT_FOUND or INSUFFICIENT_CREDITS, after the events of what it did on the way.
+-- Mirrors the rules kernel: Rules.hold (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}hold(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -1380,6 +1392,7 @@ BEGIN
 END//
 
 
+-- Mirrors the rules kernel: Rules.confirm (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}confirm(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -1459,6 +1472,7 @@ BEGIN
     CALL ${prefix}emit(${prefix}answer_rows(v_answer, NULL, v_events), FALSE);
 END//
 
+-- Mirrors the rules kernel: Rules.cancel (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}cancel(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -1576,6 +1590,7 @@ END//
 -- Calls a slot off inside the caller's transaction (cancel_slot, cancel_series): SLOT_CANCELLED (the
 -- slot) plus one EV_CANCELLED per booking it cancelled, by seat, each refunded first; ALREADY_CANCELLED;
 -- NOT_FOUND. Nobody is promoted; the waitlist stays as it is. o_rows: the rows as a JSON list.
+-- Mirrors the rules kernel: Endings.cancelSlot (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}cancel_slot_do(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -1644,6 +1659,7 @@ BEGIN
 END//
 
 -- cancel_slot_do in its own READ COMMITTED transaction.
+-- Mirrors the rules kernel: Rules.cancelSlot (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}cancel_slot(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_slot VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -1661,6 +1677,7 @@ BEGIN
     CALL ${prefix}emit(v_rows, FALSE);
 END//
 
+-- Mirrors the rules kernel: Rules.expireDue (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}expire_due(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_now DATETIME(6),
@@ -1772,6 +1789,7 @@ BEGIN
     CALL ${prefix}emit(${prefix}answer_rows(NULL, NULL, v_events), FALSE);
 END//
 
+-- Mirrors the rules kernel: Rules.leaveWaitlist (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}leave_waitlist(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_request VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -1811,6 +1829,7 @@ END//
 -- Grants a package: GRANTED with the package (remaining = p_credits) and its GRANT journal entry, or
 -- PACKAGE_EXISTS with the stored package when the tenant has this package id (nothing written; the
 -- caller compares). p_class_types: sorted, joined by ','; '' for any session.
+-- Mirrors the rules kernel: Rules.grantPackage (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}grant_package(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_package VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -1859,6 +1878,7 @@ END//
 -- (AT_CHECK_IN, a cost the booking has not paid and no package that can), NOT_FOUND (none, or another
 -- student's; p_student NULL: staff). The slot's times and cost (which never change) are read first;
 -- then the student's lock, the seat row's, and the booking and package read under them.
+-- Mirrors the rules kernel: Rules.checkIn (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}check_in(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_booking VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -1947,6 +1967,7 @@ END//
 -- class_type, cost; instants as microseconds since the epoch, '' for NULL. Answers each occurrence's
 -- rows: SCHEDULED or EXISTS (the slot), or CONFLICT rows with request_id = the occurrence's slot id.
 -- p_mode ALL_OR_NOTHING with a conflict: the transaction is rolled back (the rows stay as answered).
+-- Mirrors the rules kernel: Rules.scheduleSeries (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}schedule_series(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_series VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -2007,6 +2028,7 @@ END//
 -- Cancels, as cancel_slot does, every OPEN occurrence of series p_series starting at or after p_from,
 -- by start then slot id, in one transaction: per occurrence a SLOT_CANCELLED row (the slot) and its
 -- EV_CANCELLED rows (bookings refunded). No occurrence left: no rows.
+-- Mirrors the rules kernel: Rules.cancelSeries (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}cancel_series(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_series VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -2123,6 +2145,7 @@ END//
 -- waitlist_cutoff_micros, credit_policy. Every row of the n-th command (from 1) has capacity = n. A
 -- command succeeds when it answers HELD, or REPLAY of a HELD or CONFIRMED booking; p_mode
 -- ALL_OR_NOTHING and one that does not: the transaction is rolled back (the rows stay as answered).
+-- Mirrors the rules kernel: Rules.holdAll (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}hold_all(
     p_tenant VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
     p_mode VARCHAR(16) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
@@ -2188,6 +2211,7 @@ END//
 -- * the rest, and the plain ones with something to look at: decided by hold_do one by one, as before.
 -- A hold answered RETRY leaves nothing behind: the lock row the batch wrote for it is deleted again
 -- (unless another hold of the batch has the same student). The batch reads no slot row with a lock.
+-- Mirrors the rules kernel: Rules.hold, once per hold of the batch (org.slotbook.core.internal.rules).
 CREATE OR REPLACE PROCEDURE ${prefix}hold_batch(p_commands LONGTEXT)
 MODIFIES SQL DATA
 BEGIN

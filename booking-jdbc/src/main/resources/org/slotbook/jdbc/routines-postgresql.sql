@@ -172,6 +172,7 @@ $$;
 -- he has that many live bookings of sessions starting in [p_week_start, p_week_end); else NULL.
 -- Counted over his active occupations, read in the order only the overlap index serves, whose
 -- booking is read by key (a dead hold counts nothing).
+-- Mirrors the rules kernel: Students.limitReached (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}limit_reached(
     p_tenant VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_longest_micros BIGINT, p_max_upcoming INTEGER,
     p_max_week INTEGER, p_week_start TIMESTAMPTZ, p_week_end TIMESTAMPTZ)
@@ -232,6 +233,7 @@ $$;
 
 -- The package that would pay for p_student's seat in p_slot, read without a lock; NULL when none can
 -- (or the slot is free).
+-- Mirrors the rules kernel: Credits.payer (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}payer(p_tenant VARCHAR, p_student VARCHAR, p_slot VARCHAR)
 RETURNS VARCHAR
 LANGUAGE plpgsql
@@ -287,6 +289,7 @@ $$;
 
 -- Draws p_cost from package p_package (locked by the caller) for booking p_booking: remaining, the
 -- journal entry (p_reason DRAW or FORFEIT) and the booking's package and credits.
+-- Mirrors the rules kernel: Credits.charge (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}charge(p_tenant VARCHAR, p_booking VARCHAR, p_package VARCHAR, p_cost INTEGER,
                                            p_reason VARCHAR, p_now TIMESTAMPTZ)
 RETURNS VOID
@@ -305,6 +308,7 @@ $$;
 
 -- Gives back the credits booking p_booking holds, if any (REFUND): the package's remaining, the
 -- journal entry, the booking holding none.
+-- Mirrors the rules kernel: Credits.refund (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}refund(p_tenant VARCHAR, p_booking VARCHAR, p_now TIMESTAMPTZ)
 RETURNS VOID
 LANGUAGE plpgsql
@@ -334,6 +338,7 @@ $$;
 -- credit in a hold that ran out is the student's again. Whether there was any such hold (its credit is
 -- back, by this call or the one that was first). The student's active occupations lead to his
 -- bookings (his index, then each booking by its key).
+-- Mirrors the rules kernel: Credits.refundDeadHolds, through Credits.payer (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}refund_dead_holds(p_tenant VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ)
 RETURNS BOOLEAN
 LANGUAGE plpgsql
@@ -365,6 +370,7 @@ $$;
 
 -- What a late cancel by the student and a no-show cost under AT_CHECK_IN: a booking of a slot with a
 -- cost that holds no credits draws them as a FORFEIT when a package can pay (else nothing).
+-- Mirrors the rules kernel: Credits.forfeit (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}forfeit(p_tenant VARCHAR, p_booking VARCHAR, p_credit_policy VARCHAR,
                                             p_now TIMESTAMPTZ)
 RETURNS VOID
@@ -415,6 +421,7 @@ $$;
 
 -- Ends a booking whose seat row the caller has locked and checked: the seat is FREE again, the
 -- booking gets p_status, its occupation is released.
+-- Mirrors the rules kernel: Seating.end (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}release(
     p_tenant VARCHAR, p_slot VARCHAR, p_seq INTEGER, p_booking VARCHAR, p_status VARCHAR, p_now TIMESTAMPTZ)
 RETURNS VOID
@@ -441,6 +448,7 @@ $$;
 -- p_credit_policy AT_BOOKING the promoted booking draws it at once). Each waiter's student lock is taken (after the slot row's: the one exception to the lock
 -- order; a deadlock is retried by the caller). Answers the events in order: ('EV_SKIPPED', request id) per
 -- entry passed over, then ('EV_PROMOTED', booking id). Nobody able to take it: the seat stays FREE.
+-- Mirrors the rules kernel: Seating.promote (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}promote(
     p_tenant VARCHAR, p_slot VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT, p_longest_micros BIGINT,
     p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT, p_credit_policy VARCHAR)
@@ -586,6 +594,7 @@ $$;
 -- Retires hold p_booking on seat p_seq of slot p_slot when it is still there and ran out by p_now: the
 -- slot row, then the seat row is locked, then checked (a sweeper or a takeover may have been first);
 -- its credits go back and the seat is FREE. Whether it did; the caller offers the seat (freed).
+-- Mirrors the rules kernel: Seating.retire (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}retire(
     p_tenant VARCHAR, p_slot VARCHAR, p_seq INTEGER, p_booking VARCHAR, p_now TIMESTAMPTZ)
 RETURNS BOOLEAN
@@ -643,6 +652,7 @@ BEGIN
 END;
 $$;
 
+-- Mirrors the rules kernel: Holds.replay (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}replay(p_tenant VARCHAR, p_request VARCHAR)
 RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
@@ -736,6 +746,7 @@ $$;
 -- CONFLICT rows (nothing written), else writes the slot (with its rules, its week, whether its
 -- buffer keeps the booked students too, its class type, cost and series), its seats and the coach and room occupations over
 -- [p_start, p_end + buffer) and answers SCHEDULED.
+-- Mirrors the rules kernel: Rules.schedule (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}schedule(
     p_tenant VARCHAR, p_slot VARCHAR, p_coach VARCHAR, p_room VARCHAR,
     p_start TIMESTAMPTZ, p_end TIMESTAMPTZ, p_capacity INTEGER, p_longest_micros BIGINT,
@@ -828,6 +839,7 @@ $$;
 -- Versions before p_no_wait took 15 parameters.
 DROP FUNCTION IF EXISTS ${prefix}hold(VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, TIMESTAMPTZ, BIGINT,
                                       BIGINT, BOOLEAN, BOOLEAN, INTEGER, INTEGER, BIGINT, VARCHAR);
+-- Mirrors the rules kernel: Rules.hold (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}hold(
     p_tenant VARCHAR, p_booking VARCHAR, p_request VARCHAR, p_slot VARCHAR, p_student VARCHAR,
     p_status VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT, p_longest_micros BIGINT, p_gate_held BOOLEAN,
@@ -1231,6 +1243,7 @@ $$;
 -- Confirms the student's hold: CONFIRMED (plus EV_CONFIRMED when this call confirmed it),
 -- HOLD_EXPIRED (plus EV_EXPIRED when this call expired it, then the promotion's events),
 -- ALREADY_CANCELLED or NOT_FOUND.
+-- Mirrors the rules kernel: Rules.confirm (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}confirm(
     p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_hold_micros BIGINT,
     p_longest_micros BIGINT, p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT,
@@ -1314,6 +1327,7 @@ $$;
 -- checked in or marked a no-show: TOO_LATE with held_until = the start. Credits: a late cancel by the
 -- student keeps them (AT_BOOKING) or forfeits the cost (AT_CHECK_IN); any other cancel and a retired
 -- expired hold refund them.
+-- Mirrors the rules kernel: Rules.cancel (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}cancel(
     p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_cancel_policy VARCHAR,
     p_cancel_cutoff_micros BIGINT, p_hold_micros BIGINT, p_longest_micros BIGINT, p_max_upcoming INTEGER,
@@ -1431,6 +1445,7 @@ $$;
 -- Calls a slot off: SLOT_CANCELLED (the slot) plus one EV_CANCELLED per booking it cancelled, by
 -- seat (each refunded first); ALREADY_CANCELLED; NOT_FOUND. Nobody is promoted; the waitlist stays as
 -- it is.
+-- Mirrors the rules kernel: Rules.cancelSlot (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}cancel_slot(p_tenant VARCHAR, p_slot VARCHAR, p_now TIMESTAMPTZ)
 RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
@@ -1478,6 +1493,7 @@ $$;
 -- check-in closed (end + p_check_in_closes_micros <= now): attendance NO_SHOW (and under AT_CHECK_IN a
 -- FORFEIT), one EV_NO_SHOW row each. Safe on several nodes at once: the seat row, locked (after its
 -- slot row, for an expiry) and checked, decides.
+-- Mirrors the rules kernel: Rules.expireDue (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}expire_due(
     p_tenant VARCHAR, p_now TIMESTAMPTZ, p_limit INTEGER, p_hold_micros BIGINT, p_longest_micros BIGINT,
     p_max_upcoming INTEGER, p_max_week INTEGER, p_waitlist_cutoff_micros BIGINT, p_credit_policy VARCHAR,
@@ -1544,6 +1560,7 @@ $$;
 
 -- Takes a student's entry off a slot's waitlist: LEFT (the entry, now LEFT), NOT_WAITING (the entry,
 -- promoted, skipped or left before), NOT_FOUND (no entry of this request, or another student's).
+-- Mirrors the rules kernel: Rules.leaveWaitlist (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}leave_waitlist(
     p_tenant VARCHAR, p_request VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ)
 RETURNS SETOF ${prefix}fact
@@ -1578,6 +1595,7 @@ $$;
 -- Grants a package: GRANTED with the package (remaining = p_credits) and its GRANT journal entry, or
 -- PACKAGE_EXISTS with the stored package when the tenant has this package id (nothing written; the
 -- caller compares). p_class_types: sorted, joined by ','; '' for any session.
+-- Mirrors the rules kernel: Rules.grantPackage (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}grant_package(
     p_tenant VARCHAR, p_package VARCHAR, p_student VARCHAR, p_credits INTEGER, p_valid_from TIMESTAMPTZ,
     p_valid_until TIMESTAMPTZ, p_class_types VARCHAR, p_now TIMESTAMPTZ)
@@ -1613,6 +1631,7 @@ $$;
 -- CHECK_IN_CLOSED (held_until = when it opens or closed; closed too for a no-show), INSUFFICIENT_CREDITS
 -- (AT_CHECK_IN, a cost the booking has not paid and no package that can), NOT_FOUND (none, or another
 -- student's; p_student NULL: staff). Under the student's lock, then the seat row's.
+-- Mirrors the rules kernel: Rules.checkIn (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}check_in(
     p_tenant VARCHAR, p_booking VARCHAR, p_student VARCHAR, p_now TIMESTAMPTZ, p_opens_before_micros BIGINT,
     p_closes_after_micros BIGINT, p_credit_policy VARCHAR)
@@ -1697,6 +1716,7 @@ $$;
 -- class_type, cost; instants as microseconds since the epoch, '' for NULL. Answers each occurrence's
 -- rows: SCHEDULED or EXISTS (the slot), or CONFLICT rows with request_id = the occurrence's slot id.
 -- p_mode ALL_OR_NOTHING with a conflict: every write of the call is undone (the rows stay as answered).
+-- Mirrors the rules kernel: Rules.scheduleSeries (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}schedule_series(
     p_tenant VARCHAR, p_series VARCHAR, p_mode VARCHAR, p_longest_micros BIGINT, p_occurrences TEXT)
 RETURNS SETOF ${prefix}fact
@@ -1742,6 +1762,7 @@ $$;
 -- Cancels, as cancel_slot does, every OPEN occurrence of series p_series starting at or after p_from,
 -- by start then slot id: per occurrence a SLOT_CANCELLED row (the slot) and its EV_CANCELLED rows
 -- (bookings refunded). No occurrence left: no rows.
+-- Mirrors the rules kernel: Rules.cancelSeries (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}cancel_series(
     p_tenant VARCHAR, p_series VARCHAR, p_from TIMESTAMPTZ, p_now TIMESTAMPTZ)
 RETURNS SETOF ${prefix}fact
@@ -1771,6 +1792,7 @@ $$;
 -- row of the n-th command (from 1) has capacity = n. A command succeeds when it answers HELD, or REPLAY
 -- of a HELD or CONFIRMED booking; p_mode ALL_OR_NOTHING and one that does not: every write of the call
 -- is undone (the rows stay as answered).
+-- Mirrors the rules kernel: Rules.holdAll (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}hold_all(p_tenant VARCHAR, p_mode VARCHAR, p_commands TEXT)
 RETURNS SETOF ${prefix}fact
 LANGUAGE plpgsql
@@ -1825,6 +1847,7 @@ $$;
 -- claimed, and their bookings written, together by claim_batch at the end (a hold answers TAKEN, or
 -- RETRY when its slot's free seats were gone or locked by then). Before a student's next hold is
 -- decided, the seats of the holds waiting for theirs are claimed, so that it sees his earlier ones.
+-- Mirrors the rules kernel: Rules.hold, once per hold of the batch (org.slotbook.core.internal.rules).
 CREATE OR REPLACE FUNCTION ${prefix}hold_batch(
     p_tenants VARCHAR[], p_bookings VARCHAR[], p_requests VARCHAR[], p_slots VARCHAR[], p_students VARCHAR[],
     p_statuses VARCHAR[], p_now_micros BIGINT[], p_hold_micros BIGINT[], p_longest_micros BIGINT[],
