@@ -91,7 +91,9 @@ public interface BookingListener {
      * The outbox relay delivers an event through this method: {@link OutboxEvent#id()} orders it within
      * its tenant and is the same on a repeat delivery, so a host that must not act twice drops an id it
      * has seen. A listener that throws here is tried again later (see {@link org.slotbook.core.outbox.Outbox}).
-     * Default: the method of the event's kind.
+     * Only the relay calls it: right after a commit the engine calls the method of each event's kind, and
+     * an event heard there is recorded delivered. So override the methods of the kinds you need (this
+     * one's default calls them), and this one only to see the relay's ids as well.
      *
      * @param event the stored event
      */
