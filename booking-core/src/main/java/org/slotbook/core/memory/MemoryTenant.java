@@ -3,7 +3,6 @@ package org.slotbook.core.memory;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -247,8 +246,15 @@ final class MemoryTenant implements RuleTx {
     @Override
     public List<Booking> seated(SlotId slotId) {
         SlotRow row = slotsById.get(slotId);
-        return row == null ? List.of()
-                : Arrays.stream(row.seats).filter(Objects::nonNull).map(bookings::get).toList();
+        List<Booking> seated = new ArrayList<>(row == null ? 0 : row.seats.length);
+        if (row != null) {
+            for (BookingId id : row.seats) {
+                if (id != null) {
+                    seated.add(bookings.get(id));
+                }
+            }
+        }
+        return seated;
     }
 
     // ---- bookings
@@ -265,14 +271,27 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
-        return seated(slotId).stream().filter(b -> b.studentId().equals(studentId)).findFirst();
+        SlotRow row = slotsById.get(slotId);
+        for (BookingId id : row == null ? new BookingId[0] : row.seats) { // a hold's hot path: a loop, no list
+            Booking b = id == null ? null : bookings.get(id);
+            if (b != null && b.studentId().equals(studentId)) {
+                return Optional.of(b);
+            }
+        }
+        return Optional.empty();
     }
 
     @Override
     public Optional<Booking> oldestDeadHold(SlotId slotId, Instant now) {
-        row(slotId); // a missing slot is an error here
-        return seated(slotId).stream().filter(b -> b.status() == BookingStatus.HELD && !b.isLive(now))
-                .min(Comparator.comparing(Booking::heldUntil));
+        Booking oldest = null;
+        for (BookingId id : row(slotId).seats) { // a missing slot is an error here
+            Booking b = id == null ? null : bookings.get(id);
+            if (b != null && b.status() == BookingStatus.HELD && !b.isLive(now)
+                    && (oldest == null || b.heldUntil().isBefore(oldest.heldUntil()))) {
+                oldest = b;
+            }
+        }
+        return Optional.ofNullable(oldest);
     }
 
     @Override
