@@ -140,8 +140,8 @@ public final class ListStorage implements RuleStorage {
         }
 
         @Override
-        public void lock(List<ResourceRef> resources) {
-            // the tenant's lock is held for the whole transaction
+        public boolean lock(List<ResourceRef> resources) {
+            return false; // the tenant's lock is held for the whole transaction
         }
 
         @Override

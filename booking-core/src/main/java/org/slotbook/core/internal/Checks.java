@@ -32,6 +32,9 @@ public final class Checks {
         if (value == null) {
             throw new InvalidInputException(field, field + " must not be null");
         }
+        if (printableAscii(value)) {
+            return value; // nothing below can refuse it
+        }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
@@ -74,6 +77,21 @@ public final class Checks {
      * invisible character (U+200B zero width space, U+2060 word joiner, U+FEFF zero width no-break space).
      * U+200D (zero width joiner) stays allowed: emoji sequences are made with it.
      */
+    /** {@return whether {@code value} is 1 to {@value #MAX_ID_LENGTH} printable ASCII characters, none a space} */
+    private static boolean printableAscii(String value) {
+        int n = value.length();
+        if (n == 0 || n > MAX_ID_LENGTH) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = value.charAt(i);
+            if (c <= ' ' || c >= '\u007F') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static boolean hidden(char c) {
         return c >= '\u202A' && c <= '\u202E' || c >= '\u2066' && c <= '\u2069'
                 || c == '\u200E' || c == '\u200F' || c == '\u061C'

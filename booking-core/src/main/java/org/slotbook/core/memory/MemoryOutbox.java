@@ -5,12 +5,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.slotbook.core.BookingId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.internal.Checks;
 import org.slotbook.core.outbox.OutboxEvent;
@@ -54,13 +57,50 @@ final class MemoryOutbox implements OutboxStore {
         }
     }
 
+    /**
+     * One tenant's events: {@code entries.get(i)} has id {@code first + i + 1} (ids are given one after the
+     * other; a purged event leaves a null until the purged prefix is cut off). No event before
+     * {@code pendingFrom} is PENDING.
+     */
     private static final class Log {
-        final TreeMap<Long, Entry> entries = new TreeMap<>();
-        final Map<String, Entry> byKey = new HashMap<>();
+        final ArrayList<@Nullable Entry> entries = new ArrayList<>();
+        long first;
+        int pendingFrom;
+        long pending;
         final Map<String, Long> cursors = new HashMap<>();
         long lastId;
         @Nullable String leaseOwner;
         @Nullable Instant leaseUntil;
+
+        @Nullable Entry at(long id) {
+            long i = id - first - 1;
+            return i < 0 || i >= entries.size() ? null : entries.get((int) i);
+        }
+
+        /** {@return the index of the first PENDING event, or the size} (moving {@code pendingFrom} up to it) */
+        int firstPending() {
+            while (pendingFrom < entries.size()) {
+                Entry e = entries.get(pendingFrom);
+                if (e != null && e.state == OutboxEvent.State.PENDING) {
+                    break;
+                }
+                pendingFrom++;
+            }
+            return pendingFrom;
+        }
+
+        void deliver(Entry e, Instant at) {
+            e.state = OutboxEvent.State.DELIVERED;
+            e.deliveredAt = at;
+            pending--;
+        }
+    }
+
+    /** A committed event named as {@link #deliveredInProcess} names it: its booking and kind. */
+    private record Key(BookingId bookingId, BookingEvent.Kind kind) {
+        static Key of(BookingEvent e) {
+            return new Key(e.booking().bookingId(), e.kind());
+        }
     }
 
     private Log log(TenantId tenantId) {
@@ -71,10 +111,6 @@ final class MemoryOutbox implements OutboxStore {
         return now != null ? now : clock.instant();
     }
 
-    private static String key(BookingEvent e) {
-        return e.booking().bookingId().value() + '\u001f' + e.kind();
-    }
-
     /** Appends a committed decision's events (called by the store under the tenant's lock). */
     void append(TenantId tenantId, List<BookingEvent> events) {
         if (events.isEmpty()) {
@@ -83,9 +119,8 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             for (BookingEvent e : events) {
-                Entry entry = new Entry(++log.lastId, e, e.booking().updatedAt());
-                log.entries.put(entry.id, entry);
-                log.byKey.put(key(e), entry);
+                log.entries.add(new Entry(++log.lastId, e, e.booking().updatedAt()));
+                log.pending++;
             }
         }
     }
@@ -101,8 +136,9 @@ final class MemoryOutbox implements OutboxStore {
                 return List.of();
             }
             List<OutboxEvent> out = new ArrayList<>();
-            for (Entry e : log.entries.values()) {
-                if (e.state != OutboxEvent.State.PENDING) {
+            for (int i = log.firstPending(); i < log.entries.size(); i++) {
+                Entry e = log.entries.get(i);
+                if (e == null || e.state != OutboxEvent.State.PENDING) {
                     continue;
                 }
                 if ((e.nextAttemptAt != null && e.nextAttemptAt.isAfter(at))
@@ -125,10 +161,14 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             for (Long id : ids) {
-                Entry e = log.entries.get(id);
+                Entry e = log.at(id);
                 if (e != null && e.state != OutboxEvent.State.DELIVERED) {
-                    e.state = OutboxEvent.State.DELIVERED;
-                    e.deliveredAt = at;
+                    if (e.state == OutboxEvent.State.PENDING) {
+                        log.deliver(e, at);
+                    } else {
+                        e.state = OutboxEvent.State.DELIVERED;
+                        e.deliveredAt = at;
+                    }
                 }
             }
             release(log, by);
@@ -146,13 +186,17 @@ final class MemoryOutbox implements OutboxStore {
     public int deliveredInProcess(TenantId tenantId, String by, List<BookingEvent> events, @Nullable Instant now) {
         Instant at = now(now);
         Log log = log(tenantId);
+        Set<Key> named = new HashSet<>();
+        for (BookingEvent e : events) {
+            named.add(Key.of(e));
+        }
         int n = 0;
         synchronized (log) {
-            for (BookingEvent e : events) {
-                Entry entry = log.byKey.get(key(e));
-                if (entry != null && entry.state == OutboxEvent.State.PENDING) {
-                    entry.state = OutboxEvent.State.DELIVERED;
-                    entry.deliveredAt = at;
+            // only PENDING events change, and those are at or after the first pending one
+            for (int i = log.firstPending(); i < log.entries.size() && !named.isEmpty(); i++) {
+                Entry entry = log.entries.get(i);
+                if (entry != null && entry.state == OutboxEvent.State.PENDING && named.remove(Key.of(entry.event))) {
+                    log.deliver(entry, at);
                     n++;
                 }
             }
@@ -167,7 +211,7 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             release(log, relay);
-            Entry e = log.entries.get(id);
+            Entry e = log.at(id);
             if (e == null || e.state != OutboxEvent.State.PENDING) {
                 return e == null ? OutboxEvent.State.PENDING : e.state;
             }
@@ -176,6 +220,7 @@ final class MemoryOutbox implements OutboxStore {
             if (e.attempts >= maxAttempts) {
                 e.state = OutboxEvent.State.DEAD;
                 e.nextAttemptAt = null;
+                log.pending--;
             } else {
                 e.nextAttemptAt = at.plus(retryAfter);
             }
@@ -187,13 +232,15 @@ final class MemoryOutbox implements OutboxStore {
     public boolean redeliver(TenantId tenantId, long id) {
         Log log = log(tenantId);
         synchronized (log) {
-            Entry e = log.entries.get(id);
+            Entry e = log.at(id);
             if (e == null || e.state != OutboxEvent.State.DEAD) {
                 return false;
             }
             e.state = OutboxEvent.State.PENDING;
             e.attempts = 0;
             e.nextAttemptAt = null;
+            log.pending++;
+            log.pendingFrom = Math.min(log.pendingFrom, (int) (id - log.first - 1));
             return true;
         }
     }
@@ -203,11 +250,11 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             List<OutboxEvent> out = new ArrayList<>();
-            for (Entry e : log.entries.tailMap(afterId, false).values()) {
-                if (out.size() >= limit) {
-                    break;
+            for (long i = Math.max(0, afterId - log.first); i < log.entries.size() && out.size() < limit; i++) {
+                Entry e = log.entries.get((int) i);
+                if (e != null) {
+                    out.add(e.view(tenantId));
                 }
-                out.add(e.view(tenantId));
             }
             return out;
         }
@@ -218,8 +265,8 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             List<OutboxEvent> out = new ArrayList<>();
-            for (Entry e : log.entries.values()) {
-                if (e.state == OutboxEvent.State.DEAD && out.size() < limit) {
+            for (Entry e : log.entries) {
+                if (e != null && e.state == OutboxEvent.State.DEAD && out.size() < limit) {
                     out.add(e.view(tenantId));
                 }
             }
@@ -249,21 +296,22 @@ final class MemoryOutbox implements OutboxStore {
         Instant at = now(now);
         Log log = log(tenantId);
         synchronized (log) {
-            long pending = 0;
             long dead = 0;
-            Instant oldest = null;
-            for (Entry e : log.entries.values()) {
-                if (e.state == OutboxEvent.State.PENDING) {
-                    pending++;
-                    if (oldest == null || e.writtenAt.isBefore(oldest)) {
-                        oldest = e.writtenAt;
-                    }
-                } else if (e.state == OutboxEvent.State.DEAD) {
+            for (Entry e : log.entries) {
+                if (e != null && e.state == OutboxEvent.State.DEAD) {
                     dead++;
                 }
             }
+            Instant oldest = null;
+            for (int i = log.firstPending(); i < log.entries.size(); i++) {
+                Entry e = log.entries.get(i);
+                if (e != null && e.state == OutboxEvent.State.PENDING
+                        && (oldest == null || e.writtenAt.isBefore(oldest))) {
+                    oldest = e.writtenAt;
+                }
+            }
             Duration age = oldest == null || oldest.isAfter(at) ? Duration.ZERO : Duration.between(oldest, at);
-            return new OutboxStats(tenantId, pending, dead, oldest, age, log.lastId);
+            return new OutboxStats(tenantId, log.pending, dead, oldest, age, log.lastId);
         }
     }
 
@@ -275,9 +323,7 @@ final class MemoryOutbox implements OutboxStore {
                 continue;
             }
             synchronized (t.getValue()) {
-                boolean pending = t.getValue().entries.values().stream()
-                        .anyMatch(e -> e.state == OutboxEvent.State.PENDING);
-                if (pending) {
+                if (t.getValue().pending > 0) {
                     out.add(t.getKey());
                 }
             }
@@ -294,14 +340,23 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             int n = 0;
-            var it = log.entries.values().iterator();
-            while (it.hasNext() && n < limit) {
-                Entry e = it.next();
-                if (e.state == OutboxEvent.State.DELIVERED && e.deliveredAt != null && e.deliveredAt.isBefore(before)) {
-                    it.remove();
-                    log.byKey.remove(key(e.event));
+            for (int i = 0; i < log.entries.size() && n < limit; i++) {
+                Entry e = log.entries.get(i);
+                if (e != null && e.state == OutboxEvent.State.DELIVERED && e.deliveredAt != null
+                        && e.deliveredAt.isBefore(before)) {
+                    log.entries.set(i, null);
                     n++;
                 }
+            }
+            // the purged prefix is cut off once it is half the list
+            int cut = 0;
+            while (cut < log.entries.size() && log.entries.get(cut) == null) {
+                cut++;
+            }
+            if (cut > 0 && cut * 2 >= log.entries.size()) {
+                log.entries.subList(0, cut).clear();
+                log.first += cut;
+                log.pendingFrom = Math.max(0, log.pendingFrom - cut);
             }
             return n;
         }

@@ -92,6 +92,8 @@ final class MemoryTenant implements RuleTx {
     private record Unattended(Instant end, BookingId bookingId) {
     }
 
+    private static final Comparator<Occupancy> BY_START = Comparator.comparing((Occupancy o) -> o.time().start());
+
     /** The events the transaction in progress recorded, for the outbox at its commit. */
     private final List<BookingEvent> events = new ArrayList<>();
 
@@ -118,6 +120,9 @@ final class MemoryTenant implements RuleTx {
 
     /** {@return the events the committed transaction recorded, forgotten here} */
     List<BookingEvent> takeEvents() {
+        if (events.isEmpty()) {
+            return List.of();
+        }
         List<BookingEvent> taken = List.copyOf(events);
         events.clear();
         return taken;
@@ -129,8 +134,8 @@ final class MemoryTenant implements RuleTx {
     }
 
     @Override
-    public void lock(List<ResourceRef> resources) {
-        // the tenant's lock is held for the whole transaction
+    public boolean lock(List<ResourceRef> resources) {
+        return false; // the tenant's lock is held for the whole transaction
     }
 
     /** Appends {@code item} to {@code list}, to be taken off again on rollback. */
@@ -353,9 +358,16 @@ final class MemoryTenant implements RuleTx {
 
     @Override
     public List<Occupancy> occupations(ResourceRef resource, Instant from, Instant to) {
-        return occupied.getOrDefault(resource, List.of()).stream()
-                .filter(o -> o.time().start().isBefore(to) && o.time().end().isAfter(from))
-                .sorted(Comparator.comparing((Occupancy o) -> o.time().start())).toList();
+        List<Occupancy> found = new ArrayList<>(2);
+        for (Occupancy o : occupied.getOrDefault(resource, List.of())) {
+            if (o.time().start().isBefore(to) && o.time().end().isAfter(from)) {
+                found.add(o);
+            }
+        }
+        if (found.size() > 1) {
+            found.sort(BY_START);
+        }
+        return found;
     }
 
     @Override

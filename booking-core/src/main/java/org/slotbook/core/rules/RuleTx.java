@@ -37,8 +37,11 @@ public interface RuleTx {
      * give them sorted). A store with one lock per tenant may do nothing here.
      *
      * @param resources what to lock
+     * @return whether what this transaction read before may have changed since: true for a storage that
+     *         locks as asked (the rules then read and check again under the locks), false for one that
+     *         held the whole tenant from the transaction's start (nothing can have changed)
      */
-    void lock(List<ResourceRef> resources);
+    boolean lock(List<ResourceRef> resources);
 
     /** Undoes every write of this transaction so far; the transaction goes on (an all-or-nothing series). */
     void rollback();

@@ -46,10 +46,9 @@ import org.slotbook.jdbc.internal.H2Sql.Failure;
 /**
  * The rules' transaction over H2's tables, on the nested connection H2 passes a routine (the caller's
  * session and transaction). Locks: a coach, room or student is its {@code resource_lock} row, created on
- * first use; a slot, booking or package read {@code forUpdate} is {@code SELECT ... FOR UPDATE}. A seat
- * row mirrors the booking that holds it (status, owner, deadline). {@link #rollback} goes back to the
- * savepoint taken when the routine started. A failed statement throws {@link Failure}, which carries
- * the {@link SQLException} out of the rules unchanged.
+ * first use; a slot, booking or package read {@code forUpdate} is {@code SELECT ... FOR UPDATE}. A seat row
+ * mirrors the booking that holds it. {@link #rollback} goes back to the savepoint taken when the routine
+ * started. A failed statement throws {@link Failure}, carrying the {@link SQLException} out unchanged.
  */
 final class H2Tx implements RuleTx {
     /** The earliest instant H2 stores: no lower bound on an occupation's start. */
@@ -210,7 +209,7 @@ final class H2Tx implements RuleTx {
     // ---------------------------------------------------------------- locks and the transaction
 
     @Override
-    public void lock(List<ResourceRef> resources) {
+    public boolean lock(List<ResourceRef> resources) {
         locks++;
         for (ResourceRef r : resources) {
             String kind = r.kind().name();
@@ -239,6 +238,7 @@ final class H2Tx implements RuleTx {
                 throw new IllegalStateException("resource_lock row " + kind + " '" + r.id() + "' could not be created");
             }
         }
+        return true; // rows read before the locks may have changed
     }
 
     @Override

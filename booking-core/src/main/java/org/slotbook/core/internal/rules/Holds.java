@@ -56,12 +56,13 @@ final class Holds {
         if (early.isPresent()) {
             return StoreOutcome.of(early.get());
         }
-        // everything about this student is decided under his lock, then the slot's
-        tx.lock(List.of(ResourceRef.of(request.studentId())));
+        // everything about this student is decided under his lock, then the slot's (checked again when
+        // what was read before the locks may have changed)
+        boolean again = tx.lock(List.of(ResourceRef.of(request.studentId())));
         StoredSlot stored = tx.slot(request.slotId(), true).orElseThrow(() -> new IllegalStateException(
                 "slot '" + request.slotId() + "' disappeared during a hold"));
         Slot slot = stored.slot();
-        early = refusal(tx, cmd, slot, now);
+        early = again ? refusal(tx, cmd, slot, now) : Optional.empty();
         if (early.isPresent()) {
             return StoreOutcome.of(early.get());
         }
