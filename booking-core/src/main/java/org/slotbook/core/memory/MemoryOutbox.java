@@ -17,6 +17,7 @@ import org.slotbook.core.BookingId;
 import org.slotbook.core.TenantId;
 import org.slotbook.core.internal.Checks;
 import org.slotbook.core.outbox.OutboxEvent;
+import org.slotbook.core.outbox.OutboxEvent.State;
 import org.slotbook.core.outbox.OutboxStats;
 import org.slotbook.core.spi.BookingEvent;
 import org.slotbook.core.spi.OutboxStore;
@@ -34,72 +35,117 @@ final class MemoryOutbox implements OutboxStore {
         this.clock = clock;
     }
 
-    /** One stored event, its delivery state mutable under its tenant's monitor. */
-    private static final class Entry {
-        final long id;
-        final BookingEvent event;
-        final Instant writtenAt;
-        OutboxEvent.State state = OutboxEvent.State.PENDING;
-        int attempts;
-        @Nullable Instant nextAttemptAt;
-        @Nullable String lastError;
-        @Nullable Instant deliveredAt;
-
-        Entry(long id, BookingEvent event, Instant writtenAt) {
-            this.id = id;
-            this.event = event;
-            this.writtenAt = writtenAt;
-        }
-
-        OutboxEvent view(TenantId tenant) {
-            return new OutboxEvent(tenant, id, event.kind(), event.booking(), writtenAt, state, attempts, nextAttemptAt,
-                    lastError, deliveredAt);
-        }
-    }
-
-    /**
-     * One tenant's events: {@code entries.get(i)} has id {@code first + i + 1} (ids are given one after the
-     * other; a purged event leaves a null until the purged prefix is cut off). No event before
-     * {@code pendingFrom} is PENDING.
-     */
-    private static final class Log {
-        final ArrayList<@Nullable Entry> entries = new ArrayList<>();
-        long first;
-        int pendingFrom;
-        long pending;
-        final Map<String, Long> cursors = new HashMap<>();
-        long lastId;
-        @Nullable String leaseOwner;
-        @Nullable Instant leaseUntil;
-
-        @Nullable Entry at(long id) {
-            long i = id - first - 1;
-            return i < 0 || i >= entries.size() ? null : entries.get((int) i);
-        }
-
-        /** {@return the index of the first PENDING event, or the size} (moving {@code pendingFrom} up to it) */
-        int firstPending() {
-            while (pendingFrom < entries.size()) {
-                Entry e = entries.get(pendingFrom);
-                if (e != null && e.state == OutboxEvent.State.PENDING) {
-                    break;
-                }
-                pendingFrom++;
-            }
-            return pendingFrom;
-        }
-
-        void deliver(Entry e, Instant at) {
-            e.state = OutboxEvent.State.DELIVERED;
-            e.deliveredAt = at;
-            pending--;
-        }
+    /** What an event's failed deliveries left: how many, when to try again, the last error. */
+    private record Retry(int attempts, @Nullable Instant nextAttemptAt, @Nullable String lastError) {
     }
 
     /** A committed event named as {@link #deliveredInProcess} names it: its booking and kind. */
     private record Key(BookingId bookingId, BookingEvent.Kind kind) {
         static Key of(BookingEvent e) {
             return new Key(e.booking().bookingId(), e.kind());
+        }
+    }
+
+    /** {@value #CHUNK} events of a tenant side by side: the event, its state and when it was delivered. */
+    private static final class Chunk {
+        static final int SHIFT = 12;
+        static final int CHUNK = 1 << SHIFT;
+        final @Nullable BookingEvent[] events = new BookingEvent[CHUNK];
+        final State[] states = new State[CHUNK];
+        final @Nullable Instant[] deliveredAt = new Instant[CHUNK];
+    }
+
+    /**
+     * One tenant's events, in chunks: the event at index {@code i} has id {@code first + i + 1} (ids are
+     * given one after the other; a purged event is null until its whole chunk is purged and dropped).
+     * No event before {@code pendingFrom} is PENDING. The chunks keep the stored events compact and never
+     * copy them as the log grows.
+     */
+    private static final class Log {
+        final ArrayList<Chunk> chunks = new ArrayList<>();
+        int size;
+        long first;
+        int pendingFrom;
+        long pending;
+        long dead;
+        final Map<Long, Retry> retries = new HashMap<>();
+        final Map<String, Long> cursors = new HashMap<>();
+        long lastId;
+        @Nullable String leaseOwner;
+        @Nullable Instant leaseUntil;
+
+        Chunk chunk(int i) {
+            return chunks.get(i >>> Chunk.SHIFT);
+        }
+
+        @Nullable BookingEvent event(int i) {
+            return chunk(i).events[i & (Chunk.CHUNK - 1)];
+        }
+
+        State state(int i) {
+            return chunk(i).states[i & (Chunk.CHUNK - 1)];
+        }
+
+        /** {@return the index of event {@code id}, or -1 when it is not (or no longer) stored} */
+        int index(long id) {
+            long i = id - first - 1;
+            return i < 0 || i >= size || event((int) i) == null ? -1 : (int) i;
+        }
+
+        void add(BookingEvent e) {
+            if ((size & (Chunk.CHUNK - 1)) == 0) {
+                chunks.add(new Chunk());
+            }
+            Chunk c = chunk(size);
+            c.events[size & (Chunk.CHUNK - 1)] = e;
+            c.states[size & (Chunk.CHUNK - 1)] = State.PENDING;
+            size++;
+            lastId++;
+            pending++;
+        }
+
+        void set(int i, State state, @Nullable Instant deliveredAt) {
+            State before = state(i);
+            pending += (state == State.PENDING ? 1 : 0) - (before == State.PENDING ? 1 : 0);
+            dead += (state == State.DEAD ? 1 : 0) - (before == State.DEAD ? 1 : 0);
+            chunk(i).states[i & (Chunk.CHUNK - 1)] = state;
+            chunk(i).deliveredAt[i & (Chunk.CHUNK - 1)] = deliveredAt;
+        }
+
+        boolean pending(int i) {
+            return event(i) != null && state(i) == State.PENDING;
+        }
+
+        /** {@return the index of the first PENDING event, or the size} (moving {@code pendingFrom} up to it) */
+        int firstPending() {
+            while (pendingFrom < size && !pending(pendingFrom)) {
+                pendingFrom++;
+            }
+            return pendingFrom;
+        }
+
+        OutboxEvent view(TenantId tenant, int i) {
+            BookingEvent e = event(i);
+            long id = first + i + 1;
+            Retry r = retries.get(id);
+            return new OutboxEvent(tenant, id, e.kind(), e.booking(), e.booking().updatedAt(), state(i),
+                    r == null ? 0 : r.attempts(), r == null ? null : r.nextAttemptAt(),
+                    r == null ? null : r.lastError(), chunk(i).deliveredAt[i & (Chunk.CHUNK - 1)]);
+        }
+
+        /** Drops the leading chunks whose events were all purged. */
+        void dropPurged() {
+            while (!chunks.isEmpty() && size >= Chunk.CHUNK) {
+                for (BookingEvent e : chunks.get(0).events) {
+                    if (e != null) {
+                        return;
+                    }
+                }
+                chunks.remove(0);
+                size -= Chunk.CHUNK;
+                first += Chunk.CHUNK;
+                pendingFrom = Math.max(0, pendingFrom - Chunk.CHUNK);
+            }
         }
     }
 
@@ -119,8 +165,7 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             for (BookingEvent e : events) {
-                log.entries.add(new Entry(++log.lastId, e, e.booking().updatedAt()));
-                log.pending++;
+                log.add(e);
             }
         }
     }
@@ -136,16 +181,16 @@ final class MemoryOutbox implements OutboxStore {
                 return List.of();
             }
             List<OutboxEvent> out = new ArrayList<>();
-            for (int i = log.firstPending(); i < log.entries.size(); i++) {
-                Entry e = log.entries.get(i);
-                if (e == null || e.state != OutboxEvent.State.PENDING) {
+            for (int i = log.firstPending(); i < log.size; i++) {
+                if (!log.pending(i)) {
                     continue;
                 }
-                if ((e.nextAttemptAt != null && e.nextAttemptAt.isAfter(at))
-                        || e.writtenAt.isAfter(at.minus(minAge)) || out.size() >= limit) {
+                OutboxEvent e = log.view(tenantId, i);
+                if ((e.nextAttemptAt() != null && e.nextAttemptAt().isAfter(at))
+                        || e.writtenAt().isAfter(at.minus(minAge)) || out.size() >= limit) {
                     break;
                 }
-                out.add(e.view(tenantId));
+                out.add(e);
             }
             if (!out.isEmpty()) {
                 log.leaseOwner = relay;
@@ -161,14 +206,9 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             for (Long id : ids) {
-                Entry e = log.at(id);
-                if (e != null && e.state != OutboxEvent.State.DELIVERED) {
-                    if (e.state == OutboxEvent.State.PENDING) {
-                        log.deliver(e, at);
-                    } else {
-                        e.state = OutboxEvent.State.DELIVERED;
-                        e.deliveredAt = at;
-                    }
+                int i = log.index(id);
+                if (i >= 0 && log.state(i) != State.DELIVERED) {
+                    log.set(i, State.DELIVERED, at);
                 }
             }
             release(log, by);
@@ -193,10 +233,9 @@ final class MemoryOutbox implements OutboxStore {
         int n = 0;
         synchronized (log) {
             // only PENDING events change, and those are at or after the first pending one
-            for (int i = log.firstPending(); i < log.entries.size() && !named.isEmpty(); i++) {
-                Entry entry = log.entries.get(i);
-                if (entry != null && entry.state == OutboxEvent.State.PENDING && named.remove(Key.of(entry.event))) {
-                    log.deliver(entry, at);
+            for (int i = log.firstPending(); i < log.size && !named.isEmpty(); i++) {
+                if (log.pending(i) && named.remove(Key.of(log.event(i)))) {
+                    log.set(i, State.DELIVERED, at);
                     n++;
                 }
             }
@@ -205,26 +244,25 @@ final class MemoryOutbox implements OutboxStore {
     }
 
     @Override
-    public OutboxEvent.State failed(TenantId tenantId, String relay, long id, String error, @Nullable Instant now,
-                                    Duration retryAfter, int maxAttempts) {
+    public State failed(TenantId tenantId, String relay, long id, String error, @Nullable Instant now,
+                        Duration retryAfter, int maxAttempts) {
         Instant at = now(now);
         Log log = log(tenantId);
         synchronized (log) {
             release(log, relay);
-            Entry e = log.at(id);
-            if (e == null || e.state != OutboxEvent.State.PENDING) {
-                return e == null ? OutboxEvent.State.PENDING : e.state;
+            int i = log.index(id);
+            if (i < 0 || log.state(i) != State.PENDING) {
+                return i < 0 ? State.PENDING : log.state(i);
             }
-            e.attempts++;
-            e.lastError = error;
-            if (e.attempts >= maxAttempts) {
-                e.state = OutboxEvent.State.DEAD;
-                e.nextAttemptAt = null;
-                log.pending--;
+            Retry before = log.retries.get(id);
+            int attempts = (before == null ? 0 : before.attempts()) + 1;
+            if (attempts >= maxAttempts) {
+                log.set(i, State.DEAD, null);
+                log.retries.put(id, new Retry(attempts, null, error));
             } else {
-                e.nextAttemptAt = at.plus(retryAfter);
+                log.retries.put(id, new Retry(attempts, at.plus(retryAfter), error));
             }
-            return e.state;
+            return log.state(i);
         }
     }
 
@@ -232,15 +270,14 @@ final class MemoryOutbox implements OutboxStore {
     public boolean redeliver(TenantId tenantId, long id) {
         Log log = log(tenantId);
         synchronized (log) {
-            Entry e = log.at(id);
-            if (e == null || e.state != OutboxEvent.State.DEAD) {
+            int i = log.index(id);
+            if (i < 0 || log.state(i) != State.DEAD) {
                 return false;
             }
-            e.state = OutboxEvent.State.PENDING;
-            e.attempts = 0;
-            e.nextAttemptAt = null;
-            log.pending++;
-            log.pendingFrom = Math.min(log.pendingFrom, (int) (id - log.first - 1));
+            Retry failed = log.retries.get(id);
+            log.set(i, State.PENDING, null);
+            log.retries.put(id, new Retry(0, null, failed == null ? null : failed.lastError()));
+            log.pendingFrom = Math.min(log.pendingFrom, i);
             return true;
         }
     }
@@ -250,10 +287,9 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             List<OutboxEvent> out = new ArrayList<>();
-            for (long i = Math.max(0, afterId - log.first); i < log.entries.size() && out.size() < limit; i++) {
-                Entry e = log.entries.get((int) i);
-                if (e != null) {
-                    out.add(e.view(tenantId));
+            for (long i = Math.max(0, afterId - log.first); i < log.size && out.size() < limit; i++) {
+                if (log.event((int) i) != null) {
+                    out.add(log.view(tenantId, (int) i));
                 }
             }
             return out;
@@ -265,9 +301,9 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             List<OutboxEvent> out = new ArrayList<>();
-            for (Entry e : log.entries) {
-                if (e != null && e.state == OutboxEvent.State.DEAD && out.size() < limit) {
-                    out.add(e.view(tenantId));
+            for (int i = 0; i < log.size && out.size() < limit && log.dead > 0; i++) {
+                if (log.event(i) != null && log.state(i) == State.DEAD) {
+                    out.add(log.view(tenantId, i));
                 }
             }
             return out;
@@ -296,22 +332,17 @@ final class MemoryOutbox implements OutboxStore {
         Instant at = now(now);
         Log log = log(tenantId);
         synchronized (log) {
-            long dead = 0;
-            for (Entry e : log.entries) {
-                if (e != null && e.state == OutboxEvent.State.DEAD) {
-                    dead++;
-                }
-            }
             Instant oldest = null;
-            for (int i = log.firstPending(); i < log.entries.size(); i++) {
-                Entry e = log.entries.get(i);
-                if (e != null && e.state == OutboxEvent.State.PENDING
-                        && (oldest == null || e.writtenAt.isBefore(oldest))) {
-                    oldest = e.writtenAt;
+            for (int i = log.firstPending(); i < log.size; i++) {
+                if (log.pending(i)) {
+                    Instant written = log.event(i).booking().updatedAt();
+                    if (oldest == null || written.isBefore(oldest)) {
+                        oldest = written;
+                    }
                 }
             }
             Duration age = oldest == null || oldest.isAfter(at) ? Duration.ZERO : Duration.between(oldest, at);
-            return new OutboxStats(tenantId, log.pending, dead, oldest, age, log.lastId);
+            return new OutboxStats(tenantId, log.pending, log.dead, oldest, age, log.lastId);
         }
     }
 
@@ -340,24 +371,17 @@ final class MemoryOutbox implements OutboxStore {
         Log log = log(tenantId);
         synchronized (log) {
             int n = 0;
-            for (int i = 0; i < log.entries.size() && n < limit; i++) {
-                Entry e = log.entries.get(i);
-                if (e != null && e.state == OutboxEvent.State.DELIVERED && e.deliveredAt != null
-                        && e.deliveredAt.isBefore(before)) {
-                    log.entries.set(i, null);
+            for (int i = 0; i < log.size && n < limit; i++) {
+                Instant delivered = log.chunk(i).deliveredAt[i & (Chunk.CHUNK - 1)];
+                if (log.event(i) != null && log.state(i) == State.DELIVERED && delivered != null
+                        && delivered.isBefore(before)) {
+                    log.chunk(i).events[i & (Chunk.CHUNK - 1)] = null;
+                    log.chunk(i).deliveredAt[i & (Chunk.CHUNK - 1)] = null;
+                    log.retries.remove(log.first + i + 1);
                     n++;
                 }
             }
-            // the purged prefix is cut off once it is half the list
-            int cut = 0;
-            while (cut < log.entries.size() && log.entries.get(cut) == null) {
-                cut++;
-            }
-            if (cut > 0 && cut * 2 >= log.entries.size()) {
-                log.entries.subList(0, cut).clear();
-                log.first += cut;
-                log.pendingFrom = Math.max(0, log.pendingFrom - cut);
-            }
+            log.dropPurged();
             return n;
         }
     }
