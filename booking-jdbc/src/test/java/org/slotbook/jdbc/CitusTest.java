@@ -105,6 +105,14 @@ class CitusTest {
         }
     }
 
+    @Nested
+    class OutboxSql extends OutboxSqlTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.citus();
+        }
+    }
+
     /** What Citus adds: distribution, push-down, the race for one seat, and an online shard move. */
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -138,6 +138,14 @@ class H2Test {
     }
 
     @Nested
+    class OutboxSql extends OutboxSqlTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.h2();
+        }
+    }
+
+    @Nested
     class AllTenantsUpkeep extends AllTenantsUpkeepTests {
         @Override
         protected TestDatabase openDatabase() {

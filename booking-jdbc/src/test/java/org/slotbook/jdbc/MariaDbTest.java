@@ -145,6 +145,14 @@ class MariaDbTest {
     }
 
     @Nested
+    class OutboxSql extends OutboxSqlTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.mariadb();
+        }
+    }
+
+    @Nested
     class AllTenantsUpkeep extends AllTenantsUpkeepTests {
         @Override
         protected TestDatabase openDatabase() {

@@ -294,6 +294,14 @@ class PostgresTest {
     }
 
     @Nested
+    class OutboxSql extends OutboxSqlTests {
+        @Override
+        protected TestDatabase openDatabase() {
+            return TestDatabases.postgres();
+        }
+    }
+
+    @Nested
     class AllTenantsUpkeep extends AllTenantsUpkeepTests {
         @Override
         protected TestDatabase openDatabase() {

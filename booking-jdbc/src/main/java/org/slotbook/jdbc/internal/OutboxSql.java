@@ -7,8 +7,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -26,6 +27,7 @@ import org.slotbook.core.outbox.OutboxStats;
 import org.slotbook.core.spi.BookingEvent;
 import org.slotbook.core.spi.OutboxStore;
 import org.slotbook.jdbc.JdbcDialect;
+import org.slotbook.jdbc.internal.EventPositions.Head;
 
 /**
  * The outbox of a {@code JdbcStore}, in plain SQL (the relay's and the pull's work is not a decision:
@@ -39,12 +41,14 @@ import org.slotbook.jdbc.JdbcDialect;
  * without a position get the next ones in event_id order. The positions of one such step commit before the
  * next step starts, so a reader that asks for the positions after its cursor never skips one. Decisions
  * of one tenant never wait for each other or for this step.
+ *
+ * <p>No step issues a statement per event: positions are given a batch per statement, and deliveries are
+ * recorded a list per statement ({@link EventPositions}). The store's instant is read with the head's lock.
  */
 public final class OutboxSql implements OutboxStore {
     private static final String COLUMNS = "pos, kind, booking_id, request_id, slot_id, student_id, seat, status,"
             + " held_until, created_at, updated_at, package_id, credits, attendance, written_at, state, attempts,"
             + " next_attempt_at, last_error, delivered_at";
-    private static final int SEQUENCE_BATCH = 1000;
 
     private final StoreCore core;
     private final SqlDialect sql;
@@ -52,6 +56,7 @@ public final class OutboxSql implements OutboxStore {
     private final String event;
     private final String head;
     private final String cursor;
+    private final EventPositions positions;
 
     public OutboxSql(StoreCore core) {
         this.core = core;
@@ -61,6 +66,7 @@ public final class OutboxSql implements OutboxStore {
         this.event = prefix + "event";
         this.head = prefix + "event_head";
         this.cursor = prefix + "event_cursor";
+        this.positions = new EventPositions(sql, event, head);
     }
 
     // ------------------------------------------------------------------ positions
@@ -70,122 +76,22 @@ public final class OutboxSql implements OutboxStore {
             sql.bindInstant(ps, 1, now);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return sql.readInstant(rs, 1);
-            }
-        }
-    }
-
-    /** The tenant's head row, locked; created when missing. */
-    private Head lockHead(Connection c, TenantId tenantId) throws SQLException {
-        Head h = readHead(c, tenantId);
-        if (h != null) {
-            return h;
-        }
-        String insert = switch (dialect) {
-            case POSTGRESQL -> "INSERT INTO " + head + " (tenant_id) VALUES (?) ON CONFLICT DO NOTHING";
-            case MARIADB -> "INSERT IGNORE INTO " + head + " (tenant_id) VALUES (?)";
-            case H2 -> "MERGE INTO " + head + " (tenant_id) KEY (tenant_id) VALUES (?)";
-        };
-        try (PreparedStatement ps = c.prepareStatement(insert)) {
-            ps.setString(1, tenantId.value());
-            ps.executeUpdate();
-        }
-        return readHead(c, tenantId);
-    }
-
-    private @Nullable Head readHead(Connection c, TenantId tenantId) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT last_pos, settled_pos, lease_owner, lease_until FROM "
-                + head + " WHERE tenant_id = ? FOR UPDATE")) {
-            ps.setString(1, tenantId.value());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
+                Instant at = sql.readInstant(rs, 1);
+                if (at == null) {
+                    throw new SQLException("the store answered no instant");
                 }
-                return new Head(rs.getLong(1), rs.getLong(2), rs.getString(3), sql.readInstant(rs, 4));
+                return at;
             }
         }
     }
 
-    private record Head(long lastPos, long settledPos, @Nullable String leaseOwner, @Nullable Instant leaseUntil) {
-    }
-
-    /** Gives the tenant's committed events without a position the next ones; answers the last position. */
+    /** Gives the tenant's committed events without a position the next ones and stores the last (head locked). */
     private long sequence(Connection c, TenantId tenantId, Head h) throws SQLException {
-        return sequenced(c, tenantId, h, null, null, null)[0];
-    }
-
-    /**
-     * As {@link #sequence(Connection, TenantId, Head)}, and records DELIVERED, in the same update, each event
-     * named in {@code marked} (removed from it); answers how many.
-     */
-    private int sequence(Connection c, TenantId tenantId, Head h, Set<String> marked, Instant at, String by)
-            throws SQLException {
-        return (int) sequenced(c, tenantId, h, marked, at, by)[1];
-    }
-
-    private long[] sequenced(Connection c, TenantId tenantId, Head h, @Nullable Set<String> marked,
-                             @Nullable Instant at, @Nullable String by) throws SQLException {
-        long last = h.lastPos();
-        long delivered = 0;
-        while (true) {
-            List<Long> ids = new ArrayList<>();
-            List<Boolean> done = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT event_id, booking_id, kind FROM " + event
-                    + " WHERE tenant_id = ? AND pos IS NULL ORDER BY event_id LIMIT " + SEQUENCE_BATCH)) {
-                ps.setString(1, tenantId.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        ids.add(rs.getLong(1));
-                        done.add(marked != null && marked.remove(key(rs.getString(2), rs.getString(3))));
-                    }
-                }
-            }
-            if (ids.isEmpty()) {
-                break;
-            }
-            try (PreparedStatement position = c.prepareStatement("UPDATE " + event
-                    + " SET pos = ? WHERE tenant_id = ? AND event_id = ?");
-                 PreparedStatement both = c.prepareStatement("UPDATE " + event + " SET pos = ?, state = 'DELIVERED',"
-                         + " delivered_at = ?, delivered_by = ? WHERE tenant_id = ? AND event_id = ? AND state = 'PENDING'")) {
-                boolean plain = false;
-                boolean marks = false;
-                for (int i = 0; i < ids.size(); i++) {
-                    if (done.get(i)) {
-                        both.setLong(1, ++last);
-                        sql.bindInstant(both, 2, at);
-                        both.setString(3, by);
-                        both.setString(4, tenantId.value());
-                        both.setLong(5, ids.get(i));
-                        both.addBatch();
-                        marks = true;
-                        delivered++;
-                    } else {
-                        position.setLong(1, ++last);
-                        position.setString(2, tenantId.value());
-                        position.setLong(3, ids.get(i));
-                        position.addBatch();
-                        plain = true;
-                    }
-                }
-                if (plain) {
-                    position.executeBatch();
-                }
-                if (marks) {
-                    both.executeBatch();
-                }
-            }
-            if (ids.size() < SEQUENCE_BATCH) {
-                break;
-            }
-        }
+        long last = positions.sequence(c, tenantId, h.lastPos());
         if (last != h.lastPos()) {
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + head + " SET last_pos = ? WHERE tenant_id = ?")) {
-                ps.setLong(1, last);
-                ps.setString(2, tenantId.value());
-                ps.executeUpdate();
-            }
+            positions.writeLast(c, tenantId, last);
         }
-        return new long[] {last, delivered};
+        return last;
     }
 
     private boolean unsequenced(Connection c, TenantId tenantId) throws SQLException {
@@ -204,11 +110,14 @@ public final class OutboxSql implements OutboxStore {
     public List<OutboxEvent> claim(TenantId tenantId, String relay, @Nullable Instant now, Duration lease,
                                    Duration minAge, int limit) {
         return core.transaction(tenantId, "claim outbox events", c -> {
-            Instant at = now(c, now);
-            Head h = lockHead(c, tenantId);
-            long last = sequence(c, tenantId, h);
+            Head h = positions.lock(c, tenantId, now);
+            Instant at = h.at();
+            long last = positions.sequence(c, tenantId, h.lastPos());
             if (h.leaseOwner() != null && !h.leaseOwner().equals(relay) && h.leaseUntil() != null
                     && h.leaseUntil().isAfter(at)) {
+                if (last != h.lastPos()) {
+                    positions.writeLast(c, tenantId, last);
+                }
                 return List.of();
             }
             List<OutboxEvent> pending = select(c, tenantId, " WHERE tenant_id = ? AND pos > ? AND state = 'PENDING'"
@@ -222,14 +131,21 @@ public final class OutboxSql implements OutboxStore {
                 }
                 due.add(e);
             }
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + head + " SET settled_pos = ?, lease_owner = ?,"
-                    + " lease_until = ? WHERE tenant_id = ?")) {
-                ps.setLong(1, settled);
-                boolean mine = relay.equals(h.leaseOwner());
-                ps.setString(2, !due.isEmpty() ? relay : mine ? null : h.leaseOwner());
-                sql.bindInstant(ps, 3, !due.isEmpty() ? at.plus(lease) : mine ? null : h.leaseUntil());
-                ps.setString(4, tenantId.value());
-                ps.executeUpdate();
+            boolean mine = relay.equals(h.leaseOwner());
+            String owner = !due.isEmpty() ? relay : mine ? null : h.leaseOwner();
+            Instant until = !due.isEmpty() ? at.plus(lease) : mine ? null : h.leaseUntil();
+            // the positions, the settled mark and the lease in one update, none when nothing changed
+            if (last != h.lastPos() || settled != h.settledPos() || !Objects.equals(owner, h.leaseOwner())
+                    || !Objects.equals(until, h.leaseUntil())) {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE " + head + " SET last_pos = ?, settled_pos = ?,"
+                        + " lease_owner = ?, lease_until = ? WHERE tenant_id = ?")) {
+                    ps.setLong(1, last);
+                    ps.setLong(2, settled);
+                    ps.setString(3, owner);
+                    sql.bindInstant(ps, 4, until);
+                    ps.setString(5, tenantId.value());
+                    ps.executeUpdate();
+                }
             }
             return due;
         });
@@ -238,84 +154,67 @@ public final class OutboxSql implements OutboxStore {
     @Override
     public void delivered(TenantId tenantId, String by, List<Long> ids, @Nullable Instant now) {
         core.transaction(tenantId, "record outbox events delivered", c -> {
-            Instant at = now(c, now);
-            if (!ids.isEmpty()) {
-                // "not DELIVERED" rather than "PENDING": a claimed event is PENDING, and the partial index of the
-                // pending events then never looks like a way to find a position (a scan of the whole backlog)
-                try (PreparedStatement ps = c.prepareStatement("UPDATE " + event + " SET state = 'DELIVERED',"
-                        + " delivered_at = ?, delivered_by = ? WHERE tenant_id = ? AND pos = ? AND state <> 'DELIVERED'")) {
-                    for (Long id : ids) {
-                        sql.bindInstant(ps, 1, at);
-                        ps.setString(2, by);
-                        ps.setString(3, tenantId.value());
-                        ps.setLong(4, id);
-                        ps.addBatch();
-                    }
-                    ps.executeBatch();
-                }
+            // the lease given back first: the head row is then locked before any event row, as everywhere
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + head + " SET lease_until = CASE WHEN"
+                    + " lease_owner = ? THEN NULL ELSE lease_until END, lease_owner = CASE WHEN lease_owner = ? THEN"
+                    + " NULL ELSE lease_owner END WHERE tenant_id = ?")) {
+                ps.setString(1, by);
+                ps.setString(2, by);
+                ps.setString(3, tenantId.value());
+                ps.executeUpdate();
             }
-            release(c, tenantId, by);
+            positions.deliverPositions(c, tenantId, ids, now, by);
             return null;
         });
     }
 
-    private void release(Connection c, TenantId tenantId, String relay) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE " + head + " SET lease_owner = NULL, lease_until = NULL"
-                + " WHERE tenant_id = ? AND lease_owner = ?")) {
-            ps.setString(1, tenantId.value());
-            ps.setString(2, relay);
-            ps.executeUpdate();
-        }
-    }
-
+    /**
+     * The head first, as the relay's steps take it (rows of events are then never locked in two orders); then,
+     * when every key fits one statement: the count of the named events still PENDING with and without a position,
+     * the record of those with one (only if any), and the positions of the others given in the same update that
+     * records them. Each event is then updated once. Past one statement's list (MariaDB, H2: more than
+     * {@link EventPositions#KEYS} keys) the records come first, a list at a time, and the positions after.
+     */
     @Override
     public int deliveredInProcess(TenantId tenantId, String by, List<BookingEvent> events, @Nullable Instant now) {
         if (events.isEmpty()) {
             return 0;
         }
+        Set<EventPositions.Key> named = new LinkedHashSet<>();
+        for (BookingEvent e : events) {
+            named.add(new EventPositions.Key(e.booking().bookingId().value(), e.kind().name()));
+        }
+        List<EventPositions.Key> keys = List.copyOf(named);
         return core.transaction(tenantId, "record outbox events delivered", c -> {
-            Instant at = now(c, now);
-            // the head first, as the relay's steps take it: rows of events are then never locked in two orders
-            Head h = lockHead(c, tenantId);
-            Set<String> marked = new HashSet<>();
-            for (BookingEvent e : events) {
-                marked.add(key(e.booking().bookingId().value(), e.kind().name()));
-            }
-            // the events not sequenced yet get their positions and, when delivered, their record in one update
-            int n = sequence(c, tenantId, h, marked, at, by);
-            if (marked.isEmpty()) {
-                return n;
-            }
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + event + " SET state = 'DELIVERED',"
-                    + " delivered_at = ?, delivered_by = ? WHERE state = 'PENDING' AND tenant_id = ? AND booking_id = ?"
-                    + " AND kind = ?")) {
-                for (String k : marked) {
-                    int cut = k.indexOf('\u001f');
-                    sql.bindInstant(ps, 1, at);
-                    ps.setString(2, by);
-                    ps.setString(3, tenantId.value());
-                    ps.setString(4, k.substring(0, cut));
-                    ps.setString(5, k.substring(cut + 1));
-                    ps.addBatch();
+            Head h = positions.lock(c, tenantId, now);
+            long last;
+            int n = 0;
+            if (positions.fitOneStatement(keys)) {
+                long[] pending = positions.pending(c, tenantId, keys);
+                if (pending[1] > 0) {
+                    n += positions.deliver(c, tenantId, keys, true, h.at(), by);
                 }
-                for (int count : ps.executeBatch()) {
-                    n += Math.max(count, 0);
+                last = positions.sequence(c, tenantId, h.lastPos(), pending[0] > 0 ? keys : null, h.at(), by);
+                n += (int) pending[0];
+            } else {
+                for (List<EventPositions.Key> part : positions.chunks(keys)) {
+                    n += positions.deliver(c, tenantId, part, false, h.at(), by);
                 }
+                last = positions.sequence(c, tenantId, h.lastPos());
+            }
+            if (last != h.lastPos()) {
+                positions.writeLast(c, tenantId, last);
             }
             return n;
         });
-    }
-
-    private static String key(String bookingId, String kind) {
-        return bookingId + '\u001f' + kind;
     }
 
     @Override
     public OutboxEvent.State failed(TenantId tenantId, String relay, long id, String error, @Nullable Instant now,
                                     Duration retryAfter, int maxAttempts) {
         return core.transaction(tenantId, "record an outbox delivery failed", c -> {
-            Instant at = now(c, now);
-            lockHead(c, tenantId);
+            Head h = positions.lock(c, tenantId, now);
+            boolean mine = relay.equals(h.leaseOwner());
             int attempts;
             String state;
             try (PreparedStatement ps = c.prepareStatement("SELECT attempts, state FROM " + event
@@ -323,45 +222,52 @@ public final class OutboxSql implements OutboxStore {
                 ps.setString(1, tenantId.value());
                 ps.setLong(2, id);
                 try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        release(c, tenantId, relay);
-                        return OutboxEvent.State.PENDING;
+                    if (rs.next()) {
+                        attempts = rs.getInt(1);
+                        state = rs.getString(2);
+                    } else {
+                        attempts = 0;
+                        state = null;
                     }
-                    attempts = rs.getInt(1);
-                    state = rs.getString(2);
                 }
             }
-            release(c, tenantId, relay);
-            if (!"PENDING".equals(state)) {
-                return OutboxEvent.State.valueOf(state);
-            }
-            attempts++;
-            boolean dead = attempts >= maxAttempts;
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + event + " SET attempts = ?, state = ?,"
-                    + " next_attempt_at = ?, last_error = ? WHERE tenant_id = ? AND pos = ?")) {
-                ps.setInt(1, attempts);
-                ps.setString(2, dead ? "DEAD" : "PENDING");
-                sql.bindInstant(ps, 3, dead ? null : at.plus(retryAfter));
-                ps.setString(4, error.length() > 500 ? error.substring(0, 500) : error);
-                ps.setString(5, tenantId.value());
-                ps.setLong(6, id);
-                ps.executeUpdate();
-            }
-            if (dead) {
-                try (PreparedStatement ps = c.prepareStatement("UPDATE " + head
-                        + " SET dead_count = dead_count + 1 WHERE tenant_id = ?")) {
-                    ps.setString(1, tenantId.value());
+            boolean dead = false;
+            if ("PENDING".equals(state)) {
+                attempts++;
+                dead = attempts >= maxAttempts;
+                try (PreparedStatement ps = c.prepareStatement("UPDATE " + event + " SET attempts = ?, state = ?,"
+                        + " next_attempt_at = ?, last_error = ? WHERE tenant_id = ? AND pos = ?")) {
+                    ps.setInt(1, attempts);
+                    ps.setString(2, dead ? "DEAD" : "PENDING");
+                    sql.bindInstant(ps, 3, dead ? null : h.at().plus(retryAfter));
+                    ps.setString(4, error.length() > 500 ? error.substring(0, 500) : error);
+                    ps.setString(5, tenantId.value());
+                    ps.setLong(6, id);
                     ps.executeUpdate();
                 }
             }
-            return dead ? OutboxEvent.State.DEAD : OutboxEvent.State.PENDING;
+            // the lease given back and the dead letter counted in one update of the locked head
+            if (mine || dead) {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE " + head + " SET lease_owner = ?,"
+                        + " lease_until = ?, dead_count = dead_count + ? WHERE tenant_id = ?")) {
+                    ps.setString(1, mine ? null : h.leaseOwner());
+                    sql.bindInstant(ps, 2, mine ? null : h.leaseUntil());
+                    ps.setInt(3, dead ? 1 : 0);
+                    ps.setString(4, tenantId.value());
+                    ps.executeUpdate();
+                }
+            }
+            if (state == null) {
+                return OutboxEvent.State.PENDING;
+            }
+            return dead ? OutboxEvent.State.DEAD : OutboxEvent.State.valueOf(state);
         });
     }
 
     @Override
     public boolean redeliver(TenantId tenantId, long id) {
         return core.transaction(tenantId, "re-deliver an outbox event", c -> {
-            lockHead(c, tenantId);
+            positions.lock(c, tenantId, null);
             int n;
             try (PreparedStatement ps = c.prepareStatement("UPDATE " + event + " SET state = 'PENDING', attempts = 0,"
                     + " next_attempt_at = NULL WHERE tenant_id = ? AND pos = ? AND state = 'DEAD'")) {
@@ -389,7 +295,7 @@ public final class OutboxSql implements OutboxStore {
     public List<OutboxEvent> read(TenantId tenantId, long afterId, int limit) {
         return core.transaction(tenantId, "read outbox events", c -> {
             if (unsequenced(c, tenantId)) {
-                sequence(c, tenantId, lockHead(c, tenantId));
+                sequence(c, tenantId, positions.lock(c, tenantId, null));
             }
             return select(c, tenantId, " WHERE tenant_id = ? AND pos > ? ORDER BY pos LIMIT " + limit,
                     ps -> ps.setLong(2, afterId));
@@ -419,21 +325,20 @@ public final class OutboxSql implements OutboxStore {
     @Override
     public void saveCursor(TenantId tenantId, String consumer, long id, @Nullable Instant now) {
         String upsert = switch (dialect) {
-            case POSTGRESQL -> "INSERT INTO " + cursor + " (tenant_id, consumer, pos, updated_at) VALUES (?, ?, ?, ?)"
-                    + " ON CONFLICT (tenant_id, consumer) DO UPDATE SET pos = EXCLUDED.pos,"
+            case POSTGRESQL -> "INSERT INTO " + cursor + " (tenant_id, consumer, pos, updated_at) VALUES (?, ?, ?, "
+                    + sql.nowOr() + ") ON CONFLICT (tenant_id, consumer) DO UPDATE SET pos = EXCLUDED.pos,"
                     + " updated_at = EXCLUDED.updated_at";
-            case MARIADB -> "INSERT INTO " + cursor + " (tenant_id, consumer, pos, updated_at) VALUES (?, ?, ?, ?)"
-                    + " ON DUPLICATE KEY UPDATE pos = VALUES(pos), updated_at = VALUES(updated_at)";
+            case MARIADB -> "INSERT INTO " + cursor + " (tenant_id, consumer, pos, updated_at) VALUES (?, ?, ?, "
+                    + sql.nowOr() + ") ON DUPLICATE KEY UPDATE pos = VALUES(pos), updated_at = VALUES(updated_at)";
             case H2 -> "MERGE INTO " + cursor + " (tenant_id, consumer, pos, updated_at) KEY (tenant_id, consumer)"
-                    + " VALUES (?, ?, ?, ?)";
+                    + " VALUES (?, ?, ?, " + sql.nowOr() + ")";
         };
         core.transaction(tenantId, "store an outbox cursor", c -> {
-            Instant at = now(c, now);
             try (PreparedStatement ps = c.prepareStatement(upsert)) {
                 ps.setString(1, tenantId.value());
                 ps.setString(2, consumer);
                 ps.setLong(3, id);
-                sql.bindInstant(ps, 4, at);
+                sql.bindInstant(ps, 4, now);
                 ps.executeUpdate();
             }
             return null;
@@ -445,17 +350,18 @@ public final class OutboxSql implements OutboxStore {
     @Override
     public OutboxStats stats(TenantId tenantId, @Nullable Instant now) {
         return core.transaction(tenantId, "read outbox stats", c -> {
-            Instant at = now(c, now);
-            long pending = 0;
-            Instant oldest = null;
-            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*), MIN(written_at) FROM " + event
-                    + " WHERE state = 'PENDING' AND tenant_id = ?")) {
-                ps.setString(1, tenantId.value());
+            long pending;
+            Instant oldest;
+            Instant at;
+            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*), MIN(written_at), " + sql.nowOr()
+                    + " FROM " + event + " WHERE state = 'PENDING' AND tenant_id = ?")) {
+                sql.bindInstant(ps, 1, now);
+                ps.setString(2, tenantId.value());
                 try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        pending = rs.getLong(1);
-                        oldest = sql.readInstant(rs, 2);
-                    }
+                    rs.next();
+                    pending = rs.getLong(1);
+                    oldest = sql.readInstant(rs, 2);
+                    at = sql.readInstant(rs, 3);
                 }
             }
             long dead = 0;
@@ -470,7 +376,7 @@ public final class OutboxSql implements OutboxStore {
                     }
                 }
             }
-            Duration age = oldest == null || oldest.isAfter(at) ? Duration.ZERO : Duration.between(oldest, at);
+            Duration age = oldest == null || at == null || oldest.isAfter(at) ? Duration.ZERO : Duration.between(oldest, at);
             return new OutboxStats(tenantId, pending, dead, oldest, age, last);
         });
     }

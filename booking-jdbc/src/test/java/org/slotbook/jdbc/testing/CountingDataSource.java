@@ -14,7 +14,8 @@ import javax.sql.DataSource;
 /**
  * A DataSource that counts what goes to the server through the connections it lends: every
  * statement execution, commit, rollback, autocommit switch, isolation query or switch, and
- * validity check. Drivers send each of these as (at least) one round trip.
+ * validity check. Drivers send each of these as (at least) one round trip. Apart, the statements the
+ * server runs: every execution, and every entry of a batch (a batch is one round trip of many statements).
  */
 public final class CountingDataSource extends ForwardingDataSource {
     private static final Set<String> STATEMENT_CALLS = Set.of("execute", "executeQuery", "executeUpdate",
@@ -22,7 +23,10 @@ public final class CountingDataSource extends ForwardingDataSource {
     private static final Set<String> CONNECTION_CALLS = Set.of("commit", "rollback", "setTransactionIsolation",
             "getTransactionIsolation", "isValid", "setSavepoint", "releaseSavepoint");
 
+    private static final Set<String> BATCH_CALLS = Set.of("executeBatch", "executeLargeBatch");
+
     private final AtomicInteger roundTrips = new AtomicInteger();
+    private final AtomicInteger statements = new AtomicInteger();
 
     public CountingDataSource(DataSource delegate) {
         super(delegate);
@@ -33,8 +37,14 @@ public final class CountingDataSource extends ForwardingDataSource {
         return roundTrips.get();
     }
 
+    /** Statements the server ran since the last reset: executions and batch entries. */
+    public int statements() {
+        return statements.get();
+    }
+
     public void reset() {
         roundTrips.set(0);
+        statements.set(0);
     }
 
     @Override
@@ -69,6 +79,11 @@ public final class CountingDataSource extends ForwardingDataSource {
         InvocationHandler handler = (proxy, method, args) -> {
             if (STATEMENT_CALLS.contains(method.getName())) {
                 roundTrips.incrementAndGet();
+                if (!BATCH_CALLS.contains(method.getName())) {
+                    statements.incrementAndGet();
+                }
+            } else if (method.getName().equals("addBatch")) {
+                statements.incrementAndGet();
             }
             return invoke(statement, method, args);
         };
