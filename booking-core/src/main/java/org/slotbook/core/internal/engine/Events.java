@@ -19,10 +19,6 @@ public final class Events {
     /** Told which events reached the listener right after their commit (the outbox records them delivered). */
     private final Consumer<List<BookingEvent>> delivered;
 
-    public Events(BookingListener listener) {
-        this(listener, events -> { });
-    }
-
     public Events(BookingListener listener, Consumer<List<BookingEvent>> delivered) {
         this.listener = listener;
         this.delivered = delivered;
