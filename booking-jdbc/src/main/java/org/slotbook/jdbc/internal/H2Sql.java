@@ -182,6 +182,13 @@ final class H2Sql {
                 + " WHERE tenant_id = ? AND request_id = ?"
                 + " UNION ALL SELECT 3, " + noSlot + ", " + BOOKING_COLUMNS + ", " + noWaiter + " FROM " + booking
                 + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ? AND status IN ('HELD', 'CONFIRMED')");
+        // the first read of a call, with the tenant's fence (its state, and its epoch as text), in one statement
+        String fence = " FROM " + t.tenantFence() + " WHERE tenant_id = ?";
+        put(s, "holdProbeFenced", s.get("holdProbe") + " UNION ALL SELECT 4, state, CAST(epoch AS VARCHAR(20)), "
+                + nulls(38) + fence);
+        put(s, "findBookingFenced", "SELECT 0, " + BOOKING_COLUMNS + " FROM " + booking
+                + " WHERE tenant_id = ? AND booking_id = ? UNION ALL SELECT 1, state, CAST(epoch AS VARCHAR(20)), "
+                + nulls(10) + fence);
         byName = Collections.unmodifiableMap(s);
     }
 

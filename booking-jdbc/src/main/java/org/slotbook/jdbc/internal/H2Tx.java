@@ -4,7 +4,6 @@ import static org.slotbook.jdbc.internal.H2Sql.at;
 import static org.slotbook.jdbc.internal.H2Sql.instant;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
@@ -12,12 +11,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
@@ -50,17 +51,13 @@ import org.slotbook.jdbc.internal.H2Sql.Failure;
  * mirrors the booking that holds it. {@link #rollback} goes back to the savepoint taken when the routine
  * started. A failed statement throws {@link Failure}, carrying the {@link SQLException} out unchanged.
  */
-final class H2Tx implements RuleTx {
+final class H2Tx extends H2Statements implements RuleTx {
     /** The earliest instant H2 stores: no lower bound on an occupation's start. */
     private static final OffsetDateTime EARLIEST = OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
     /** The longest buffer a slot may have (SlotSpec.MAX_BUFFER). */
     private static final Duration MAX_BUFFER = Duration.ofHours(24);
 
-    private final Connection connection;
-    private final H2Sql sql;
-    private final H2Sql.Prepared prepared;
     private final TenantId tenantId;
-    private final String tenant;
     private final RowReader<Booking> bookingRow;
     private final Savepoint start;
     /** No stored occupation is longer than this (session and buffer): how far back an overlap is looked for. */
@@ -82,15 +79,29 @@ final class H2Tx implements RuleTx {
     private final Map<String, Integer> pendingSeats = new HashMap<>(2);
     /** The bookings this call inserted, by id (a seat given after the insert). */
     private final Map<String, Booking> inserted = new HashMap<>(2);
+    /** What this call holds locked (until a rollback): slots and resources, by id; nothing is locked twice. */
+    private final Set<String> lockedSlots = new HashSet<>(4);
+    private final Set<ResourceRef> lockedResources = new HashSet<>(4);
+    /** The slot of each booking this call read, by booking id (a booking never moves to another slot). */
+    private final Map<String, String> slotOfBooking = new HashMap<>(4);
 
     H2Tx(Connection connection, H2Sql sql, TenantId tenantId) throws SQLException {
-        this.connection = connection;
-        this.sql = sql;
-        this.prepared = H2Sql.Prepared.of(connection);
+        super(connection, sql, tenantId.value());
         this.tenantId = tenantId;
-        this.tenant = tenantId.value();
-        this.bookingRow = rs -> H2Sql.booking(tenantId, rs, 0);
+        this.bookingRow = rs -> read(H2Sql.booking(tenantId, rs, 0));
         this.start = connection.setSavepoint();
+    }
+
+    /** A booking as read: its slot is remembered. */
+    private Booking read(Booking b) {
+        slotOfBooking.put(b.bookingId().value(), b.slotId().value());
+        return b;
+    }
+
+    /** Forgets the locks: a rollback to a savepoint taken before them released them. */
+    private void unlocked() {
+        lockedSlots.clear();
+        lockedResources.clear();
     }
 
     /** Bounds the overlap searches: no stored session is longer than {@code longestSession}. */
@@ -102,9 +113,10 @@ final class H2Tx implements RuleTx {
     /** The end of a routine that did not fail: its savepoint is released. */
     void finish() throws SQLException {
         try {
+            checkFenceOnce();
             connection.releaseSavepoint(start);
         } finally {
-            prepared.release();
+            releaseStatements();
         }
     }
 
@@ -120,6 +132,7 @@ final class H2Tx implements RuleTx {
                 throw new Failure(e);
             }
             beforeNewLock = null;
+            unlocked();
         }
     }
 
@@ -130,7 +143,7 @@ final class H2Tx implements RuleTx {
         } catch (SQLException | RuntimeException undo) {
             failure.addSuppressed(undo);
         } finally {
-            prepared.release();
+            releaseStatements();
         }
     }
 
@@ -169,9 +182,11 @@ final class H2Tx implements RuleTx {
         Optional<Booking> ofRequest = Optional.empty();
         Optional<Waiter> waiter = Optional.empty();
         Optional<Booking> mine = Optional.empty();
-        try (ResultSet rs = bind("holdProbe", at(expectedAt), tenant, r.slotId().value(), tenant,
-                r.requestId().value(), tenant, r.requestId().value(), tenant, r.slotId().value(),
-                r.studentId().value()).executeQuery()) {
+        boolean fenced = fenceWithFirst();
+        Object[] args = {at(expectedAt), tenant, r.slotId().value(), tenant, r.requestId().value(), tenant,
+            r.requestId().value(), tenant, r.slotId().value(), r.studentId().value(), tenant};
+        try (ResultSet rs = bind(fenced ? "holdProbeFenced" : "holdProbe",
+                fenced ? args : Arrays.copyOf(args, args.length - 1)).executeQuery()) {
             while (rs.next()) {
                 switch (rs.getInt(1)) {
                     case 0 -> {
@@ -182,23 +197,14 @@ final class H2Tx implements RuleTx {
                     }
                     case 1 -> ofRequest = Optional.of(H2Sql.booking(tenantId, rs, 21));
                     case 2 -> waiter = Optional.of(H2Sql.waiter(rs, 33));
-                    default -> mine = Optional.of(H2Sql.booking(tenantId, rs, 21));
+                    case 3 -> mine = Optional.of(read(H2Sql.booking(tenantId, rs, 21)));
+                    default -> fence(rs.getString(2), Long.parseLong(rs.getString(3)));
                 }
             }
         } catch (SQLException e) {
             throw new Failure(e);
         }
         return new Probe(slot, free, dead, ofRequest, waiter, mine, locks, writes);
-    }
-
-    /** Refuses a tenant this database does not serve: its tenant_fence row is FENCED or MOVED. */
-    void fenceCheck() throws SQLException {
-        List<String> fence = query("fenceState", rs -> rs.getString(1) + " on this database (fence epoch "
-                + rs.getLong(2) + ")", tenant);
-        if (!fence.isEmpty() && !fence.get(0).startsWith("OWNED ")) {
-            throw new SQLException("tenant " + tenant + " is " + fence.get(0) + ": call its current shard",
-                    SqlErrors.FENCED);
-        }
     }
 
     @Override
@@ -212,6 +218,9 @@ final class H2Tx implements RuleTx {
     public boolean lock(List<ResourceRef> resources) {
         locks++;
         for (ResourceRef r : resources) {
+            if (!lockedResources.add(r)) {
+                continue; // locked by this call already
+            }
             String kind = r.kind().name();
             if (!query("lockResource", rs -> 1, tenant, kind, r.id()).isEmpty()) {
                 continue;
@@ -249,6 +258,7 @@ final class H2Tx implements RuleTx {
             throw new Failure(e);
         }
         beforeNewLock = null;
+        unlocked();
         writes = 0;
         probe = null;
         lastOverlapsOf = null;
@@ -263,15 +273,23 @@ final class H2Tx implements RuleTx {
         if (expected != null && expected.slotId().equals(slotId) && (forUpdate || locks + writes == 0)) {
             if (forUpdate) {
                 // under the slot's lock (and the student's) what the probe reads stays as read until this call writes
-                query("lockSlot", rs -> 1, tenant, slotId.value());
+                if (lockedSlots.add(slotId.value())) {
+                    query("lockSlot", rs -> 1, tenant, slotId.value());
+                }
                 locks++;
             }
             probe = runProbe(expected);
             return probe.slot();
         }
         locks += forUpdate ? 1 : 0;
-        return first(query(forUpdate ? "lockSlot" : "findSlot", rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant,
-                slotId.value()));
+        // a slot this call locked already is read as it is (nobody else can change it)
+        boolean lock = forUpdate && !lockedSlots.contains(slotId.value());
+        Optional<StoredSlot> found = first(query(lock ? "lockSlot" : "findSlot",
+                rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant, slotId.value()));
+        if (lock && found.isPresent()) {
+            lockedSlots.add(slotId.value());
+        }
+        return found;
     }
 
     @Override
@@ -358,7 +376,25 @@ final class H2Tx implements RuleTx {
     @Override
     public Optional<Booking> booking(BookingId bookingId, boolean forUpdate) {
         locks += forUpdate ? 1 : 0;
-        return first(query(forUpdate ? "lockBooking" : "findBooking", bookingRow, tenant, bookingId.value()));
+        // every write of a booking is made under its slot's lock: under that lock, a read is as good as a lock
+        String slot = slotOfBooking.get(bookingId.value());
+        boolean lock = forUpdate && (slot == null || !lockedSlots.contains(slot));
+        if (!lock && fenceWithFirst()) {
+            Optional<Booking> found = Optional.empty();
+            try (ResultSet rs = bind("findBookingFenced", tenant, bookingId.value(), tenant).executeQuery()) {
+                while (rs.next()) {
+                    if (rs.getInt(1) == 0) {
+                        found = Optional.of(read(H2Sql.booking(tenantId, rs, 1)));
+                    } else {
+                        fence(rs.getString(2), Long.parseLong(rs.getString(3)));
+                    }
+                }
+            } catch (SQLException e) {
+                throw new Failure(e);
+            }
+            return found;
+        }
+        return first(query(lock ? "lockBooking" : "findBooking", bookingRow, tenant, bookingId.value()));
     }
 
     @Override
@@ -552,49 +588,9 @@ final class H2Tx implements RuleTx {
         }, tenant, packageId.value(), limit, offset);
     }
 
-    private static <T> Optional<T> first(List<T> rows) {
-        return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
-    }
-
-    // ---------------------------------------------------------------- statements
-
-    @FunctionalInterface
-    private interface RowReader<T> {
-        T read(ResultSet rs) throws SQLException;
-    }
-
     /** A write of the rules' (not a resource_lock row): the call is no longer one that changed nothing. */
     private int write(String statement, Object... args) {
         writes++;
         return update(statement, args);
-    }
-
-    private int update(String statement, Object... args) {
-        try {
-            return bind(statement, args).executeUpdate();
-        } catch (SQLException e) {
-            throw new Failure(e);
-        }
-    }
-
-    private <T> List<T> query(String statement, RowReader<T> reader, Object... args) {
-        try (ResultSet rs = bind(statement, args).executeQuery()) {
-            List<T> rows = new ArrayList<>(2);
-            while (rs.next()) {
-                rows.add(reader.read(rs));
-            }
-            return rows;
-        } catch (SQLException e) {
-            throw new Failure(e);
-        }
-    }
-
-    /** The session's prepared statement of that name, every parameter bound (each call binds them all). */
-    private PreparedStatement bind(String statement, Object... args) throws SQLException {
-        PreparedStatement ps = prepared.get(connection, sql.get(statement));
-        for (int i = 0; i < args.length; i++) {
-            ps.setObject(i + 1, args[i]);
-        }
-        return ps;
     }
 }
