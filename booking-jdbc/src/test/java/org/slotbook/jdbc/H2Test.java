@@ -800,6 +800,7 @@ class H2Test {
                 Map.entry("findActive", "BOOKING_SLOT_IX"),
                 Map.entry("holdProbe", "SLOT_SEAT_CLAIM_IX"),
                 Map.entry("holdProbeFenced", "SLOT_SEAT_CLAIM_IX"),
+                Map.entry("holdProbeLocked", "SLOT_SEAT_CLAIM_IX"),
                 Map.entry("findBookingFenced", "PRIMARY_KEY"),
                 Map.entry("oldestDeadHold", "SLOT_SEAT_HELD_IX"),
                 Map.entry("updateBooking", "PRIMARY_KEY"),

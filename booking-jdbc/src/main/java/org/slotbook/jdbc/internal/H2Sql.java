@@ -189,6 +189,12 @@ final class H2Sql {
         put(s, "findBookingFenced", "SELECT 0, " + BOOKING_COLUMNS + " FROM " + booking
                 + " WHERE tenant_id = ? AND booking_id = ? UNION ALL SELECT 1, state, CAST(epoch AS VARCHAR(20)), "
                 + nulls(10) + fence);
+        // under the slot's lock, with the student's occupations overlapping the slot's student time (as overlaps
+        // reads them): the occupation's slot from column 2, its kind and resource, its times, its booking in 8
+        put(s, "holdProbeLocked", s.get("holdProbe") + " UNION ALL SELECT 5, o.slot_id, o.resource_kind,"
+                + " o.resource_id, o.starts_at, o.ends_at, NULL, o.booking_id, " + nulls(33) + " FROM " + occupancy
+                + " o WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ? AND o.active = TRUE"
+                + " AND o.starts_at < ? AND o.ends_at > ? AND o.starts_at > ?");
         byName = Collections.unmodifiableMap(s);
     }
 

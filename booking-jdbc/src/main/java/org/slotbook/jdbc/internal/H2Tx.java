@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -71,7 +70,7 @@ final class H2Tx extends H2Statements implements RuleTx {
     private @Nullable HoldRequest expected;
     private @Nullable Instant expectedAt;
     /** What the probe of the expected hold read; good until this call locks or writes. */
-    private @Nullable Probe probe;
+    private @Nullable H2Probe probe;
     /** The last overlap search: its resource, range and the locks and writes before it; and what it found. */
     private @Nullable List<Object> lastOverlapsOf;
     private List<Occupancy> lastOverlaps = List.of();
@@ -164,47 +163,27 @@ final class H2Tx extends H2Statements implements RuleTx {
         expectedAt = now;
     }
 
-    /** What one statement read of the expected hold, after {@code locks} locks and {@code writes} writes. */
-    private record Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dead, Optional<Booking> ofRequest,
-                         Optional<Waiter> waiter, Optional<Booking> mine, int locks, int writes) {
-    }
-
     /** The probe, while it holds (nothing locked or written since), when it read {@code slotId}. */
-    private @Nullable Probe probe(SlotId slotId) {
+    private @Nullable H2Probe probe(SlotId slotId) {
         return probe != null && probe.locks() == locks && probe.writes() == writes && expected.slotId().equals(slotId)
                 ? probe : null;
     }
 
-    private Probe runProbe(HoldRequest r) {
-        Optional<StoredSlot> slot = Optional.empty();
-        OptionalInt free = OptionalInt.empty();
-        String dead = null;
-        Optional<Booking> ofRequest = Optional.empty();
-        Optional<Waiter> waiter = Optional.empty();
-        Optional<Booking> mine = Optional.empty();
-        boolean fenced = fenceWithFirst();
-        Object[] args = {at(expectedAt), tenant, r.slotId().value(), tenant, r.requestId().value(), tenant,
-            r.requestId().value(), tenant, r.slotId().value(), r.studentId().value(), tenant};
-        try (ResultSet rs = bind(fenced ? "holdProbeFenced" : "holdProbe",
-                fenced ? args : Arrays.copyOf(args, args.length - 1)).executeQuery()) {
-            while (rs.next()) {
-                switch (rs.getInt(1)) {
-                    case 0 -> {
-                        slot = Optional.of(H2Sql.storedSlot(tenantId, rs, 1));
-                        int seat = rs.getInt(20);
-                        free = rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(seat);
-                        dead = rs.getString(21);
-                    }
-                    case 1 -> ofRequest = Optional.of(H2Sql.booking(tenantId, rs, 21));
-                    case 2 -> waiter = Optional.of(H2Sql.waiter(rs, 33));
-                    case 3 -> mine = Optional.of(read(H2Sql.booking(tenantId, rs, 21)));
-                    default -> fence(rs.getString(2), Long.parseLong(rs.getString(3)));
-                }
-            }
+    /** The probe of the expected hold; under the slot's lock, with the student's occupations over the slot. */
+    private H2Probe runProbe(boolean locked) {
+        TimeRange over = locked && probe != null && probe.slot().isPresent()
+                ? probe.slot().get().slot().studentTime() : null;
+        try {
+            return H2Probe.run(this, tenantId, expected, expectedAt, over, over == null ? null : lowest(over.start()),
+                    this::read, locks, writes);
         } catch (SQLException e) {
             throw new Failure(e);
         }
-        return new Probe(slot, free, dead, ofRequest, waiter, mine, locks, writes);
+    }
+
+    /** No occupation that overlaps a range from {@code from} starts before this. */
+    private OffsetDateTime lowest(Instant from) {
+        return longest == null ? EARLIEST : at(from).minus(longest);
     }
 
     @Override
@@ -278,7 +257,7 @@ final class H2Tx extends H2Statements implements RuleTx {
                 }
                 locks++;
             }
-            probe = runProbe(expected);
+            probe = runProbe(forUpdate);
             return probe.slot();
         }
         locks += forUpdate ? 1 : 0;
@@ -330,7 +309,7 @@ final class H2Tx extends H2Statements implements RuleTx {
 
     @Override
     public OptionalInt freeSeat(SlotId slotId) {
-        Probe p = probe(slotId);
+        H2Probe p = probe(slotId);
         if (p != null) {
             return p.free();
         }
@@ -399,7 +378,7 @@ final class H2Tx extends H2Statements implements RuleTx {
 
     @Override
     public Optional<Booking> bookingOfRequest(RequestId requestId) {
-        Probe p = expected == null ? null : probe(expected.slotId());
+        H2Probe p = expected == null ? null : probe(expected.slotId());
         if (p != null && expected.requestId().equals(requestId)) {
             return p.ofRequest();
         }
@@ -408,7 +387,7 @@ final class H2Tx extends H2Statements implements RuleTx {
 
     @Override
     public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
-        Probe p = probe(slotId);
+        H2Probe p = probe(slotId);
         if (p != null && expected.studentId().equals(studentId)) {
             return p.mine();
         }
@@ -417,7 +396,7 @@ final class H2Tx extends H2Statements implements RuleTx {
 
     @Override
     public Optional<Booking> oldestDeadHold(SlotId slotId, Instant now) {
-        Probe p = probe(slotId);
+        H2Probe p = probe(slotId);
         if (p != null && now.equals(expectedAt)) {
             return p.dead() == null ? Optional.empty() : booking(BookingId.of(p.dead()), false);
         }
@@ -484,7 +463,12 @@ final class H2Tx extends H2Statements implements RuleTx {
         if (key.equals(lastOverlapsOf)) {
             return lastOverlaps;
         }
-        OffsetDateTime lowest = longest == null ? EARLIEST : at(from).minus(longest);
+        H2Probe p = expected == null ? null : probe(expected.slotId());
+        if (p != null && p.over() != null && p.over().start().equals(from) && p.over().end().equals(to)
+                && resource.equals(ResourceRef.of(expected.studentId()))) {
+            return p.overlaps();
+        }
+        OffsetDateTime lowest = lowest(from);
         lastOverlapsOf = key;
         return lastOverlaps = query("overlaps", rs -> {
             String bookingId = rs.getString(6);
@@ -513,7 +497,7 @@ final class H2Tx extends H2Statements implements RuleTx {
 
     @Override
     public Optional<Waiter> waiter(RequestId requestId) {
-        Probe p = expected == null ? null : probe(expected.slotId());
+        H2Probe p = expected == null ? null : probe(expected.slotId());
         if (p != null && expected.requestId().equals(requestId)) {
             return p.waiter();
         }

@@ -1,0 +1,92 @@
+package org.slotbook.jdbc.internal;
+
+import static org.slotbook.jdbc.internal.H2Sql.at;
+import static org.slotbook.jdbc.internal.H2Sql.instant;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.slotbook.core.Booking;
+import org.slotbook.core.BookingId;
+import org.slotbook.core.HoldRequest;
+import org.slotbook.core.ResourceKind;
+import org.slotbook.core.ResourceRef;
+import org.slotbook.core.SlotId;
+import org.slotbook.core.TenantId;
+import org.slotbook.core.TimeRange;
+import org.slotbook.core.rules.Occupancy;
+import org.slotbook.core.rules.StoredSlot;
+import org.slotbook.core.rules.Waiter;
+
+/**
+ * What one statement read of a hold, after {@code locks} locks and {@code writes} writes of its call: the
+ * slot with its lowest free seat and its oldest dead hold, the request's booking and waitlist entry, the
+ * student's booking of the slot; read under the slot's lock, also the student's occupations overlapping
+ * {@code over} (the slot's student time, which never changes), by start.
+ */
+record H2Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dead, Optional<Booking> ofRequest,
+               Optional<Waiter> waiter, Optional<Booking> mine, @Nullable TimeRange over, List<Occupancy> overlaps,
+               int locks, int writes) {
+
+    /**
+     * Runs the probe: the variant that reads the tenant's fence when it is the call's first statement, the one
+     * that reads the student's overlapping occupations when {@code over} is given (and the fence was read).
+     *
+     * @param seen   told of the student's booking of the slot (the call remembers its slot)
+     * @param lowest no occupation that overlaps {@code over} starts before this
+     */
+    static H2Probe run(H2Statements st, TenantId tenantId, HoldRequest r, Instant now, @Nullable TimeRange over,
+                       @Nullable OffsetDateTime lowest, UnaryOperator<Booking> seen, int locks, int writes)
+            throws SQLException {
+        String tenant = tenantId.value();
+        boolean fenced = st.fenceWithFirst();
+        TimeRange range = fenced ? null : over;
+        List<Object> args = new ArrayList<>(List.of(at(now), tenant, r.slotId().value(), tenant, r.requestId().value(),
+                tenant, r.requestId().value(), tenant, r.slotId().value(), r.studentId().value()));
+        if (fenced) {
+            args.add(tenant);
+        } else if (range != null) {
+            args.addAll(List.of(tenant, r.studentId().value(), at(range.end()), at(range.start()), lowest));
+        }
+        Optional<StoredSlot> slot = Optional.empty();
+        OptionalInt free = OptionalInt.empty();
+        String dead = null;
+        Optional<Booking> ofRequest = Optional.empty();
+        Optional<Waiter> waiter = Optional.empty();
+        Optional<Booking> mine = Optional.empty();
+        List<Occupancy> overlaps = new ArrayList<>(2);
+        String statement = fenced ? "holdProbeFenced" : range != null ? "holdProbeLocked" : "holdProbe";
+        try (ResultSet rs = st.bind(statement, args.toArray()).executeQuery()) {
+            while (rs.next()) {
+                switch (rs.getInt(1)) {
+                    case 0 -> {
+                        slot = Optional.of(H2Sql.storedSlot(tenantId, rs, 1));
+                        int seat = rs.getInt(20);
+                        free = rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(seat);
+                        dead = rs.getString(21);
+                    }
+                    case 1 -> ofRequest = Optional.of(H2Sql.booking(tenantId, rs, 21));
+                    case 2 -> waiter = Optional.of(H2Sql.waiter(rs, 33));
+                    case 3 -> mine = Optional.of(seen.apply(H2Sql.booking(tenantId, rs, 21)));
+                    case 4 -> st.fence(rs.getString(2), Long.parseLong(rs.getString(3)));
+                    default -> {
+                        String bookingId = rs.getString(8);
+                        overlaps.add(new Occupancy(new ResourceRef(ResourceKind.valueOf(rs.getString(3)),
+                                rs.getString(4)), TimeRange.of(instant(rs, 5), instant(rs, 6)),
+                                SlotId.of(rs.getString(2)), bookingId == null ? null : BookingId.of(bookingId)));
+                    }
+                }
+            }
+        }
+        overlaps.sort(Comparator.comparing(o -> o.time().start()));
+        return new H2Probe(slot, free, dead, ofRequest, waiter, mine, range, overlaps, locks, writes);
+    }
+}
