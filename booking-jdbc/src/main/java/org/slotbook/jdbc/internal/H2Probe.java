@@ -49,11 +49,9 @@ record H2Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dea
         String tenant = tenantId.value();
         boolean fenced = st.fenceWithFirst();
         TimeRange range = fenced ? null : over;
-        List<Object> args = new ArrayList<>(List.of(at(now), tenant, r.slotId().value(), tenant, r.requestId().value(),
-                tenant, r.requestId().value(), tenant, r.slotId().value(), r.studentId().value()));
-        if (fenced) {
-            args.add(tenant);
-        } else if (range != null) {
+        List<Object> args = new ArrayList<>(List.of(at(now), r.requestId().value(), r.requestId().value(),
+                r.studentId().value(), tenant, r.slotId().value()));
+        if (range != null) {
             args.addAll(List.of(tenant, r.studentId().value(), at(range.end()), at(range.start()), lowest));
         }
         Optional<StoredSlot> slot = Optional.empty();
@@ -66,25 +64,34 @@ record H2Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dea
         String statement = fenced ? "holdProbeFenced" : range != null ? "holdProbeLocked" : "holdProbe";
         try (ResultSet rs = st.bind(statement, args.toArray()).executeQuery()) {
             while (rs.next()) {
-                switch (rs.getInt(1)) {
-                    case 0 -> {
-                        slot = Optional.of(H2Sql.storedSlot(tenantId, rs, 1));
-                        int seat = rs.getInt(20);
-                        free = rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(seat);
-                        dead = rs.getString(21);
+                if (rs.getInt(1) == 0) {
+                    slot = Optional.of(H2Sql.storedSlot(tenantId, rs, 1));
+                    int seat = rs.getInt(20);
+                    free = rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(seat);
+                    dead = rs.getString(21);
+                    if (rs.getString(22) != null) {
+                        ofRequest = Optional.of(H2Sql.booking(tenantId, rs, 21));
                     }
-                    case 1 -> ofRequest = Optional.of(H2Sql.booking(tenantId, rs, 21));
-                    case 2 -> waiter = Optional.of(H2Sql.waiter(rs, 33));
-                    case 3 -> mine = Optional.of(seen.apply(H2Sql.booking(tenantId, rs, 21)));
-                    case 4 -> st.fence(rs.getString(2), Long.parseLong(rs.getString(3)));
-                    default -> {
-                        String bookingId = rs.getString(8);
-                        overlaps.add(new Occupancy(new ResourceRef(ResourceKind.valueOf(rs.getString(3)),
-                                rs.getString(4)), TimeRange.of(instant(rs, 5), instant(rs, 6)),
-                                SlotId.of(rs.getString(2)), bookingId == null ? null : BookingId.of(bookingId)));
+                    if (rs.getString(36) != null) {
+                        waiter = Optional.of(H2Sql.waiter(rs, 33));
                     }
+                    if (rs.getString(42) != null) {
+                        mine = Optional.of(seen.apply(H2Sql.booking(tenantId, rs, 41)));
+                    }
+                    String fence = fenced ? rs.getString(54) : null;
+                    if (fence != null) {
+                        st.fence(fence, rs.getLong(55));
+                    }
+                } else {
+                    String bookingId = rs.getString(8);
+                    overlaps.add(new Occupancy(new ResourceRef(ResourceKind.valueOf(rs.getString(3)),
+                            rs.getString(4)), TimeRange.of(instant(rs, 5), instant(rs, 6)),
+                            SlotId.of(rs.getString(2)), bookingId == null ? null : BookingId.of(bookingId)));
                 }
             }
+        }
+        if (fenced && slot.isEmpty()) {
+            st.readFence(); // no slot row to read the fence with
         }
         overlaps.sort(Comparator.comparing(o -> o.time().start()));
         return new H2Probe(slot, free, dead, ofRequest, waiter, mine, range, overlaps, locks, writes);

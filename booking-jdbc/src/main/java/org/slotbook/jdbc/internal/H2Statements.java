@@ -39,10 +39,15 @@ abstract class H2Statements {
     final void checkFenceOnce() throws SQLException {
         if (!fenceRead) {
             fenceRead = true;
-            try (ResultSet rs = bind("fenceState", tenant).executeQuery()) {
-                if (rs.next()) {
-                    fence(rs.getString(1), rs.getLong(2));
-                }
+            readFence();
+        }
+    }
+
+    /** Reads the fence on its own (a first statement meant to carry it found no row to carry it with). */
+    final void readFence() throws SQLException {
+        try (ResultSet rs = bind("fenceState", tenant).executeQuery()) {
+            if (rs.next()) {
+                fence(rs.getString(1), rs.getLong(2));
             }
         }
     }
