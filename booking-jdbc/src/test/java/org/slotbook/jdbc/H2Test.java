@@ -785,6 +785,7 @@ class H2Test {
                 Map.entry("lockResource", "PRIMARY_KEY"),
                 Map.entry("findSlot", "PRIMARY_KEY"),
                 Map.entry("lockSlot", "PRIMARY_KEY"),
+                Map.entry("lockSlotRow", "PRIMARY_KEY"),
                 Map.entry("updateSlot", "PRIMARY_KEY"),
                 Map.entry("slots", "PRIMARY_KEY"),
                 Map.entry("seriesSlots", "SLOT_SERIES_IX"),

@@ -78,6 +78,7 @@ final class H2Sql {
         put(s, "findSlot", "SELECT " + SLOT_COLUMNS + " FROM " + slot
                 + " WHERE tenant_id = ? AND slot_id = ?");
         put(s, "lockSlot", s.get("findSlot") + " FOR UPDATE");
+        put(s, "lockSlotRow", "SELECT 1 FROM " + slot + " WHERE tenant_id = ? AND slot_id = ? FOR UPDATE");
         put(s, "insertSlot", "INSERT INTO " + slot + " (tenant_id, " + SLOT_COLUMNS
                 + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         put(s, "insertSeats", "INSERT INTO " + seat + " (tenant_id, slot_id, seq, status)"
@@ -261,8 +262,7 @@ final class H2Sql {
     }
 
     static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
+        return rs.getObject(column, Instant.class);
     }
 
     /** The arguments of insertEvent: an event of the outbox, written in the decision's own call. */

@@ -253,7 +253,7 @@ final class H2Tx extends H2Statements implements RuleTx {
             if (forUpdate) {
                 // under the slot's lock (and the student's) what the probe reads stays as read until this call writes
                 if (lockedSlots.add(slotId.value())) {
-                    query("lockSlot", rs -> 1, tenant, slotId.value());
+                    query("lockSlotRow", rs -> 1, tenant, slotId.value()); // the probe reads the row
                 }
                 locks++;
             }
