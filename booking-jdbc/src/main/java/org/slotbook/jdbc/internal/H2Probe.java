@@ -1,12 +1,10 @@
 package org.slotbook.jdbc.internal;
 
-import static org.slotbook.jdbc.internal.H2Sql.at;
 import static org.slotbook.jdbc.internal.H2Sql.instant;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -44,15 +42,15 @@ record H2Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dea
      * @param lowest no occupation that overlaps {@code over} starts before this
      */
     static H2Probe run(H2Statements st, TenantId tenantId, HoldRequest r, Instant now, @Nullable TimeRange over,
-                       @Nullable OffsetDateTime lowest, UnaryOperator<Booking> seen, int locks, int writes)
+                       @Nullable Instant lowest, UnaryOperator<Booking> seen, int locks, int writes)
             throws SQLException {
         String tenant = tenantId.value();
         boolean fenced = st.fenceWithFirst();
         TimeRange range = fenced ? null : over;
-        List<Object> args = new ArrayList<>(List.of(at(now), r.requestId().value(), r.requestId().value(),
+        List<Object> args = new ArrayList<>(List.of(now, r.requestId().value(), r.requestId().value(),
                 r.studentId().value(), tenant, r.slotId().value()));
         if (range != null) {
-            args.addAll(List.of(tenant, r.studentId().value(), at(range.end()), at(range.start()), lowest));
+            args.addAll(List.of(tenant, r.studentId().value(), range.end(), range.start(), lowest));
         }
         Optional<StoredSlot> slot = Optional.empty();
         OptionalInt free = OptionalInt.empty();

@@ -269,9 +269,9 @@ final class H2Sql {
     static Object[] eventRow(String tenant, BookingEvent e) {
         Booking b = e.booking();
         return new Object[] {tenant, e.kind().name(), b.bookingId().value(), b.requestId().value(),
-            b.slotId().value(), b.studentId().value(), b.seat(), b.status().name(), at(b.heldUntil()),
-            at(b.createdAt()), at(b.updatedAt()), b.packageId() == null ? null : b.packageId().value(), b.credits(),
-            b.attendance().name(), at(b.updatedAt())};
+            b.slotId().value(), b.studentId().value(), b.seat(), b.status().name(), b.heldUntil(),
+            b.createdAt(), b.updatedAt(), b.packageId() == null ? null : b.packageId().value(), b.credits(),
+            b.attendance().name(), b.updatedAt()};
     }
 
     static @Nullable OffsetDateTime at(@Nullable Instant instant) {

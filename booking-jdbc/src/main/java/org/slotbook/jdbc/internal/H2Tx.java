@@ -1,6 +1,5 @@
 package org.slotbook.jdbc.internal;
 
-import static org.slotbook.jdbc.internal.H2Sql.at;
 import static org.slotbook.jdbc.internal.H2Sql.instant;
 
 import java.sql.Connection;
@@ -52,7 +51,7 @@ import org.slotbook.jdbc.internal.H2Sql.Failure;
  */
 final class H2Tx extends H2Statements implements RuleTx {
     /** The earliest instant H2 stores: no lower bound on an occupation's start. */
-    private static final OffsetDateTime EARLIEST = OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+    private static final Instant EARLIEST = OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC).toInstant();
     /** The longest buffer a slot may have (SlotSpec.MAX_BUFFER). */
     private static final Duration MAX_BUFFER = Duration.ofHours(24);
 
@@ -182,8 +181,8 @@ final class H2Tx extends H2Statements implements RuleTx {
     }
 
     /** No occupation that overlaps a range from {@code from} starts before this. */
-    private OffsetDateTime lowest(Instant from) {
-        return longest == null ? EARLIEST : at(from).minus(longest);
+    private Instant lowest(Instant from) {
+        return longest == null ? EARLIEST : from.minus(longest);
     }
 
     @Override
@@ -252,8 +251,9 @@ final class H2Tx extends H2Statements implements RuleTx {
         if (expected != null && expected.slotId().equals(slotId) && (forUpdate || locks + writes == 0)) {
             if (forUpdate) {
                 // under the slot's lock (and the student's) what the probe reads stays as read until this call writes
-                if (lockedSlots.add(slotId.value())) {
-                    query("lockSlotRow", rs -> 1, tenant, slotId.value()); // the probe reads the row
+                if (!lockedSlots.contains(slotId.value())
+                        && !query("lockSlotRow", rs -> 1, tenant, slotId.value()).isEmpty()) {
+                    lockedSlots.add(slotId.value()); // the probe reads the row
                 }
                 locks++;
             }
@@ -276,11 +276,11 @@ final class H2Tx extends H2Statements implements RuleTx {
         Slot s = stored.slot();
         try {
             write("insertSlot", tenant, s.slotId().value(), s.coachId().value(), s.roomId().value(),
-                    at(s.time().start()), at(s.time().end()), s.capacity(), s.status().name(), at(s.opensAt()),
-                    at(s.closesAt()), (int) s.buffer().toSeconds(), Facts.policyName(s.cancellation()),
+                    s.time().start(), s.time().end(), s.capacity(), s.status().name(), s.opensAt(),
+                    s.closesAt(), (int) s.buffer().toSeconds(), Facts.policyName(s.cancellation()),
                     s.cancellation() == null || s.cancellation().cutoff() == null ? null
-                            : (int) s.cancellation().cutoff().toSeconds(), at(stored.weekStart()),
-                    at(stored.weekEnd()), s.bufferStudents(), s.classType(), s.cost(),
+                            : (int) s.cancellation().cutoff().toSeconds(), stored.weekStart(),
+                    stored.weekEnd(), s.bufferStudents(), s.classType(), s.cost(),
                     s.seriesId() == null ? null : s.seriesId().value());
         } catch (Failure e) {
             if ("23505".equals(e.sql().getSQLState())) {
@@ -330,7 +330,7 @@ final class H2Tx extends H2Statements implements RuleTx {
     /** Writes the seat row of a booking: its status, student and deadline. */
     private void seatTo(Booking b, int seat) {
         if (write("takeFreeSeat", b.status().name(), b.bookingId().value(), b.studentId().value(),
-                at(b.heldUntil()), tenant, b.slotId().value(), seat) != 1) {
+                b.heldUntil(), tenant, b.slotId().value(), seat) != 1) {
             throw new IllegalStateException("seat " + seat + " of slot '" + b.slotId() + "' is not free");
         }
     }
@@ -400,7 +400,7 @@ final class H2Tx extends H2Statements implements RuleTx {
         if (p != null && now.equals(expectedAt)) {
             return p.dead() == null ? Optional.empty() : booking(BookingId.of(p.dead()), false);
         }
-        return first(query("oldestDeadHold", bookingRow, tenant, slotId.value(), at(now)));
+        return first(query("oldestDeadHold", bookingRow, tenant, slotId.value(), now));
     }
 
     @Override
@@ -411,8 +411,8 @@ final class H2Tx extends H2Statements implements RuleTx {
     @Override
     public void insertBooking(Booking b) {
         write("insertBooking", tenant, b.bookingId().value(), b.requestId().value(), b.slotId().value(),
-                b.studentId().value(), b.seat(), b.status().name(), at(b.heldUntil()), at(b.createdAt()),
-                at(b.updatedAt()), b.packageId() == null ? null : b.packageId().value(), b.credits(),
+                b.studentId().value(), b.seat(), b.status().name(), b.heldUntil(), b.createdAt(),
+                b.updatedAt(), b.packageId() == null ? null : b.packageId().value(), b.credits(),
                 b.attendance().name());
         inserted.put(b.bookingId().value(), b);
         Integer seat = pendingSeats.remove(b.bookingId().value());
@@ -423,7 +423,7 @@ final class H2Tx extends H2Statements implements RuleTx {
 
     @Override
     public void updateBooking(Booking b) {
-        if (write("updateBooking", b.status().name(), at(b.updatedAt()),
+        if (write("updateBooking", b.status().name(), b.updatedAt(),
                 b.packageId() == null ? null : b.packageId().value(), b.credits(), b.attendance().name(), tenant,
                 b.bookingId().value()) != 1) {
             throw new IllegalStateException("booking '" + b.bookingId() + "' is missing");
@@ -441,12 +441,12 @@ final class H2Tx extends H2Statements implements RuleTx {
 
     @Override
     public List<Booking> dueHolds(Instant now, int limit) {
-        return query("dueHolds", bookingRow, tenant, at(now), limit);
+        return query("dueHolds", bookingRow, tenant, now, limit);
     }
 
     @Override
     public List<Booking> unattended(Instant endedBy, int limit) {
-        return query("unattended", bookingRow, tenant, at(endedBy), limit);
+        return query("unattended", bookingRow, tenant, endedBy, limit);
     }
 
     @Override
@@ -468,20 +468,20 @@ final class H2Tx extends H2Statements implements RuleTx {
                 && resource.equals(ResourceRef.of(expected.studentId()))) {
             return p.overlaps();
         }
-        OffsetDateTime lowest = lowest(from);
+        Instant lowest = lowest(from);
         lastOverlapsOf = key;
         return lastOverlaps = query("overlaps", rs -> {
             String bookingId = rs.getString(6);
             return new Occupancy(new ResourceRef(ResourceKind.valueOf(rs.getString(1)), rs.getString(2)),
                     TimeRange.of(instant(rs, 3), instant(rs, 4)), SlotId.of(rs.getString(5)),
                     bookingId == null ? null : BookingId.of(bookingId));
-        }, tenant, resource.kind().name(), resource.id(), at(to), at(from), lowest);
+        }, tenant, resource.kind().name(), resource.id(), to, from, lowest);
     }
 
     @Override
     public void occupy(Occupancy o) {
-        write("insertOccupation", tenant, o.resource().kind().name(), o.resource().id(), at(o.time().start()),
-                at(o.time().end()), o.slotId().value(), o.bookingId() == null ? null : o.bookingId().value());
+        write("insertOccupation", tenant, o.resource().kind().name(), o.resource().id(), o.time().start(),
+                o.time().end(), o.slotId().value(), o.bookingId() == null ? null : o.bookingId().value());
     }
 
     @Override
@@ -511,8 +511,8 @@ final class H2Tx extends H2Statements implements RuleTx {
 
     @Override
     public Waiter join(SlotId slotId, RequestId requestId, StudentId studentId, BookingId bookingId, Instant now) {
-        write("insertWaiter", tenant, requestId.value(), slotId.value(), studentId.value(), bookingId.value(), at(now),
-                at(now));
+        write("insertWaiter", tenant, requestId.value(), slotId.value(), studentId.value(), bookingId.value(), now,
+                now);
         return waiter(requestId).orElseThrow(() -> new IllegalStateException(
                 "the waitlist entry of request '" + requestId + "' is missing after its insert"));
     }
@@ -520,7 +520,7 @@ final class H2Tx extends H2Statements implements RuleTx {
     @Override
     public void markWaiter(RequestId requestId, WaitlistEntry.Status status, WaitlistEntry.@Nullable SkipReason reason,
                            Instant now) {
-        write("setWaiter", status.name(), reason == null ? null : reason.name(), at(now), tenant, requestId.value());
+        write("setWaiter", status.name(), reason == null ? null : reason.name(), now, tenant, requestId.value());
     }
 
     // ---------------------------------------------------------------- packages and credits
@@ -539,7 +539,7 @@ final class H2Tx extends H2Statements implements RuleTx {
     @Override
     public void insertPackage(LessonPackage p) {
         write("insertPackage", tenant, p.packageId().value(), p.studentId().value(), p.credits(), p.remaining(),
-                at(p.validFrom()), at(p.validUntil()), Facts.classTypes(p.classTypes()), at(p.grantedAt()));
+                p.validFrom(), p.validUntil(), Facts.classTypes(p.classTypes()), p.grantedAt());
     }
 
     @Override
@@ -551,7 +551,7 @@ final class H2Tx extends H2Statements implements RuleTx {
         try {
             write("insertEntry", tenant, packageId.value(), reason.name(), delta,
                     booking == null ? null : booking.bookingId().value(),
-                    booking == null ? null : booking.requestId().value(), at(now));
+                    booking == null ? null : booking.requestId().value(), now);
         } catch (Failure e) {
             if ("23505".equals(e.sql().getSQLState())) {
                 throw new IllegalStateException("booking '" + booking.bookingId() + "' has a " + reason
