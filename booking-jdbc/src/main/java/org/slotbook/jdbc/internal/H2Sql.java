@@ -78,6 +78,7 @@ final class H2Sql {
         put(s, "findSlot", "SELECT " + SLOT_COLUMNS + " FROM " + slot
                 + " WHERE tenant_id = ? AND slot_id = ?");
         put(s, "lockSlot", s.get("findSlot") + " FOR UPDATE");
+        put(s, "lockSlotRow", "SELECT 1 FROM " + slot + " WHERE tenant_id = ? AND slot_id = ? FOR UPDATE");
         put(s, "insertSlot", "INSERT INTO " + slot + " (tenant_id, " + SLOT_COLUMNS
                 + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         put(s, "insertSeats", "INSERT INTO " + seat + " (tenant_id, slot_id, seq, status)"
@@ -165,23 +166,35 @@ final class H2Sql {
                 + " WHERE tenant_id = ? AND package_id = ? ORDER BY tenant_id, package_id, seq LIMIT ? OFFSET ?");
         // a hold's reads before its locks, in one view of the committed rows: the slot with its lowest free seat
         // and its oldest dead hold (each by its own index), the request's booking and waitlist entry, and the
-        // student's booking of the slot; the slot's columns from 2, the booking's from 22, the waiter's from 34
-        String noSlot = nulls(20);
-        String noBooking = nulls(12);
-        String noWaiter = nulls(8);
-        put(s, "holdProbe", "SELECT 0, s." + SLOT_COLUMNS.replace(", ", ", s.")
+        // student's booking of the slot, each joined by its key (the waiter's table unnamed); the slot's columns from 2, the request's booking
+        // from 22, the waiter from 34, the student's booking from 42; the tenant's fence in 54 and 55 when read
+        String probe = "SELECT 0, s." + SLOT_COLUMNS.replace(", ", ", s.")
                 + ", (SELECT f.seq FROM " + seat + " f WHERE f.tenant_id = s.tenant_id AND f.slot_id = s.slot_id"
                 + " AND f.status = 'FREE' ORDER BY f.tenant_id, f.slot_id, f.status, f.seq LIMIT 1)"
                 + ", (SELECT h.booking_id FROM " + seat + " h WHERE h.tenant_id = s.tenant_id AND h.slot_id = s.slot_id"
                 + " AND h.status = 'HELD' AND h.held_until <= ? ORDER BY h.tenant_id, h.slot_id, h.status, h.held_until"
-                + " LIMIT 1), " + noBooking + ", " + noWaiter + " FROM " + slot
-                + " s WHERE s.tenant_id = ? AND s.slot_id = ?"
-                + " UNION ALL SELECT 1, " + noSlot + ", " + BOOKING_COLUMNS + ", " + noWaiter + " FROM " + booking
-                + " WHERE tenant_id = ? AND request_id = ?"
-                + " UNION ALL SELECT 2, " + noSlot + ", " + noBooking + ", " + WAITER_COLUMNS + " FROM " + waiter
-                + " WHERE tenant_id = ? AND request_id = ?"
-                + " UNION ALL SELECT 3, " + noSlot + ", " + BOOKING_COLUMNS + ", " + noWaiter + " FROM " + booking
-                + " WHERE tenant_id = ? AND slot_id = ? AND student_id = ? AND status IN ('HELD', 'CONFIRMED')");
+                + " LIMIT 1), r." + BOOKING_COLUMNS.replace(", ", ", r.") + ", " + waiter + "." + WAITER_COLUMNS.replace(", ", ", " + waiter + ".")
+                + ", m." + BOOKING_COLUMNS.replace(", ", ", m.");
+        String joins = " FROM " + slot + " s LEFT JOIN " + booking + " r ON r.tenant_id = s.tenant_id"
+                + " AND r.request_id = ? LEFT JOIN " + waiter + " ON " + waiter + ".tenant_id = s.tenant_id AND " + waiter
+                + ".request_id = ?"
+                + " LEFT JOIN " + booking + " m ON m.tenant_id = s.tenant_id AND m.slot_id = s.slot_id"
+                + " AND m.student_id = ? AND m.status IN ('HELD', 'CONFIRMED')";
+        String slotKey = " WHERE s.tenant_id = ? AND s.slot_id = ?";
+        put(s, "holdProbe", probe + ", NULL, NULL" + joins + slotKey);
+        // the first read of a call, with the tenant's fence (no row: the tenant is served here)
+        put(s, "holdProbeFenced", probe + ", t.state, t.epoch" + joins + " LEFT JOIN " + t.tenantFence()
+                + " t ON t.tenant_id = s.tenant_id" + slotKey);
+        // under the slot's lock, with the student's occupations overlapping the slot's student time (as overlaps
+        // reads them): the occupation's slot from column 2, its kind and resource, its times, its booking in 8
+        put(s, "holdProbeLocked", s.get("holdProbe") + " UNION ALL SELECT 5, o.slot_id, o.resource_kind,"
+                + " o.resource_id, o.starts_at, o.ends_at, NULL, o.booking_id, " + nulls(47) + " FROM " + occupancy
+                + " o WHERE o.tenant_id = ? AND o.resource_kind = 'STUDENT' AND o.resource_id = ? AND o.active = TRUE"
+                + " AND o.starts_at < ? AND o.ends_at > ? AND o.starts_at > ?");
+        String fence = " FROM " + t.tenantFence() + " WHERE tenant_id = ?";
+        put(s, "findBookingFenced", "SELECT 0, " + BOOKING_COLUMNS + " FROM " + booking
+                + " WHERE tenant_id = ? AND booking_id = ? UNION ALL SELECT 1, state, CAST(epoch AS VARCHAR(20)), "
+                + nulls(10) + fence);
         byName = Collections.unmodifiableMap(s);
     }
 
@@ -249,17 +262,16 @@ final class H2Sql {
     }
 
     static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value == null ? null : value.toInstant();
+        return rs.getObject(column, Instant.class);
     }
 
     /** The arguments of insertEvent: an event of the outbox, written in the decision's own call. */
     static Object[] eventRow(String tenant, BookingEvent e) {
         Booking b = e.booking();
         return new Object[] {tenant, e.kind().name(), b.bookingId().value(), b.requestId().value(),
-            b.slotId().value(), b.studentId().value(), b.seat(), b.status().name(), at(b.heldUntil()),
-            at(b.createdAt()), at(b.updatedAt()), b.packageId() == null ? null : b.packageId().value(), b.credits(),
-            b.attendance().name(), at(b.updatedAt())};
+            b.slotId().value(), b.studentId().value(), b.seat(), b.status().name(), b.heldUntil(),
+            b.createdAt(), b.updatedAt(), b.packageId() == null ? null : b.packageId().value(), b.credits(),
+            b.attendance().name(), b.updatedAt()};
     }
 
     static @Nullable OffsetDateTime at(@Nullable Instant instant) {

@@ -1,10 +1,8 @@
 package org.slotbook.jdbc.internal;
 
-import static org.slotbook.jdbc.internal.H2Sql.at;
 import static org.slotbook.jdbc.internal.H2Sql.instant;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
@@ -12,12 +10,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
@@ -50,17 +49,13 @@ import org.slotbook.jdbc.internal.H2Sql.Failure;
  * mirrors the booking that holds it. {@link #rollback} goes back to the savepoint taken when the routine
  * started. A failed statement throws {@link Failure}, carrying the {@link SQLException} out unchanged.
  */
-final class H2Tx implements RuleTx {
+final class H2Tx extends H2Statements implements RuleTx {
     /** The earliest instant H2 stores: no lower bound on an occupation's start. */
-    private static final OffsetDateTime EARLIEST = OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+    private static final Instant EARLIEST = OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC).toInstant();
     /** The longest buffer a slot may have (SlotSpec.MAX_BUFFER). */
     private static final Duration MAX_BUFFER = Duration.ofHours(24);
 
-    private final Connection connection;
-    private final H2Sql sql;
-    private final H2Sql.Prepared prepared;
     private final TenantId tenantId;
-    private final String tenant;
     private final RowReader<Booking> bookingRow;
     private final Savepoint start;
     /** No stored occupation is longer than this (session and buffer): how far back an overlap is looked for. */
@@ -74,7 +69,7 @@ final class H2Tx implements RuleTx {
     private @Nullable HoldRequest expected;
     private @Nullable Instant expectedAt;
     /** What the probe of the expected hold read; good until this call locks or writes. */
-    private @Nullable Probe probe;
+    private @Nullable H2Probe probe;
     /** The last overlap search: its resource, range and the locks and writes before it; and what it found. */
     private @Nullable List<Object> lastOverlapsOf;
     private List<Occupancy> lastOverlaps = List.of();
@@ -82,15 +77,29 @@ final class H2Tx implements RuleTx {
     private final Map<String, Integer> pendingSeats = new HashMap<>(2);
     /** The bookings this call inserted, by id (a seat given after the insert). */
     private final Map<String, Booking> inserted = new HashMap<>(2);
+    /** What this call holds locked (until a rollback): slots and resources, by id; nothing is locked twice. */
+    private final Set<String> lockedSlots = new HashSet<>(4);
+    private final Set<ResourceRef> lockedResources = new HashSet<>(4);
+    /** The slot of each booking this call read, by booking id (a booking never moves to another slot). */
+    private final Map<String, String> slotOfBooking = new HashMap<>(4);
 
     H2Tx(Connection connection, H2Sql sql, TenantId tenantId) throws SQLException {
-        this.connection = connection;
-        this.sql = sql;
-        this.prepared = H2Sql.Prepared.of(connection);
+        super(connection, sql, tenantId.value());
         this.tenantId = tenantId;
-        this.tenant = tenantId.value();
-        this.bookingRow = rs -> H2Sql.booking(tenantId, rs, 0);
+        this.bookingRow = rs -> read(H2Sql.booking(tenantId, rs, 0));
         this.start = connection.setSavepoint();
+    }
+
+    /** A booking as read: its slot is remembered. */
+    private Booking read(Booking b) {
+        slotOfBooking.put(b.bookingId().value(), b.slotId().value());
+        return b;
+    }
+
+    /** Forgets the locks: a rollback to a savepoint taken before them released them. */
+    private void unlocked() {
+        lockedSlots.clear();
+        lockedResources.clear();
     }
 
     /** Bounds the overlap searches: no stored session is longer than {@code longestSession}. */
@@ -102,9 +111,10 @@ final class H2Tx implements RuleTx {
     /** The end of a routine that did not fail: its savepoint is released. */
     void finish() throws SQLException {
         try {
+            checkFenceOnce();
             connection.releaseSavepoint(start);
         } finally {
-            prepared.release();
+            releaseStatements();
         }
     }
 
@@ -120,6 +130,7 @@ final class H2Tx implements RuleTx {
                 throw new Failure(e);
             }
             beforeNewLock = null;
+            unlocked();
         }
     }
 
@@ -130,7 +141,7 @@ final class H2Tx implements RuleTx {
         } catch (SQLException | RuntimeException undo) {
             failure.addSuppressed(undo);
         } finally {
-            prepared.release();
+            releaseStatements();
         }
     }
 
@@ -151,54 +162,27 @@ final class H2Tx implements RuleTx {
         expectedAt = now;
     }
 
-    /** What one statement read of the expected hold, after {@code locks} locks and {@code writes} writes. */
-    private record Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dead, Optional<Booking> ofRequest,
-                         Optional<Waiter> waiter, Optional<Booking> mine, int locks, int writes) {
-    }
-
     /** The probe, while it holds (nothing locked or written since), when it read {@code slotId}. */
-    private @Nullable Probe probe(SlotId slotId) {
+    private @Nullable H2Probe probe(SlotId slotId) {
         return probe != null && probe.locks() == locks && probe.writes() == writes && expected.slotId().equals(slotId)
                 ? probe : null;
     }
 
-    private Probe runProbe(HoldRequest r) {
-        Optional<StoredSlot> slot = Optional.empty();
-        OptionalInt free = OptionalInt.empty();
-        String dead = null;
-        Optional<Booking> ofRequest = Optional.empty();
-        Optional<Waiter> waiter = Optional.empty();
-        Optional<Booking> mine = Optional.empty();
-        try (ResultSet rs = bind("holdProbe", at(expectedAt), tenant, r.slotId().value(), tenant,
-                r.requestId().value(), tenant, r.requestId().value(), tenant, r.slotId().value(),
-                r.studentId().value()).executeQuery()) {
-            while (rs.next()) {
-                switch (rs.getInt(1)) {
-                    case 0 -> {
-                        slot = Optional.of(H2Sql.storedSlot(tenantId, rs, 1));
-                        int seat = rs.getInt(20);
-                        free = rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(seat);
-                        dead = rs.getString(21);
-                    }
-                    case 1 -> ofRequest = Optional.of(H2Sql.booking(tenantId, rs, 21));
-                    case 2 -> waiter = Optional.of(H2Sql.waiter(rs, 33));
-                    default -> mine = Optional.of(H2Sql.booking(tenantId, rs, 21));
-                }
-            }
+    /** The probe of the expected hold; under the slot's lock, with the student's occupations over the slot. */
+    private H2Probe runProbe(boolean locked) {
+        TimeRange over = locked && probe != null && probe.slot().isPresent()
+                ? probe.slot().get().slot().studentTime() : null;
+        try {
+            return H2Probe.run(this, tenantId, expected, expectedAt, over, over == null ? null : lowest(over.start()),
+                    this::read, locks, writes);
         } catch (SQLException e) {
             throw new Failure(e);
         }
-        return new Probe(slot, free, dead, ofRequest, waiter, mine, locks, writes);
     }
 
-    /** Refuses a tenant this database does not serve: its tenant_fence row is FENCED or MOVED. */
-    void fenceCheck() throws SQLException {
-        List<String> fence = query("fenceState", rs -> rs.getString(1) + " on this database (fence epoch "
-                + rs.getLong(2) + ")", tenant);
-        if (!fence.isEmpty() && !fence.get(0).startsWith("OWNED ")) {
-            throw new SQLException("tenant " + tenant + " is " + fence.get(0) + ": call its current shard",
-                    SqlErrors.FENCED);
-        }
+    /** No occupation that overlaps a range from {@code from} starts before this. */
+    private Instant lowest(Instant from) {
+        return longest == null ? EARLIEST : from.minus(longest);
     }
 
     @Override
@@ -212,6 +196,9 @@ final class H2Tx implements RuleTx {
     public boolean lock(List<ResourceRef> resources) {
         locks++;
         for (ResourceRef r : resources) {
+            if (!lockedResources.add(r)) {
+                continue; // locked by this call already
+            }
             String kind = r.kind().name();
             if (!query("lockResource", rs -> 1, tenant, kind, r.id()).isEmpty()) {
                 continue;
@@ -249,6 +236,7 @@ final class H2Tx implements RuleTx {
             throw new Failure(e);
         }
         beforeNewLock = null;
+        unlocked();
         writes = 0;
         probe = null;
         lastOverlapsOf = null;
@@ -263,15 +251,24 @@ final class H2Tx implements RuleTx {
         if (expected != null && expected.slotId().equals(slotId) && (forUpdate || locks + writes == 0)) {
             if (forUpdate) {
                 // under the slot's lock (and the student's) what the probe reads stays as read until this call writes
-                query("lockSlot", rs -> 1, tenant, slotId.value());
+                if (!lockedSlots.contains(slotId.value())
+                        && !query("lockSlotRow", rs -> 1, tenant, slotId.value()).isEmpty()) {
+                    lockedSlots.add(slotId.value()); // the probe reads the row
+                }
                 locks++;
             }
-            probe = runProbe(expected);
+            probe = runProbe(forUpdate);
             return probe.slot();
         }
         locks += forUpdate ? 1 : 0;
-        return first(query(forUpdate ? "lockSlot" : "findSlot", rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant,
-                slotId.value()));
+        // a slot this call locked already is read as it is (nobody else can change it)
+        boolean lock = forUpdate && !lockedSlots.contains(slotId.value());
+        Optional<StoredSlot> found = first(query(lock ? "lockSlot" : "findSlot",
+                rs -> H2Sql.storedSlot(tenantId, rs, 0), tenant, slotId.value()));
+        if (lock && found.isPresent()) {
+            lockedSlots.add(slotId.value());
+        }
+        return found;
     }
 
     @Override
@@ -279,11 +276,11 @@ final class H2Tx implements RuleTx {
         Slot s = stored.slot();
         try {
             write("insertSlot", tenant, s.slotId().value(), s.coachId().value(), s.roomId().value(),
-                    at(s.time().start()), at(s.time().end()), s.capacity(), s.status().name(), at(s.opensAt()),
-                    at(s.closesAt()), (int) s.buffer().toSeconds(), Facts.policyName(s.cancellation()),
+                    s.time().start(), s.time().end(), s.capacity(), s.status().name(), s.opensAt(),
+                    s.closesAt(), (int) s.buffer().toSeconds(), Facts.policyName(s.cancellation()),
                     s.cancellation() == null || s.cancellation().cutoff() == null ? null
-                            : (int) s.cancellation().cutoff().toSeconds(), at(stored.weekStart()),
-                    at(stored.weekEnd()), s.bufferStudents(), s.classType(), s.cost(),
+                            : (int) s.cancellation().cutoff().toSeconds(), stored.weekStart(),
+                    stored.weekEnd(), s.bufferStudents(), s.classType(), s.cost(),
                     s.seriesId() == null ? null : s.seriesId().value());
         } catch (Failure e) {
             if ("23505".equals(e.sql().getSQLState())) {
@@ -312,7 +309,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public OptionalInt freeSeat(SlotId slotId) {
-        Probe p = probe(slotId);
+        H2Probe p = probe(slotId);
         if (p != null) {
             return p.free();
         }
@@ -333,7 +330,7 @@ final class H2Tx implements RuleTx {
     /** Writes the seat row of a booking: its status, student and deadline. */
     private void seatTo(Booking b, int seat) {
         if (write("takeFreeSeat", b.status().name(), b.bookingId().value(), b.studentId().value(),
-                at(b.heldUntil()), tenant, b.slotId().value(), seat) != 1) {
+                b.heldUntil(), tenant, b.slotId().value(), seat) != 1) {
             throw new IllegalStateException("seat " + seat + " of slot '" + b.slotId() + "' is not free");
         }
     }
@@ -358,12 +355,30 @@ final class H2Tx implements RuleTx {
     @Override
     public Optional<Booking> booking(BookingId bookingId, boolean forUpdate) {
         locks += forUpdate ? 1 : 0;
-        return first(query(forUpdate ? "lockBooking" : "findBooking", bookingRow, tenant, bookingId.value()));
+        // every write of a booking is made under its slot's lock: under that lock, a read is as good as a lock
+        String slot = slotOfBooking.get(bookingId.value());
+        boolean lock = forUpdate && (slot == null || !lockedSlots.contains(slot));
+        if (!lock && fenceWithFirst()) {
+            Optional<Booking> found = Optional.empty();
+            try (ResultSet rs = bind("findBookingFenced", tenant, bookingId.value(), tenant).executeQuery()) {
+                while (rs.next()) {
+                    if (rs.getInt(1) == 0) {
+                        found = Optional.of(read(H2Sql.booking(tenantId, rs, 1)));
+                    } else {
+                        fence(rs.getString(2), Long.parseLong(rs.getString(3)));
+                    }
+                }
+            } catch (SQLException e) {
+                throw new Failure(e);
+            }
+            return found;
+        }
+        return first(query(lock ? "lockBooking" : "findBooking", bookingRow, tenant, bookingId.value()));
     }
 
     @Override
     public Optional<Booking> bookingOfRequest(RequestId requestId) {
-        Probe p = expected == null ? null : probe(expected.slotId());
+        H2Probe p = expected == null ? null : probe(expected.slotId());
         if (p != null && expected.requestId().equals(requestId)) {
             return p.ofRequest();
         }
@@ -372,7 +387,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
-        Probe p = probe(slotId);
+        H2Probe p = probe(slotId);
         if (p != null && expected.studentId().equals(studentId)) {
             return p.mine();
         }
@@ -381,11 +396,11 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Optional<Booking> oldestDeadHold(SlotId slotId, Instant now) {
-        Probe p = probe(slotId);
+        H2Probe p = probe(slotId);
         if (p != null && now.equals(expectedAt)) {
             return p.dead() == null ? Optional.empty() : booking(BookingId.of(p.dead()), false);
         }
-        return first(query("oldestDeadHold", bookingRow, tenant, slotId.value(), at(now)));
+        return first(query("oldestDeadHold", bookingRow, tenant, slotId.value(), now));
     }
 
     @Override
@@ -396,8 +411,8 @@ final class H2Tx implements RuleTx {
     @Override
     public void insertBooking(Booking b) {
         write("insertBooking", tenant, b.bookingId().value(), b.requestId().value(), b.slotId().value(),
-                b.studentId().value(), b.seat(), b.status().name(), at(b.heldUntil()), at(b.createdAt()),
-                at(b.updatedAt()), b.packageId() == null ? null : b.packageId().value(), b.credits(),
+                b.studentId().value(), b.seat(), b.status().name(), b.heldUntil(), b.createdAt(),
+                b.updatedAt(), b.packageId() == null ? null : b.packageId().value(), b.credits(),
                 b.attendance().name());
         inserted.put(b.bookingId().value(), b);
         Integer seat = pendingSeats.remove(b.bookingId().value());
@@ -408,7 +423,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public void updateBooking(Booking b) {
-        if (write("updateBooking", b.status().name(), at(b.updatedAt()),
+        if (write("updateBooking", b.status().name(), b.updatedAt(),
                 b.packageId() == null ? null : b.packageId().value(), b.credits(), b.attendance().name(), tenant,
                 b.bookingId().value()) != 1) {
             throw new IllegalStateException("booking '" + b.bookingId() + "' is missing");
@@ -426,12 +441,12 @@ final class H2Tx implements RuleTx {
 
     @Override
     public List<Booking> dueHolds(Instant now, int limit) {
-        return query("dueHolds", bookingRow, tenant, at(now), limit);
+        return query("dueHolds", bookingRow, tenant, now, limit);
     }
 
     @Override
     public List<Booking> unattended(Instant endedBy, int limit) {
-        return query("unattended", bookingRow, tenant, at(endedBy), limit);
+        return query("unattended", bookingRow, tenant, endedBy, limit);
     }
 
     @Override
@@ -448,20 +463,25 @@ final class H2Tx implements RuleTx {
         if (key.equals(lastOverlapsOf)) {
             return lastOverlaps;
         }
-        OffsetDateTime lowest = longest == null ? EARLIEST : at(from).minus(longest);
+        H2Probe p = expected == null ? null : probe(expected.slotId());
+        if (p != null && p.over() != null && p.over().start().equals(from) && p.over().end().equals(to)
+                && resource.equals(ResourceRef.of(expected.studentId()))) {
+            return p.overlaps();
+        }
+        Instant lowest = lowest(from);
         lastOverlapsOf = key;
         return lastOverlaps = query("overlaps", rs -> {
             String bookingId = rs.getString(6);
             return new Occupancy(new ResourceRef(ResourceKind.valueOf(rs.getString(1)), rs.getString(2)),
                     TimeRange.of(instant(rs, 3), instant(rs, 4)), SlotId.of(rs.getString(5)),
                     bookingId == null ? null : BookingId.of(bookingId));
-        }, tenant, resource.kind().name(), resource.id(), at(to), at(from), lowest);
+        }, tenant, resource.kind().name(), resource.id(), to, from, lowest);
     }
 
     @Override
     public void occupy(Occupancy o) {
-        write("insertOccupation", tenant, o.resource().kind().name(), o.resource().id(), at(o.time().start()),
-                at(o.time().end()), o.slotId().value(), o.bookingId() == null ? null : o.bookingId().value());
+        write("insertOccupation", tenant, o.resource().kind().name(), o.resource().id(), o.time().start(),
+                o.time().end(), o.slotId().value(), o.bookingId() == null ? null : o.bookingId().value());
     }
 
     @Override
@@ -477,7 +497,7 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Optional<Waiter> waiter(RequestId requestId) {
-        Probe p = expected == null ? null : probe(expected.slotId());
+        H2Probe p = expected == null ? null : probe(expected.slotId());
         if (p != null && expected.requestId().equals(requestId)) {
             return p.waiter();
         }
@@ -491,8 +511,8 @@ final class H2Tx implements RuleTx {
 
     @Override
     public Waiter join(SlotId slotId, RequestId requestId, StudentId studentId, BookingId bookingId, Instant now) {
-        write("insertWaiter", tenant, requestId.value(), slotId.value(), studentId.value(), bookingId.value(), at(now),
-                at(now));
+        write("insertWaiter", tenant, requestId.value(), slotId.value(), studentId.value(), bookingId.value(), now,
+                now);
         return waiter(requestId).orElseThrow(() -> new IllegalStateException(
                 "the waitlist entry of request '" + requestId + "' is missing after its insert"));
     }
@@ -500,7 +520,7 @@ final class H2Tx implements RuleTx {
     @Override
     public void markWaiter(RequestId requestId, WaitlistEntry.Status status, WaitlistEntry.@Nullable SkipReason reason,
                            Instant now) {
-        write("setWaiter", status.name(), reason == null ? null : reason.name(), at(now), tenant, requestId.value());
+        write("setWaiter", status.name(), reason == null ? null : reason.name(), now, tenant, requestId.value());
     }
 
     // ---------------------------------------------------------------- packages and credits
@@ -519,7 +539,7 @@ final class H2Tx implements RuleTx {
     @Override
     public void insertPackage(LessonPackage p) {
         write("insertPackage", tenant, p.packageId().value(), p.studentId().value(), p.credits(), p.remaining(),
-                at(p.validFrom()), at(p.validUntil()), Facts.classTypes(p.classTypes()), at(p.grantedAt()));
+                p.validFrom(), p.validUntil(), Facts.classTypes(p.classTypes()), p.grantedAt());
     }
 
     @Override
@@ -531,7 +551,7 @@ final class H2Tx implements RuleTx {
         try {
             write("insertEntry", tenant, packageId.value(), reason.name(), delta,
                     booking == null ? null : booking.bookingId().value(),
-                    booking == null ? null : booking.requestId().value(), at(now));
+                    booking == null ? null : booking.requestId().value(), now);
         } catch (Failure e) {
             if ("23505".equals(e.sql().getSQLState())) {
                 throw new IllegalStateException("booking '" + booking.bookingId() + "' has a " + reason
@@ -552,49 +572,9 @@ final class H2Tx implements RuleTx {
         }, tenant, packageId.value(), limit, offset);
     }
 
-    private static <T> Optional<T> first(List<T> rows) {
-        return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
-    }
-
-    // ---------------------------------------------------------------- statements
-
-    @FunctionalInterface
-    private interface RowReader<T> {
-        T read(ResultSet rs) throws SQLException;
-    }
-
     /** A write of the rules' (not a resource_lock row): the call is no longer one that changed nothing. */
     private int write(String statement, Object... args) {
         writes++;
         return update(statement, args);
-    }
-
-    private int update(String statement, Object... args) {
-        try {
-            return bind(statement, args).executeUpdate();
-        } catch (SQLException e) {
-            throw new Failure(e);
-        }
-    }
-
-    private <T> List<T> query(String statement, RowReader<T> reader, Object... args) {
-        try (ResultSet rs = bind(statement, args).executeQuery()) {
-            List<T> rows = new ArrayList<>(2);
-            while (rs.next()) {
-                rows.add(reader.read(rs));
-            }
-            return rows;
-        } catch (SQLException e) {
-            throw new Failure(e);
-        }
-    }
-
-    /** The session's prepared statement of that name, every parameter bound (each call binds them all). */
-    private PreparedStatement bind(String statement, Object... args) throws SQLException {
-        PreparedStatement ps = prepared.get(connection, sql.get(statement));
-        for (int i = 0; i < args.length; i++) {
-            ps.setObject(i + 1, args[i]);
-        }
-        return ps;
     }
 }

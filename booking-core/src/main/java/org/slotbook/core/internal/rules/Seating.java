@@ -77,11 +77,15 @@ final class Seating {
      */
     static void promote(Step s, StoredSlot stored, Terms terms, @Nullable StudentId holding) {
         Slot slot = stored.slot();
-        if (slot.status() != SlotStatus.OPEN || s.tx.freeSeat(slot.slotId()).isEmpty()
-                || !s.now.isBefore(Students.promotionCutoff(slot, terms.rules()))) {
+        if (slot.status() != SlotStatus.OPEN || !s.now.isBefore(Students.promotionCutoff(slot, terms.rules()))) {
             return;
         }
-        for (Waiter w : s.tx.waiting(slot.slotId())) {
+        // nobody waiting (the common case) is known without looking for a free seat
+        List<Waiter> waiting = s.tx.waiting(slot.slotId());
+        if (waiting.isEmpty() || s.tx.freeSeat(slot.slotId()).isEmpty()) {
+            return;
+        }
+        for (Waiter w : waiting) {
             s.tx.lock(List.of(ResourceRef.of(w.studentId())));
             WaitlistEntry.SkipReason reason = null;
             LessonPackage payer = null;
