@@ -1368,7 +1368,7 @@ BEGIN
                                     held_until, created_at, updated_at, written_at)
             VALUES (p_tenant, p_status, p_booking, p_request, p_slot, p_student, v_seat, p_status, v_held, v_at, v_at,
                     v_at);
-    ELSE
+    ELSEIF v_rows LIKE '%"EV\\_%' THEN
         CALL ${prefix}outbox_write(p_tenant, v_rows);
     END IF;
     COMMIT;
@@ -2180,11 +2180,13 @@ BEGIN
     IF v_failed = 1 AND p_mode = 'ALL_OR_NOTHING' THEN
         ROLLBACK;
     ELSE
-        CALL ${prefix}outbox_batch(p_tenant, v_all,
-                                   CONCAT('[["', REPLACE(REPLACE(REPLACE(REPLACE(p_commands,
-                                          CHAR(92), CONCAT(CHAR(92), CHAR(92))), CHAR(34), CONCAT(CHAR(92), CHAR(34))),
-                                          CHAR(31), CONCAT(CHAR(34), ',', CHAR(34))),
-                                          CHAR(30), CONCAT(CHAR(34), '],[', CHAR(34))), '"]]'));
+        IF v_all LIKE '%"TAKEN"%' OR v_all LIKE '%"EV\\_%' THEN
+            CALL ${prefix}outbox_batch(p_tenant, v_all,
+                                       CONCAT('[["', REPLACE(REPLACE(REPLACE(REPLACE(p_commands,
+                                              CHAR(92), CONCAT(CHAR(92), CHAR(92))), CHAR(34), CONCAT(CHAR(92), CHAR(34))),
+                                              CHAR(31), CONCAT(CHAR(34), ',', CHAR(34))),
+                                              CHAR(30), CONCAT(CHAR(34), '],[', CHAR(34))), '"]]'));
+        END IF;
         COMMIT;
     END IF;
     CALL ${prefix}emit(v_all, FALSE);
@@ -2553,7 +2555,10 @@ BEGIN
                    starts_at DATETIME(6) PATH '$[1]',
                    student_end DATETIME(6) PATH '$[2]')) p ON p.pos = k.pos;
     END IF;
-    CALL ${prefix}outbox_batch(NULL, CONCAT('[', v_all, ']'), v_json);
+    -- a batch that took no seat and wrote no event (a full slot's refusals) has nothing to write
+    IF v_all LIKE '%"TAKEN"%' OR v_all LIKE '%"EV\\_%' THEN
+        CALL ${prefix}outbox_batch(NULL, CONCAT('[', v_all, ']'), v_json);
+    END IF;
     COMMIT;
     -- the rows of every hold in the order of the positions, each hold's rows in their order
     CALL ${prefix}emit(CONCAT('[', v_all, ']'), TRUE);
