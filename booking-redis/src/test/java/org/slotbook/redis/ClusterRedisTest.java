@@ -112,6 +112,15 @@ class ClusterRedisTest {
         public Object gateState(SlotId slot) {
             return TestRedis.slotState(client, gate, testTenant(), slot);
         }
+
+        /**
+         * The in-memory store's outbox relays 10,000 events in InMemoryTest; here each delivered batch also
+         * reaches the Redis gate.
+         */
+        @Override
+        public int relayedEvents() {
+            return 2_000;
+        }
     }
 
     @Nested
