@@ -56,18 +56,15 @@ class ClusterRedisTest {
     private static UnifiedJedis client;
 
     @BeforeAll
-    static void startCluster() {
-        cluster = TestCluster.start();
+    static void connect() {
+        cluster = TestCluster.shared();
         client = cluster.client();
     }
 
     @AfterAll
-    static void stopCluster() {
+    static void disconnect() {
         if (client != null) {
             client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
         }
     }
 
