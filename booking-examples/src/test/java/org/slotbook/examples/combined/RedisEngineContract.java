@@ -66,8 +66,9 @@ abstract class RedisEngineContract extends BookingEngineContract {
     }
 
     /**
-     * H2Test, PostgresTest and MariaDbTest relay 10,000 events over the same stores without a gate; here each
-     * delivered batch also reaches the Redis gate, which 2,000 events (20 batches of 100) go through as well.
+     * The stores' own runs (H2Test, PostgresTest, MariaDbTest) relay their events without a gate, PostgreSQL's
+     * 10,000; here each delivered batch also reaches the Redis gate, which 2,000 events (20 batches of 100) go
+     * through as well.
      */
     @Override
     public int relayedEvents() {
