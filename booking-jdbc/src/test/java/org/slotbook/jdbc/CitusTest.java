@@ -79,6 +79,15 @@ class CitusTest {
         protected BookingStore store() {
             return sharedStore;
         }
+
+        /**
+         * PostgreSQL's routines, distributed: PostgresTest relays 10,000 events over them; what is Citus's own
+         * here is the pushed-down calls.
+         */
+        @Override
+        public int relayedEvents() {
+            return 2_000;
+        }
     }
 
     @Nested

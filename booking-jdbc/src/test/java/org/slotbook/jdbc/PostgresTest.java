@@ -491,6 +491,15 @@ class PostgresTest {
             protected int raceThreads() {
                 return 8;
             }
+
+            /**
+             * Each server runs PostgreSQL's SQL, which {@link EngineContract} relays 10,000 events over; what is
+             * proven here is the routing across the two.
+             */
+            @Override
+            public int relayedEvents() {
+                return 2_000;
+            }
         }
 
         private final Instant start = Instant.now().truncatedTo(ChronoUnit.HOURS).plus(Duration.ofDays(2));

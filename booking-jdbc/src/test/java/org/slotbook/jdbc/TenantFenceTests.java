@@ -23,9 +23,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.slotbook.core.BookingEngine;
 import org.slotbook.core.BookingStoreException;
 import org.slotbook.core.CoachId;
@@ -50,8 +51,10 @@ import org.slotbook.jdbc.testing.TestDatabases.TestDatabase;
  * The fence of a router's move ({@link TenantMove}), over two shards (two databases of the dialect): a
  * tenant moved while a node whose mapping is never switched keeps calling the old shard loses no
  * {@code Held} answer, and its calls there are refused with a retryable {@link TenantFencedException}.
- * Checked by SQL on both shards afterwards.
+ * Checked by SQL on both shards afterwards. Each test moves tenants of its own, so the two databases serve
+ * the whole class.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class TenantFenceTests {
     private static final int SLOTS = 3;
     private static final int SEATS = 400;
@@ -62,13 +65,13 @@ abstract class TenantFenceTests {
 
     protected abstract TestDatabase openDatabase();
 
-    @BeforeEach
+    @BeforeAll
     void twoShards() {
         a = openDatabase();
         b = openDatabase();
     }
 
-    @AfterEach
+    @AfterAll
     void close() {
         if (a != null) {
             a.close();

@@ -56,22 +56,21 @@ class ReadmeSectionTest {
     @Test
     @SuppressWarnings("deprecation") // JedisCluster is deprecated in Jedis 8 (RedisClusterClient), not in 6.x and 7.x
     void jedisClusterWiringWorks() {
-        try (TestCluster testCluster = TestCluster.start()) {
-            Set<HostAndPort> seeds = testCluster.seeds();
-            // --- readme: cluster-jediscluster ---
-            JedisCluster cluster = new JedisCluster(seeds,
-                    DefaultJedisClientConfig.builder()
-                            .connectionTimeoutMillis(200)
-                            .socketTimeoutMillis(300)
-                            .build(),
-                    2,                                 // maxAttempts
-                    Duration.ofMillis(500));           // maxTotalRetriesDuration
-            SeatReservation gate = RedisSeatReservation.create(cluster);
-            // --- end ---
-            try (cluster) {
-                InMemoryStore store = InMemoryStore.create();
-                bookOneSeat(BookingEngine.builder().store(store).reservation(gate).build(), cluster);
-            }
+        TestCluster testCluster = TestCluster.shared();
+        Set<HostAndPort> seeds = testCluster.seeds();
+        // --- readme: cluster-jediscluster ---
+        JedisCluster cluster = new JedisCluster(seeds,
+                DefaultJedisClientConfig.builder()
+                        .connectionTimeoutMillis(200)
+                        .socketTimeoutMillis(300)
+                        .build(),
+                2,                                 // maxAttempts
+                Duration.ofMillis(500));           // maxTotalRetriesDuration
+        SeatReservation gate = RedisSeatReservation.create(cluster);
+        // --- end ---
+        try (cluster) {
+            InMemoryStore store = InMemoryStore.create();
+            bookOneSeat(BookingEngine.builder().store(store).reservation(gate).build(), cluster);
         }
     }
 

@@ -56,25 +56,24 @@ class ReadmeWiringTest {
 
     @Test
     void clusterWiringWorks() {
-        try (TestCluster testCluster = TestCluster.start()) {
-            Set<HostAndPort> seeds = testCluster.seeds();
-            // --- readme: cluster ---
-            RedisClusterClient cluster = RedisClusterClient.builder()
-                    .nodes(seeds)                      // any reachable masters; the client learns the rest
-                    .clientConfig(DefaultJedisClientConfig.builder()
-                            .connectionTimeoutMillis(200)
-                            .socketTimeoutMillis(300)
-                            .build())
-                    .maxAttempts(2)                    // retries multiply the wait when a node is down
-                    .maxTotalRetriesDuration(Duration.ofMillis(500))
-                    .build();
-            SeatReservation gate = RedisSeatReservation.create(cluster);
-            // --- end ---
-            try (cluster) {
-                InMemoryStore store = InMemoryStore.create();
-                ReadmeSectionTest.bookOneSeat(BookingEngine.builder().store(store).reservation(gate).build(),
-                        cluster);
-            }
+        TestCluster testCluster = TestCluster.shared();
+        Set<HostAndPort> seeds = testCluster.seeds();
+        // --- readme: cluster ---
+        RedisClusterClient cluster = RedisClusterClient.builder()
+                .nodes(seeds)                      // any reachable masters; the client learns the rest
+                .clientConfig(DefaultJedisClientConfig.builder()
+                        .connectionTimeoutMillis(200)
+                        .socketTimeoutMillis(300)
+                        .build())
+                .maxAttempts(2)                    // retries multiply the wait when a node is down
+                .maxTotalRetriesDuration(Duration.ofMillis(500))
+                .build();
+        SeatReservation gate = RedisSeatReservation.create(cluster);
+        // --- end ---
+        try (cluster) {
+            InMemoryStore store = InMemoryStore.create();
+            ReadmeSectionTest.bookOneSeat(BookingEngine.builder().store(store).reservation(gate).build(),
+                    cluster);
         }
     }
 }

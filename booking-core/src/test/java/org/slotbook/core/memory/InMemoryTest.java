@@ -49,6 +49,15 @@ class InMemoryTest {
             }
             return gate;
         }
+
+        /**
+         * {@link EngineContract} relays 10,000 events over the same store; here each delivered batch also reaches
+         * the gate.
+         */
+        @Override
+        public int relayedEvents() {
+            return 2_000;
+        }
     }
 
     /** The gate contract, on a test clock that the suite moves instead of sleeping. */

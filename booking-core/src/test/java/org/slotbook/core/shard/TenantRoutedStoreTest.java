@@ -66,6 +66,12 @@ class TenantRoutedStoreTest {
         protected BookingStore store() {
             return ROUTED;
         }
+
+        /** InMemoryTest relays 10,000 events over the shards' store; here the relay of each tenant on its shard. */
+        @Override
+        public int relayedEvents() {
+            return 2_000;
+        }
     }
 
     @Nested
@@ -83,6 +89,12 @@ class TenantRoutedStoreTest {
                 gate = InMemorySeatReservation.create(clock);
             }
             return gate;
+        }
+
+        /** As in {@link EngineContract}; here each delivered batch also reaches the gate. */
+        @Override
+        public int relayedEvents() {
+            return 2_000;
         }
     }
 

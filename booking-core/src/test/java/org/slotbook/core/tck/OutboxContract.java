@@ -67,7 +67,11 @@ public interface OutboxContract {
     /** An engine over {@code store}, on the test clock, in front of the suite's gate, with these listener and settings. */
     BookingEngine outboxEngine(BookingStore store, BookingListener listener, OutboxSettings settings);
 
-    /** How many events the two-relay test writes (10,000; a slow backend may lower it for its own runs). */
+    /**
+     * How many events the two-relay test writes over its 4 tenants: 10,000. A run may lower it, saying why, and
+     * best well above 400 (4 tenants of the relay's 100 a claim), so that the relays meet on several claims of
+     * each tenant; Slotbook's own build keeps 10,000 on the in-memory store and on PostgreSQL.
+     */
     default int relayedEvents() {
         return 10_000;
     }

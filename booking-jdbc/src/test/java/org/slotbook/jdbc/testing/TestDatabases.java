@@ -46,8 +46,8 @@ public final class TestDatabases {
     public static final String REQUIRE_SERVICES = "SLOTBOOK_TEST_REQUIRE_SERVICES";
     public static final int POOL_SIZE = 16;
 
-    private static final List<String> TABLES = List.of("credit_entry", "lesson_package", "waiter", "occupancy",
-            "resource_lock", "booking", "slot_seat", "slot");
+    private static final List<String> TABLES = List.of("event_cursor", "event_head", "event", "tenant_fence",
+            "credit_entry", "lesson_package", "waiter", "occupancy", "resource_lock", "booking", "slot_seat", "slot");
     /** The decision routines of routines-<dialect>.sql, dropped with the tables. */
     private static final List<String> ROUTINES =
             List.of("schedule", "hold", "confirm", "cancel", "cancel_slot", "expire_due");

@@ -18,6 +18,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 public final class TestCluster implements AutoCloseable {
     public static final int MASTERS = 3;
 
+    private static TestCluster shared;
+
     private final List<RedisProcess> nodes = new ArrayList<>();
     private final int[] firstSlot = new int[MASTERS + 1];
 
@@ -36,6 +38,19 @@ public final class TestCluster implements AutoCloseable {
             throw e;
         }
         return cluster;
+    }
+
+    /**
+     * The cluster of this JVM's tests that use one as it is (each in keys of its own), started on first use and
+     * stopped as the JVM exits; a test that breaks a master starts one of its own ({@link #start()}).
+     */
+    public static synchronized TestCluster shared() {
+        if (shared == null) {
+            TestCluster cluster = start();
+            Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "test-cluster-stop"));
+            shared = cluster;
+        }
+        return shared;
     }
 
     private void boot() {
