@@ -214,12 +214,12 @@ final class EventPositions {
     }
 
     /**
-     * Records the events at {@code positions} DELIVERED by {@code by} at {@code now} (null: the store's clock),
+     * Records the events at {@code positions} DELIVERED by {@code by} at {@code at},
      * unless already DELIVERED: one statement per {@link #KEYS} positions (PostgreSQL: one), each an index range
      * of positions ("not DELIVERED" rather than "PENDING": a claimed event is PENDING, and the partial index of
      * the pending events then never looks like a way to find a position, a scan of the whole backlog).
      */
-    void deliverPositions(Connection c, TenantId tenantId, List<Long> positions, @Nullable Instant now, String by)
+    void deliverPositions(Connection c, TenantId tenantId, List<Long> positions, Instant at, String by)
             throws SQLException {
         int step = dialect == JdbcDialect.POSTGRESQL ? Math.max(1, positions.size()) : KEYS;
         for (int i = 0; i < positions.size(); i += step) {
@@ -230,8 +230,8 @@ final class EventPositions {
                 low = Math.min(low, p);
                 high = Math.max(high, p);
             }
-            Stmt s = new Stmt().add("UPDATE " + event + " SET state = 'DELIVERED', delivered_at = " + sql.nowOr())
-                    .instant(now).add(", delivered_by = ?", by)
+            Stmt s = new Stmt().add("UPDATE " + event + " SET state = 'DELIVERED', delivered_at = ?", at)
+                    .add(", delivered_by = ?", by)
                     .add(" WHERE tenant_id = ?", tenantId.value()).add(" AND pos BETWEEN ?", low).add(" AND ?", high);
             if (dialect == JdbcDialect.POSTGRESQL) {
                 s.add(" AND pos = ANY(CAST(? AS bigint[]))", new Array("bigint", part.toArray(new Long[0])));
@@ -276,12 +276,6 @@ final class EventPositions {
         Stmt add(Stmt other) {
             text.append(other.text);
             params.addAll(other.params);
-            return this;
-        }
-
-        /** The parameter of the preceding {@code nowOr} text. */
-        Stmt instant(@Nullable Instant value) {
-            params.add(new At(value));
             return this;
         }
 

@@ -154,7 +154,9 @@ public final class OutboxSql implements OutboxStore {
     @Override
     public void delivered(TenantId tenantId, String by, List<Long> ids, @Nullable Instant now) {
         core.transaction(tenantId, "record outbox events delivered", c -> {
-            // the lease given back first: the head row is then locked before any event row, as everywhere
+            // the head locked first (and the store's instant read with it: Citus refuses the database's clock
+            // in an update of a distributed table), then the lease given back, then the event rows
+            Head h = positions.lock(c, tenantId, now);
             try (PreparedStatement ps = c.prepareStatement("UPDATE " + head + " SET lease_until = CASE WHEN"
                     + " lease_owner = ? THEN NULL ELSE lease_until END, lease_owner = CASE WHEN lease_owner = ? THEN"
                     + " NULL ELSE lease_owner END WHERE tenant_id = ?")) {
@@ -163,7 +165,7 @@ public final class OutboxSql implements OutboxStore {
                 ps.setString(3, tenantId.value());
                 ps.executeUpdate();
             }
-            positions.deliverPositions(c, tenantId, ids, now, by);
+            positions.deliverPositions(c, tenantId, ids, h.at(), by);
             return null;
         });
     }
