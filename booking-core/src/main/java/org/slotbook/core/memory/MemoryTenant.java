@@ -77,6 +77,8 @@ final class MemoryTenant implements RuleTx {
     private static final class SlotRow {
         StoredSlot stored;
         final BookingId[] seats;
+        /** The booking in each taken seat as last written (null until it is inserted): no lookup by id. */
+        final Booking[] holders;
         final TreeSet<Integer> free = new TreeSet<>();
         /** The request ids of the slot's waiters, in the order they joined. */
         final List<RequestId> waiters = new ArrayList<>();
@@ -84,6 +86,7 @@ final class MemoryTenant implements RuleTx {
         SlotRow(StoredSlot stored) {
             this.stored = stored;
             this.seats = new BookingId[stored.slot().capacity()];
+            this.holders = new Booking[seats.length];
             IntStream.rangeClosed(1, seats.length).forEach(free::add);
         }
     }
@@ -230,13 +233,16 @@ final class MemoryTenant implements RuleTx {
     public void freeSeat(SlotId slotId, int seat) {
         SlotRow row = row(slotId);
         BookingId before = row.seats[seat - 1];
+        Booking holder = row.holders[seat - 1];
         row.seats[seat - 1] = null;
+        row.holders[seat - 1] = null;
         boolean freed = row.free.add(seat);
         undo.push(() -> {
             if (freed) {
                 row.free.remove(seat);
             }
             row.seats[seat - 1] = before;
+            row.holders[seat - 1] = holder;
         });
     }
 
@@ -253,9 +259,10 @@ final class MemoryTenant implements RuleTx {
         SlotRow row = slotsById.get(slotId);
         List<Booking> seated = new ArrayList<>(row == null ? 0 : row.seats.length);
         if (row != null) {
-            for (BookingId id : row.seats) {
-                if (id != null) {
-                    seated.add(bookings.get(id));
+            for (int i = 0; i < row.seats.length; i++) {
+                Booking b = holder(row, i);
+                if (b != null) {
+                    seated.add(b);
                 }
             }
         }
@@ -277,8 +284,8 @@ final class MemoryTenant implements RuleTx {
     @Override
     public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
         SlotRow row = slotsById.get(slotId);
-        for (BookingId id : row == null ? new BookingId[0] : row.seats) { // a hold's hot path: a loop, no list
-            Booking b = id == null ? null : bookings.get(id);
+        for (int i = 0; row != null && i < row.seats.length; i++) { // a hold's hot path: a loop, no list
+            Booking b = holder(row, i);
             if (b != null && b.studentId().equals(studentId)) {
                 return Optional.of(b);
             }
@@ -289,8 +296,9 @@ final class MemoryTenant implements RuleTx {
     @Override
     public Optional<Booking> oldestDeadHold(SlotId slotId, Instant now) {
         Booking oldest = null;
-        for (BookingId id : row(slotId).seats) { // a missing slot is an error here
-            Booking b = id == null ? null : bookings.get(id);
+        SlotRow row = row(slotId); // a missing slot is an error here
+        for (int i = 0; i < row.seats.length; i++) {
+            Booking b = holder(row, i);
             if (b != null && b.status() == BookingStatus.HELD && !b.isLive(now)
                     && (oldest == null || b.heldUntil().isBefore(oldest.heldUntil()))) {
                 oldest = b;
@@ -299,8 +307,26 @@ final class MemoryTenant implements RuleTx {
         return Optional.ofNullable(oldest);
     }
 
+    /** The booking in seat {@code i + 1} of the slot, or null when the seat is free. */
+    private @Nullable Booking holder(SlotRow row, int i) {
+        Booking b = row.holders[i];
+        return b != null || row.seats[i] == null ? b : bookings.get(row.seats[i]);
+    }
+
+    /** Keeps the booking in its seat as written, when the seat is its. */
+    private void hold(Booking b) {
+        SlotRow row = slotsById.get(b.slotId());
+        int i = b.seat() - 1;
+        if (row != null && i >= 0 && i < row.seats.length && b.bookingId().equals(row.seats[i])) {
+            Booking before = row.holders[i];
+            row.holders[i] = b;
+            undo.push(() -> row.holders[i] = before);
+        }
+    }
+
     @Override
     public void insertBooking(Booking booking) {
+        hold(booking);
         put(bookings, booking.bookingId(), booking);
         index(booking);
         undo.push(() -> unindex(booking));
@@ -313,6 +339,7 @@ final class MemoryTenant implements RuleTx {
         if (!bookings.containsKey(booking.bookingId())) {
             throw new IllegalStateException("booking '" + booking.bookingId() + "' is missing");
         }
+        hold(booking);
         Booking before = put(bookings, booking.bookingId(), booking);
         unindex(before);
         index(booking);
