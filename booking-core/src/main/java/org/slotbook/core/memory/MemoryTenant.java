@@ -79,6 +79,8 @@ final class MemoryTenant implements RuleTx {
         final BookingId[] seats;
         /** The booking in each taken seat as last written (null until it is inserted): no lookup by id. */
         final Booking[] holders;
+        /** The hash of each holder's student: a seat of another student is passed over without reading it. */
+        final int[] students;
         final TreeSet<Integer> free = new TreeSet<>();
         /** The request ids of the slot's waiters, in the order they joined. */
         final List<RequestId> waiters = new ArrayList<>();
@@ -87,6 +89,7 @@ final class MemoryTenant implements RuleTx {
             this.stored = stored;
             this.seats = new BookingId[stored.slot().capacity()];
             this.holders = new Booking[seats.length];
+            this.students = new int[seats.length];
             IntStream.rangeClosed(1, seats.length).forEach(free::add);
         }
     }
@@ -284,8 +287,9 @@ final class MemoryTenant implements RuleTx {
     @Override
     public Optional<Booking> seatedBooking(SlotId slotId, StudentId studentId) {
         SlotRow row = slotsById.get(slotId);
+        int hash = studentId.hashCode();
         for (int i = 0; row != null && i < row.seats.length; i++) { // a hold's hot path: a loop, no list
-            Booking b = holder(row, i);
+            Booking b = row.holders[i] == null || row.students[i] == hash ? holder(row, i) : null;
             if (b != null && b.studentId().equals(studentId)) {
                 return Optional.of(b);
             }
@@ -320,7 +324,11 @@ final class MemoryTenant implements RuleTx {
         if (row != null && i >= 0 && i < row.seats.length && b.bookingId().equals(row.seats[i])) {
             Booking before = row.holders[i];
             row.holders[i] = b;
-            undo.push(() -> row.holders[i] = before);
+            row.students[i] = b.studentId().hashCode();
+            undo.push(() -> {
+                row.holders[i] = before;
+                row.students[i] = before == null ? 0 : before.studentId().hashCode();
+            });
         }
     }
 
