@@ -19,19 +19,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.slotbook.core.RequestId;
 import org.slotbook.core.SlotId;
 import org.slotbook.core.StudentId;
-import org.slotbook.core.TenantId;
 import org.slotbook.core.memory.InMemoryStore;
 import org.slotbook.core.spi.BookingStore;
 import org.slotbook.core.spi.GateDecision;
 import org.slotbook.core.spi.GateView;
 import org.slotbook.core.spi.SeatReservation;
 import org.slotbook.core.tck.BookingEngineContract;
-import org.slotbook.core.tck.SeatReservationContract;
 import org.slotbook.core.tck.faults.FaultSuite;
 import org.slotbook.core.tck.faults.FlashSale;
 import org.slotbook.core.tck.faults.ServerProcess;
@@ -72,26 +68,13 @@ class ClusterRedisTest {
         return RedisSeatReservation.builder(client).keyPrefix(TestRedis.freshPrefix(name)).build();
     }
 
-    /**
-     * The gate contract. Its tests that let a hold expire wait for it on the server's clock, and each works in a
-     * tenant, slot and key prefix of its own, so they run side by side (junit-platform.properties); this class
-     * ends only when they all have, so nothing else runs beside them.
-     */
+    /** The gate contract; its tests run side by side, and this class ends only when they all have. */
     @Nested
     class GateContract {
         @Nested
-        @Execution(ExecutionMode.CONCURRENT)
-        class SideBySide extends SeatReservationContract {
-            private final RedisSeatReservation gate = gate("contract");
-
-            @Override
-            protected SeatReservation reservation() {
-                return gate;
-            }
-
-            @Override
-            protected void checkStoredHolders(TenantId tenantId, SlotId slotId, GateView view) {
-                RedisGateTests.assertStoredHolders(client, gate, tenantId, slotId, view);
+        class SideBySide extends RedisGateContract {
+            SideBySide() {
+                super(client);
             }
         }
     }

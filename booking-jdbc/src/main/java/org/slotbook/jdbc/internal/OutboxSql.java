@@ -155,15 +155,14 @@ public final class OutboxSql implements OutboxStore {
     public void delivered(TenantId tenantId, String by, List<Long> ids, @Nullable Instant now) {
         core.transaction(tenantId, "record outbox events delivered", c -> {
             // the head locked first (and the store's instant read with it: Citus refuses the database's clock
-            // in an update of a distributed table), then the lease given back, then the event rows
+            // in an update of a distributed table), then the lease given back when it is ours, then the event rows
             Head h = positions.lock(c, tenantId, now);
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + head + " SET lease_until = CASE WHEN"
-                    + " lease_owner = ? THEN NULL ELSE lease_until END, lease_owner = CASE WHEN lease_owner = ? THEN"
-                    + " NULL ELSE lease_owner END WHERE tenant_id = ?")) {
-                ps.setString(1, by);
-                ps.setString(2, by);
-                ps.setString(3, tenantId.value());
-                ps.executeUpdate();
+            if (by.equals(h.leaseOwner())) {
+                try (PreparedStatement ps = c.prepareStatement("UPDATE " + head
+                        + " SET lease_owner = NULL, lease_until = NULL WHERE tenant_id = ?")) {
+                    ps.setString(1, tenantId.value());
+                    ps.executeUpdate();
+                }
             }
             positions.deliverPositions(c, tenantId, ids, h.at(), by);
             return null;
