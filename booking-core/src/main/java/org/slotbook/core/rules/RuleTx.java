@@ -137,7 +137,9 @@ public interface RuleTx {
     // ---- bookings
 
     /**
-     * {@return the booking, locked until the transaction ends when {@code forUpdate}}
+     * {@return the booking, locked until the transaction ends when {@code forUpdate}} The rules read a booking
+     * for update before they write it, under its student's lock, except where another student's dead hold is
+     * expired for its seat (under the slot's lock): a storage that locks rows must lock this one.
      *
      * @param bookingId the booking
      * @param forUpdate whether to lock it

@@ -845,6 +845,34 @@ public abstract class BookingStoreContract {
         assertThat(availability(slot, now)).isEqualTo(new Availability(slot.slotId(), SlotStatus.OPEN, 2, 0, 1, 1));
     }
 
+    @Test
+    void aConfirmRacingATakeOverOfItsSeatEitherConfirmsTheHoldOrLosesIt() {
+        // confirms just before the deadline and other students' holds of the one seat just after it, at once:
+        // the hold ends confirmed (every take-over refused) or expired (one take-over held), as answered
+        for (int round = 0; round < 15; round++) {
+            Slot slot = slot(1);
+            Booking b = held(slot, Fixtures.student());
+            Instant deadline = b.heldUntil();
+
+            List<Object> answers = Concurrent.run(6, i -> i % 2 == 0
+                    ? confirm(b, deadline.minus(1, ChronoUnit.MICROS)).result()
+                    : hold(slot, Fixtures.student(), deadline).result());
+
+            List<Object> confirms = List.of(answers.get(0), answers.get(2), answers.get(4));
+            List<Object> holds = List.of(answers.get(1), answers.get(3), answers.get(5));
+            Booking stored = find(b.bookingId());
+            if (stored.status() == BookingStatus.CONFIRMED) {
+                assertThat(confirms).as("round " + round).allSatisfy(a -> assertThat(a).isInstanceOf(Confirmed.class));
+                assertThat(holds).as("round " + round).containsOnly(new Full(slot.slotId()));
+            } else {
+                assertThat(stored.status()).as("round " + round).isEqualTo(BookingStatus.EXPIRED);
+                assertThat(confirms).as("round " + round).allSatisfy(a -> assertThat(a).isInstanceOf(HoldExpired.class));
+                assertThat(holds).as("round " + round).filteredOn(Held.class::isInstance).hasSize(1);
+            }
+            assertThat(live(slot, deadline)).as("round " + round).hasSize(1);
+        }
+    }
+
     // ================================================================ cancelSlot
 
     @Test

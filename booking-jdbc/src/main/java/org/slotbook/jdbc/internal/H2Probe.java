@@ -10,7 +10,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.slotbook.core.Booking;
 import org.slotbook.core.BookingId;
@@ -38,11 +37,10 @@ record H2Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dea
      * Runs the probe: the variant that reads the tenant's fence when it is the call's first statement, the one
      * that reads the student's overlapping occupations when {@code over} is given (and the fence was read).
      *
-     * @param seen   told of the student's booking of the slot (the call remembers its slot)
      * @param lowest no occupation that overlaps {@code over} starts before this
      */
     static H2Probe run(H2Statements st, TenantId tenantId, HoldRequest r, Instant now, @Nullable TimeRange over,
-                       @Nullable Instant lowest, UnaryOperator<Booking> seen, int locks, int writes)
+                       @Nullable Instant lowest, int locks, int writes)
             throws SQLException {
         String tenant = tenantId.value();
         boolean fenced = st.fenceWithFirst();
@@ -74,7 +72,7 @@ record H2Probe(Optional<StoredSlot> slot, OptionalInt free, @Nullable String dea
                         waiter = Optional.of(H2Sql.waiter(rs, 33));
                     }
                     if (rs.getString(42) != null) {
-                        mine = Optional.of(seen.apply(H2Sql.booking(tenantId, rs, 41)));
+                        mine = Optional.of(H2Sql.booking(tenantId, rs, 41));
                     }
                     String fence = fenced ? rs.getString(54) : null;
                     if (fence != null) {

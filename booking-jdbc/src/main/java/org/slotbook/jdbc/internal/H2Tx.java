@@ -80,20 +80,12 @@ final class H2Tx extends H2Statements implements RuleTx {
     /** What this call holds locked (until a rollback): slots and resources, by id; nothing is locked twice. */
     private final Set<String> lockedSlots = new HashSet<>(4);
     private final Set<ResourceRef> lockedResources = new HashSet<>(4);
-    /** The slot of each booking this call read, by booking id (a booking never moves to another slot). */
-    private final Map<String, String> slotOfBooking = new HashMap<>(4);
 
     H2Tx(Connection connection, H2Sql sql, TenantId tenantId) throws SQLException {
         super(connection, sql, tenantId.value());
         this.tenantId = tenantId;
-        this.bookingRow = rs -> read(H2Sql.booking(tenantId, rs, 0));
+        this.bookingRow = rs -> H2Sql.booking(tenantId, rs, 0);
         this.start = connection.setSavepoint();
-    }
-
-    /** A booking as read: its slot is remembered. */
-    private Booking read(Booking b) {
-        slotOfBooking.put(b.bookingId().value(), b.slotId().value());
-        return b;
     }
 
     /** Forgets the locks: a rollback to a savepoint taken before them released them. */
@@ -174,7 +166,7 @@ final class H2Tx extends H2Statements implements RuleTx {
                 ? probe.slot().get().slot().studentTime() : null;
         try {
             return H2Probe.run(this, tenantId, expected, expectedAt, over, over == null ? null : lowest(over.start()),
-                    this::read, locks, writes);
+                    locks, writes);
         } catch (SQLException e) {
             throw new Failure(e);
         }
@@ -355,15 +347,13 @@ final class H2Tx extends H2Statements implements RuleTx {
     @Override
     public Optional<Booking> booking(BookingId bookingId, boolean forUpdate) {
         locks += forUpdate ? 1 : 0;
-        // every write of a booking is made under its slot's lock: under that lock, a read is as good as a lock
-        String slot = slotOfBooking.get(bookingId.value());
-        boolean lock = forUpdate && (slot == null || !lockedSlots.contains(slot));
-        if (!lock && fenceWithFirst()) {
+        // a confirm locks no slot: a booking read for update is locked (every write of a booking locks its row)
+        if (!forUpdate && fenceWithFirst()) {
             Optional<Booking> found = Optional.empty();
             try (ResultSet rs = bind("findBookingFenced", tenant, bookingId.value(), tenant).executeQuery()) {
                 while (rs.next()) {
                     if (rs.getInt(1) == 0) {
-                        found = Optional.of(read(H2Sql.booking(tenantId, rs, 1)));
+                        found = Optional.of(H2Sql.booking(tenantId, rs, 1));
                     } else {
                         fence(rs.getString(2), Long.parseLong(rs.getString(3)));
                     }
@@ -373,7 +363,7 @@ final class H2Tx extends H2Statements implements RuleTx {
             }
             return found;
         }
-        return first(query(lock ? "lockBooking" : "findBooking", bookingRow, tenant, bookingId.value()));
+        return first(query(forUpdate ? "lockBooking" : "findBooking", bookingRow, tenant, bookingId.value()));
     }
 
     @Override

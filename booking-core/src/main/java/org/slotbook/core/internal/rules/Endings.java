@@ -67,11 +67,22 @@ final class Endings {
 
     static StoreOutcome<ConfirmResult> confirm(RuleTx tx, BookingId bookingId, StudentId studentId, Instant now,
                                                Terms terms) {
-        Optional<Locked> locked = lockBooking(tx, bookingId, studentId);
-        if (locked.isEmpty()) {
-            return StoreOutcome.of(new NotFound());
+        Optional<Booking> found = tx.booking(bookingId, false);
+        Booking b;
+        if (found.isPresent() && found.get().studentId().equals(studentId) && found.get().isLive(now)) {
+            // a live hold (or a booking) is confirmed under its student's lock and its own row's alone: the slot
+            // stays free for the holds and cancels of others (a hold keeps its seat; every write of a booking
+            // locks its row)
+            tx.lock(List.of(ResourceRef.of(studentId)));
+            b = tx.booking(bookingId, true).orElseThrow(() -> new IllegalStateException(
+                    "booking '" + bookingId + "' disappeared under its lock"));
+        } else {
+            Optional<Locked> locked = lockBooking(tx, bookingId, studentId);
+            if (locked.isEmpty()) {
+                return StoreOutcome.of(new NotFound());
+            }
+            b = locked.get().booking();
         }
-        Booking b = locked.get().booking();
         switch (b.status()) {
             case CONFIRMED:
                 return StoreOutcome.of(new Confirmed(b));
@@ -176,7 +187,8 @@ final class Endings {
         if (!students.isEmpty()) {
             s.tx.lock(students);
         }
-        for (Booking b : seated) {
+        for (Booking seatedThen : seated) {
+            Booking b = s.tx.booking(seatedThen.bookingId(), true).orElse(seatedThen); // as its student left it
             s.event(Kind.CANCELLED, Seating.end(s, b, BookingStatus.CANCELLED, true));
         }
         s.tx.closeSeats(slot.slotId());

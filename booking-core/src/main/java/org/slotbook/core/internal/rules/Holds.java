@@ -97,7 +97,10 @@ final class Holds {
         }
         Integer seat = seat(tx, slot);
         if (seat == null && tx.waiting(slot.slotId()).isEmpty()) {
-            Optional<Booking> oldest = tx.oldestDeadHold(slot.slotId(), now);
+            // another student's hold, locked as a booking row (a confirm of a live hold locks nothing else)
+            Optional<Booking> oldest = tx.oldestDeadHold(slot.slotId(), now)
+                    .flatMap(b -> tx.booking(b.bookingId(), true))
+                    .filter(b -> b.status() == BookingStatus.HELD && !b.isLive(now));
             if (oldest.isPresent()) {
                 Seating.expire(s, oldest.get());
                 seat = seat(tx, slot);
