@@ -137,9 +137,9 @@ public interface RuleTx {
     // ---- bookings
 
     /**
-     * {@return the booking, locked until the transaction ends when {@code forUpdate}} The rules read a booking
-     * for update before they write it, under its student's lock, except where another student's dead hold is
-     * expired for its seat (under the slot's lock): a storage that locks rows must lock this one.
+     * {@return the booking, locked until the transaction ends when {@code forUpdate}} A confirm of a live hold
+     * locks only its student and this row, and a hold that takes another student's dead hold over for its seat
+     * only the slot and this row: a storage that locks rows must lock this one.
      *
      * @param bookingId the booking
      * @param forUpdate whether to lock it

@@ -187,8 +187,7 @@ final class Endings {
         if (!students.isEmpty()) {
             s.tx.lock(students);
         }
-        for (Booking seatedThen : seated) {
-            Booking b = s.tx.booking(seatedThen.bookingId(), true).orElse(seatedThen); // as its student left it
+        for (Booking b : seated) {
             s.event(Kind.CANCELLED, Seating.end(s, b, BookingStatus.CANCELLED, true));
         }
         s.tx.closeSeats(slot.slotId());
